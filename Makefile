@@ -1,0 +1,42 @@
+# Two commands do all the set-up on a fresh machine:
+#   make run    creates .venv, installs the app, starts it
+#   make test   same set-up (plus Xvfb where missing), then the whole test suite
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+XVFB   := xvfb-run -a -s "-screen 0 1280x800x24"
+
+.PHONY: run test bench screenshots system-deps clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+system-deps:
+	@bash scripts/ensure-system-deps.sh
+
+# With a screen, the app opens on it. Without one (a server, CI) it runs in a virtual
+# X screen so that the command still works; use `make screenshots` to see it.
+run: $(STAMP)
+	@if [ -n "$$DISPLAY" ] || [ -n "$$WAYLAND_DISPLAY" ]; then \
+		$(VENV)/bin/companion $(ARGS); \
+	else \
+		bash scripts/ensure-system-deps.sh && \
+		echo "No display found: running the app in a virtual X screen (Xvfb)." && \
+		$(XVFB) $(VENV)/bin/companion $(ARGS); \
+	fi
+
+test: $(STAMP) system-deps
+	$(XVFB) $(PY) -m pytest $(PYTEST_ARGS)
+
+bench: $(STAMP) system-deps
+	$(XVFB) $(PY) bench/run_all.py
+
+screenshots: $(STAMP) system-deps
+	$(XVFB) $(PY) scripts/screenshots.py docs/screenshots
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis build *.egg-info

@@ -1,0 +1,7 @@
+"""One pure rules module per game. Nothing here imports Kivy, pyserial or OpenCV."""
+
+from __future__ import annotations
+
+from .tekken import RULES as TEKKEN
+
+GAMES = {TEKKEN.name: TEKKEN}

@@ -1,0 +1,49 @@
+"""What the session engine needs from a game's rules module.
+
+A game is a pure module (no Kivy, pyserial or OpenCV) exposing an object with this shape.
+It works in two steps, so that randomness never enters a replay:
+
+* ``decide`` checks a user command against the current state and returns the complete
+  event data to record, drawing any random values (a shuffle) *now* from ``rng`` and
+  writing the result into the data;
+* ``apply`` is a pure function of (state, event type, event data): it never draws, so a
+  replay, an undo or a redo reproduces exactly what the players saw.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any, Generic, Mapping, Protocol, TypeVar
+
+S = TypeVar("S")
+
+
+class GameRules(Protocol, Generic[S]):
+    name: str          # journal/game id, e.g. "tekken"
+    title: str         # shown to players, e.g. "TEKKEN – The Board Game"
+    event_types: frozenset[str]  # every event type this game records (besides game.start)
+
+    def start(self, setup: Mapping[str, Any], rng: random.Random) -> dict[str, Any]:
+        """Validate a new game's setup and return the ``game.start`` data (draws included)."""
+
+    def initial(self, data: Mapping[str, Any]) -> S:
+        """The state right after ``game.start``."""
+
+    def decide(self, state: S, type_: str, data: Mapping[str, Any],
+               rng: random.Random) -> dict[str, Any]:
+        """Check a command and complete its data; raises IllegalActionError."""
+
+    def apply(self, state: S, type_: str, data: Mapping[str, Any]) -> S:
+        """The state after the event; pure; raises IllegalActionError."""
+
+    def describe(self, before: S, type_: str, data: Mapping[str, Any], after: S) -> str:
+        """One readable action-log line, e.g. "Kazuya -3 HP (Strike 2, knocked down +1)"."""
+
+    def to_json(self, state: S, *, reveal_hidden: bool = False) -> dict[str, Any]:
+        """Plain JSON data for export; hidden information only with ``reveal_hidden``."""
+
+    def is_over(self, state: S) -> bool:
+        """True once the game has a result."""
+
+    def summary(self, state: S) -> str:
+        """One line for the saved-games list, e.g. "Jin 2 – 1 Kazuya, round 4"."""

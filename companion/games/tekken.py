@@ -1,0 +1,695 @@
+"""TEKKEN – The Board Game: the pure rules engine.
+
+Follows ``shared/rules/tekken.md``. The companion does not model cards or hexes: it tracks
+HP, Rage, Heat, Punishment tokens, Stun cards, knock-down, rounds won, the String's Attack
+Slots and the stage's Floor Break tokens, and it draws the hidden breakage tokens.
+
+Players are numbered 0 and 1. Every state is a frozen value; ``apply`` returns a new one.
+Decisions where the rulebook is silent are marked ``DECISION`` and listed in
+docs/events.md; each has a test.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, replace
+from typing import Any, Literal, Mapping
+
+from ..errors import IllegalActionError
+
+RED_ZONE_HP = 6          # "The red zone is HP <= 6"; Rage is revealed there.
+BASE_SLOTS = 3           # Attack Slots in a String; +1 with Heat active.
+DEFAULT_MAX_HP = 20      # DEFAULT: not given by the rulebook; editable per character.
+
+HeatState = Literal["charged", "active", "discharged"]
+RageState = Literal["unchosen", "chosen", "revealed", "used"]
+SlotState = Literal["stun", "hit", "punishment", "blocked"]
+Phase = Literal["fight", "round_over", "game_over"]
+
+# ----------------------------------------------------------------------------- config
+
+
+@dataclass(frozen=True)
+class CharacterConfig:
+    """A playable character. ``max_hp`` is a default the user can change in the app."""
+
+    name: str
+    max_hp: int = DEFAULT_MAX_HP
+    max_hp_is_default: bool = True   # true: the value is ours, not the rulebook's
+    rage_cards: tuple[str, str] = ("Rage card A", "Rage card B")
+
+    def validate(self) -> tuple[str, str] | None:
+        if not self.name.strip():
+            return ("name", "a character needs a name")
+        if not RED_ZONE_HP < self.max_hp <= 99:
+            return ("max_hp", f"max HP must be between {RED_ZONE_HP + 1} and 99, "
+                              f"got {self.max_hp}")
+        return None
+
+
+@dataclass(frozen=True)
+class FloorBreakConfig:
+    """The 'Floor Break' gimmick: face-down breakage tokens, some cracked."""
+
+    cracked: int = 3
+    empty: int = 3
+    sides: tuple[str, str] = ("Upperside", "Underside")
+
+    def validate(self) -> tuple[str, str] | None:
+        if self.cracked < 1:
+            return ("cracked", f"at least 1 cracked token is needed, got {self.cracked}")
+        if self.empty < 0:
+            return ("empty", f"cannot be negative, got {self.empty}")
+        return None
+
+
+@dataclass(frozen=True)
+class StageConfig:
+    name: str
+    floor_break: FloorBreakConfig | None = None
+
+
+@dataclass(frozen=True)
+class TekkenConfig:
+    """config/tekken.yaml."""
+
+    characters: tuple[CharacterConfig, ...]
+    stages: tuple[StageConfig, ...]
+    rounds_to_win: int = 3
+
+    def validate(self) -> tuple[str, str] | None:
+        if len(self.characters) < 1:
+            return ("characters", "at least one character is needed")
+        names = [c.name for c in self.characters]
+        for i, name in enumerate(names):
+            if name in names[:i]:
+                return (f"characters[{i}].name", f"{name!r} is listed twice")
+        if len(self.stages) < 1:
+            return ("stages", "at least one stage is needed")
+        if not 1 <= self.rounds_to_win <= 9:
+            return ("rounds_to_win", f"must be between 1 and 9, got {self.rounds_to_win}")
+        return None
+
+    def character(self, name: str) -> CharacterConfig:
+        for c in self.characters:
+            if c.name == name:
+                return c
+        raise KeyError(name)
+
+    def stage(self, name: str) -> StageConfig:
+        for s in self.stages:
+            if s.name == name:
+                return s
+        raise KeyError(name)
+
+
+# ----------------------------------------------------------------------------- state
+
+
+@dataclass(frozen=True, slots=True)
+class Fighter:
+    name: str
+    max_hp: int
+    hp: int
+    rage: RageState = "unchosen"
+    rage_card: int | None = None       # 0 or 1; secret until revealed
+    heat: HeatState = "charged"
+    punishment: int = 0                # Punishment tokens held
+    stun: int = 0                      # Stun cards waiting for this fighter's next String
+    knocked_down: bool = False
+    rounds_won: int = 0
+
+    @property
+    def in_red_zone(self) -> bool:
+        return self.hp <= RED_ZONE_HP
+
+
+@dataclass(frozen=True, slots=True)
+class Floor:
+    sides: tuple[str, str]
+    side: int                          # index into sides: 0 Upperside, 1 Underside
+    order: tuple[bool, ...]            # True = cracked; hidden until revealed
+    revealed: int                      # how many from the front of ``order`` are face up
+    breaks: int = 0
+
+    @property
+    def cracked_total(self) -> int:
+        return sum(self.order)
+
+    @property
+    def cracked_shown(self) -> int:
+        return sum(self.order[:self.revealed])
+
+    @property
+    def face_down(self) -> int:
+        return len(self.order) - self.revealed
+
+
+@dataclass(frozen=True, slots=True)
+class TekkenState:
+    fighters: tuple[Fighter, Fighter]
+    stage: str
+    floor: Floor | None
+    rounds_to_win: int
+    round: int = 1
+    offensive: int = 0
+    slots: tuple[SlotState, ...] = ()  # the Offensive player's Attack Slots this String
+    heat_this_string: bool = False
+    phase: Phase = "fight"
+    last_round_winners: tuple[int, ...] = ()
+    winner: int | None = None          # game result: 0/1, or None with phase game_over = draw
+    string_no: int = 1
+
+    @property
+    def defender(self) -> int:
+        return 1 - self.offensive
+
+    @property
+    def total_slots(self) -> int:
+        return BASE_SLOTS + (1 if self.heat_this_string else 0)
+
+    @property
+    def free_slots(self) -> int:
+        return max(0, self.total_slots - len(self.slots))
+
+    @property
+    def resolving(self) -> bool:
+        """A card just connected: its symbols (and Rage) may be resolved now."""
+        return self.phase == "fight" and bool(self.slots) and self.slots[-1] in ("hit",
+                                                                                 "punishment")
+
+    @property
+    def is_draw(self) -> bool:
+        return self.phase == "game_over" and self.winner is None
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def _fail(message: str) -> IllegalActionError:
+    return IllegalActionError(message)
+
+
+def _player(data: Mapping[str, Any], key: str = "player") -> int:
+    p = data.get(key)
+    if p not in (0, 1) or isinstance(p, bool):
+        raise _fail(f"{key!r} must be 0 or 1, got {p!r}")
+    return p
+
+
+def _set(fighters: tuple[Fighter, Fighter], i: int, f: Fighter) -> tuple[Fighter, Fighter]:
+    return (f, fighters[1]) if i == 0 else (fighters[0], f)
+
+
+def _shuffle(n_cracked: int, n_empty: int, rng: random.Random) -> dict[str, Any]:
+    """A fair shuffle from a recorded seed: the seed and the result both go in the event."""
+    seed = rng.getrandbits(64)
+    tokens = [True] * n_cracked + [False] * n_empty
+    random.Random(seed).shuffle(tokens)
+    return {"seed": seed, "order": ["cracked" if t else "empty" for t in tokens]}
+
+
+def _order(data: Mapping[str, Any], expected: tuple[int, int] | None = None) -> tuple[bool, ...]:
+    raw = data["order"]
+    if not isinstance(raw, list) or any(t not in ("cracked", "empty") for t in raw):
+        raise _fail(f"a breakage token order must list 'cracked'/'empty', got {raw!r}")
+    order = tuple(t == "cracked" for t in raw)
+    if expected is not None and (sum(order), len(order) - sum(order)) != expected:
+        raise _fail(f"a breakage token order must hold {expected[0]} cracked and "
+                    f"{expected[1]} empty tokens, got {raw!r}")
+    return order
+
+
+def _damage(state: TekkenState, target: int, amount: int) -> TekkenState:
+    f = state.fighters[target]
+    hp = max(0, f.hp - amount)
+    rage = f.rage
+    if hp <= RED_ZONE_HP and rage == "chosen":
+        rage = "revealed"
+    return replace(state, fighters=_set(state.fighters, target, replace(f, hp=hp, rage=rage)))
+
+
+def _check_ko(state: TekkenState) -> TekkenState:
+    """A Round ends at once when at least one character is at 0 HP."""
+    a, b = state.fighters
+    if a.hp > 0 and b.hp > 0:
+        return state
+    winners = tuple(i for i, f in enumerate(state.fighters) if f.hp > 0) or (0, 1)
+    fighters = list(state.fighters)
+    for i in winners:
+        fighters[i] = replace(fighters[i], rounds_won=fighters[i].rounds_won + 1)
+    done = [i for i, f in enumerate(fighters) if f.rounds_won >= state.rounds_to_win]
+    phase: Phase = "game_over" if done else "round_over"
+    # DECISION: both reaching the target on the same Round is a draw (winner None).
+    winner = done[0] if len(done) == 1 else None
+    return replace(state, fighters=(fighters[0], fighters[1]), phase=phase,
+                   last_round_winners=winners, winner=winner)
+
+
+def _end_string(state: TekkenState) -> TekkenState:
+    """Roles switch: Heat used this String is discharged, Stun cards go back, everyone
+    stands up, and the new Offensive player's waiting Stun cards fill their first slots."""
+    off, new = state.offensive, state.defender
+    fighters = list(state.fighters)
+    if fighters[off].heat == "active":
+        fighters[off] = replace(fighters[off], heat="discharged")
+    fighters = [replace(f, knocked_down=False) if f.knocked_down else f for f in fighters]
+    stuns = fighters[new].stun
+    if stuns:
+        fighters[new] = replace(fighters[new], stun=0)
+    return replace(state, fighters=(fighters[0], fighters[1]), offensive=new,
+                   slots=("stun",) * min(stuns, BASE_SLOTS + 1), heat_this_string=False,
+                   string_no=state.string_no + 1)
+
+
+def _reveal(state: TekkenState, count: int, reshuffle: Mapping[str, Any] | None) -> TekkenState:
+    """Reveal ``count`` breakage tokens; the last cracked one flips the stage."""
+    floor = state.floor
+    assert floor is not None
+    total_cracked = floor.cracked_total
+    revealed, shown = floor.revealed, floor.cracked_shown
+    order = floor.order
+    # DECISION: asking for more reveals than tokens remain reveals what remains.
+    for _ in range(min(count, len(order) - revealed)):
+        shown += order[revealed]
+        revealed += 1
+        if shown == total_cracked:
+            # The Stage flips, the Offensive player gains a Punishment token, and all
+            # tokens are reset and reshuffled. DECISION: reveals left over are dropped.
+            if reshuffle is None:
+                raise _fail("the floor breaks here but the event carries no reshuffle")
+            new_order = _order(reshuffle, (total_cracked, len(order) - total_cracked))
+            off = state.fighters[state.offensive]
+            fighters = _set(state.fighters, state.offensive,
+                            replace(off, punishment=off.punishment + 1))
+            return replace(state, fighters=fighters,
+                           floor=replace(floor, side=1 - floor.side, order=new_order,
+                                         revealed=0, breaks=floor.breaks + 1))
+    return replace(state, floor=replace(floor, revealed=revealed))
+
+
+def would_break(floor: Floor, count: int) -> bool:
+    """Whether revealing ``count`` more tokens shows the last cracked one."""
+    face_up = floor.order[:floor.revealed + count]
+    return sum(face_up) == floor.cracked_total and floor.cracked_shown < floor.cracked_total
+
+
+def _symbols(data: Mapping[str, Any]) -> list[int]:
+    symbols = data.get("symbols")
+    if not isinstance(symbols, list) or not symbols or any(
+            isinstance(s, bool) or not isinstance(s, int) or not 1 <= s <= 9 for s in symbols):
+        raise _fail(f"'symbols' must list the Strike values (1-9 each), got {symbols!r}")
+    return symbols
+
+
+# ----------------------------------------------------------------------------- rules
+
+
+EVENT_TYPES = frozenset({
+    "tekken.rage_chosen", "tekken.heat", "tekken.card", "tekken.strike", "tekken.wall",
+    "tekken.sweep", "tekken.stun", "tekken.rage", "tekken.end_string", "tekken.adjust_hp",
+    "tekken.next_round",
+})
+
+
+class TekkenRules:
+    name = "tekken"
+    title = "TEKKEN – The Board Game"
+    event_types = EVENT_TYPES
+
+    # -- set-up --------------------------------------------------------------------------
+    def start(self, setup: Mapping[str, Any], rng: random.Random) -> dict[str, Any]:
+        """``setup``: fighters [{name, max_hp}] x2, stage {name, floor_break?}, rounds_to_win,
+        offensive (who opens the first String)."""
+        fighters = setup.get("fighters")
+        if not isinstance(fighters, list) or len(fighters) != 2:
+            raise _fail("a TEKKEN game needs exactly two fighters")
+        out_f = []
+        for i, f in enumerate(fighters):
+            name, max_hp = f.get("name"), f.get("max_hp")
+            if not isinstance(name, str) or not name:
+                raise _fail(f"fighter {i + 1} needs a name")
+            if isinstance(max_hp, bool) or not isinstance(max_hp, int) or \
+                    not RED_ZONE_HP < max_hp <= 99:
+                raise _fail(f"{name}: max HP must be {RED_ZONE_HP + 1}-99, got {max_hp!r}")
+            out_f.append({"name": name, "max_hp": max_hp})
+        stage = setup.get("stage") or {}
+        if not isinstance(stage.get("name"), str):
+            raise _fail("the stage needs a name")
+        out_stage: dict[str, Any] = {"name": stage["name"]}
+        fb = stage.get("floor_break")
+        if fb:
+            out_stage["floor_break"] = {"cracked": fb["cracked"], "empty": fb["empty"],
+                                        "sides": list(fb["sides"])}
+            out_stage["shuffle"] = _shuffle(fb["cracked"], fb["empty"], rng)
+        rounds = setup.get("rounds_to_win", 3)
+        if isinstance(rounds, bool) or not isinstance(rounds, int) or not 1 <= rounds <= 9:
+            raise _fail(f"rounds to win must be 1-9, got {rounds!r}")
+        offensive = _player(setup, "offensive") if "offensive" in setup else 0
+        return {"fighters": out_f, "stage": out_stage, "rounds_to_win": rounds,
+                "offensive": offensive}
+
+    def initial(self, data: Mapping[str, Any]) -> TekkenState:
+        f0, f1 = (Fighter(f["name"], f["max_hp"], f["max_hp"]) for f in data["fighters"])
+        stage = data["stage"]
+        floor = None
+        if "floor_break" in stage:
+            fb = stage["floor_break"]
+            order = _order(stage["shuffle"], (fb["cracked"], fb["empty"]))
+            floor = Floor(tuple(fb["sides"]), 0, order, 0)
+        return TekkenState((f0, f1), stage["name"], floor, data["rounds_to_win"],
+                           offensive=data.get("offensive", 0))
+
+    # -- commands -> events ----------------------------------------------------------------
+    def decide(self, state: TekkenState, type_: str, data: Mapping[str, Any],
+               rng: random.Random) -> dict[str, Any]:
+        out = dict(data)
+        if type_ == "tekken.strike" and out.get("cracked_floor"):
+            floor = state.floor
+            if floor is not None and would_break(floor, len(_symbols(out))):
+                out["reshuffle"] = _shuffle(floor.cracked_total,
+                                            len(floor.order) - floor.cracked_total, rng)
+        if type_ == "tekken.next_round" and "offensive" not in out:
+            # DECISION: by default the loser of the Round opens the next one; after a
+            # double KO, the player who was Defender does.
+            losers = [i for i in (0, 1) if i not in state.last_round_winners]
+            out["offensive"] = losers[0] if losers else state.defender
+        return out
+
+    # -- events -> state -------------------------------------------------------------------
+    def apply(self, state: TekkenState, type_: str, data: Mapping[str, Any]) -> TekkenState:
+        handler = _HANDLERS.get(type_)
+        if handler is None:
+            raise _fail(f"unknown TEKKEN action {type_!r}")
+        if type_ != "tekken.next_round":
+            if state.phase == "game_over":
+                raise _fail("the game is over")
+            if state.phase == "round_over":
+                raise _fail(f"round {state.round} is over: start the next round first")
+        return handler(state, data)
+
+    # -- presentation ----------------------------------------------------------------------
+    def describe(self, before: TekkenState, type_: str, data: Mapping[str, Any],
+                 after: TekkenState) -> str:
+        return describe(before, type_, data, after)
+
+    def to_json(self, state: TekkenState, *, reveal_hidden: bool = False) -> dict[str, Any]:
+        return to_json(state, reveal_hidden=reveal_hidden)
+
+    def is_over(self, state: TekkenState) -> bool:
+        return state.phase == "game_over"
+
+    def summary(self, state: TekkenState) -> str:
+        a, b = state.fighters
+        score = f"{a.name} {a.rounds_won} – {b.rounds_won} {b.name}"
+        if state.phase == "game_over":
+            result = "draw" if state.winner is None else f"{state.fighters[state.winner].name} wins"
+            return f"{score}, {result}"
+        return f"{score}, round {state.round}"
+
+
+def _rage_chosen(state: TekkenState, data: Mapping[str, Any]) -> TekkenState:
+    p = _player(data)
+    card = data.get("card")
+    if card not in (0, 1) or isinstance(card, bool):
+        raise _fail(f"the Rage card must be 0 or 1, got {card!r}")
+    f = state.fighters[p]
+    if f.rage != "unchosen":
+        raise _fail(f"{f.name} has already chosen a Rage card this round")
+    rage: RageState = "revealed" if f.in_red_zone else "chosen"
+    return replace(state, fighters=_set(state.fighters, p, replace(f, rage=rage, rage_card=card)))
+
+
+def _heat(state: TekkenState, data: Mapping[str, Any]) -> TekkenState:
+    off = state.fighters[state.offensive]
+    if "player" in data and _player(data) != state.offensive:
+        raise _fail(f"only the Offensive player ({off.name}) can activate Heat")
+    if off.heat != "charged":
+        raise _fail(f"{off.name}'s Heat is already used this round (once per round)")
+    return replace(state, fighters=_set(state.fighters, state.offensive,
+                                        replace(off, heat="active")),
+                   heat_this_string=True)
+
+
+def _card(state: TekkenState, data: Mapping[str, Any]) -> TekkenState:
+    result = data.get("result")
+    if result not in ("hit", "blocked"):
+        raise _fail(f"a card's result must be 'hit' or 'blocked', got {result!r}")
+    off_i, def_i = state.offensive, state.defender
+    off = state.fighters[off_i]
+    if state.free_slots == 0:
+        raise _fail(f"{off.name} has no free Attack Slot: end the String"
+                    + (" or activate Heat" if off.heat == "charged" else ""))
+    if off.punishment:
+        if result == "blocked":
+            raise _fail(f"{off.name}'s card is played as a Punishment: it cannot be blocked")
+        fighters = _set(state.fighters, off_i, replace(off, punishment=off.punishment - 1))
+        return replace(state, fighters=fighters, slots=state.slots + ("punishment",))
+    if result == "hit":
+        return replace(state, slots=state.slots + ("hit",))
+    # Blocked: a successful Punish Attempt.
+    if state.heat_this_string:
+        # Heat: the String goes on, the blocked card's slot gets a Stun card, and the
+        # Defender gains no Punishment token.
+        after = replace(state, slots=state.slots + ("blocked",))
+        return after if after.free_slots else _end_string(after)
+    d = state.fighters[def_i]
+    fighters = _set(state.fighters, def_i, replace(d, punishment=d.punishment + 1))
+    return _end_string(replace(state, fighters=fighters, slots=state.slots + ("blocked",)))
+
+
+def _require_resolving(state: TekkenState, what: str) -> None:
+    if not state.resolving:
+        raise _fail(f"{what} only after a card of {state.fighters[state.offensive].name}'s "
+                    "String has connected")
+
+
+def _strike(state: TekkenState, data: Mapping[str, Any]) -> TekkenState:
+    symbols = _symbols(data)
+    _require_resolving(state, "a Strike comes")
+    target = state.fighters[state.defender]
+    bonus = len(symbols) if target.knocked_down else 0  # +1 per Strike symbol while down
+    after = _damage(state, state.defender, sum(symbols) + bonus)
+    if data.get("cracked_floor"):
+        if after.floor is None:
+            raise _fail(f"the stage {state.stage!r} has no Cracked Floor")
+        # Reveal as many tokens as Strike symbols (not damage; the knock-down bonus
+        # does not count).
+        after = _reveal(after, len(symbols), data.get("reshuffle"))
+    return _check_ko(after)
+
+
+def _wall(state: TekkenState, data: Mapping[str, Any]) -> TekkenState:
+    kind = data.get("kind")
+    if kind not in ("regular", "blasting"):
+        raise _fail(f"a wall is 'regular' or 'blasting', got {kind!r}")
+    _require_resolving(state, "a Push into a wall comes")
+    return _check_ko(_damage(state, state.defender, 1 if kind == "regular" else 2))
+
+
+def _sweep(state: TekkenState, data: Mapping[str, Any]) -> TekkenState:
+    _require_resolving(state, "a Sweep comes")
+    d = state.fighters[state.defender]
+    if d.knocked_down:
+        raise _fail(f"{d.name} is already knocked down")
+    return replace(state, fighters=_set(state.fighters, state.defender,
+                                        replace(d, knocked_down=True)))
+
+
+def _stun(state: TekkenState, data: Mapping[str, Any]) -> TekkenState:
+    _require_resolving(state, "a Stun comes")
+    d = state.fighters[state.defender]
+    return replace(state, fighters=_set(state.fighters, state.defender,
+                                        replace(d, stun=d.stun + 1)))
+
+
+def _rage(state: TekkenState, data: Mapping[str, Any]) -> TekkenState:
+    off = state.fighters[state.offensive]
+    if "player" in data and _player(data) != state.offensive:
+        raise _fail(f"Rage is used during its owner's String; it is {off.name}'s String")
+    if off.rage == "used":
+        raise _fail(f"{off.name} has already used Rage this round (once per round)")
+    if off.rage == "unchosen":
+        raise _fail(f"{off.name} has not chosen a Rage card this round")
+    if off.rage == "chosen":
+        raise _fail(f"{off.name}'s Rage is not available above {RED_ZONE_HP} HP "
+                    f"(HP is {off.hp})")
+    _require_resolving(state, "Rage is resolved")
+    return replace(state, fighters=_set(state.fighters, state.offensive,
+                                        replace(off, rage="used")))
+
+
+def _end(state: TekkenState, data: Mapping[str, Any]) -> TekkenState:
+    if state.free_slots:
+        off = state.fighters[state.offensive]
+        raise _fail(f"{off.name}'s String goes on while an Attack Slot is free "
+                    f"({state.free_slots} left)")
+    return _end_string(state)
+
+
+def _adjust(state: TekkenState, data: Mapping[str, Any]) -> TekkenState:
+    """A manual correction (an Event card, a character effect, a slip of the hand)."""
+    p = _player(data)
+    delta = data.get("delta")
+    if isinstance(delta, bool) or not isinstance(delta, int) or delta == 0:
+        raise _fail(f"an HP adjustment needs a non-zero whole 'delta', got {delta!r}")
+    f = state.fighters[p]
+    if delta > 0:
+        if f.hp + delta > f.max_hp:
+            raise _fail(f"{f.name} cannot go above max HP {f.max_hp} (HP is {f.hp})")
+        return replace(state, fighters=_set(state.fighters, p, replace(f, hp=f.hp + delta)))
+    return _check_ko(_damage(state, p, -delta))
+
+
+def _next_round(state: TekkenState, data: Mapping[str, Any]) -> TekkenState:
+    if state.phase == "game_over":
+        raise _fail("the game is over")
+    if state.phase != "round_over":
+        raise _fail(f"round {state.round} is still being fought")
+    offensive = _player(data, "offensive")
+    # A new Round resets HP, Heat, Rage, Punishment, Stun and knock-down.
+    # DECISION: the stage side and the breakage tokens carry over between Rounds.
+    fighters = tuple(Fighter(f.name, f.max_hp, f.max_hp, rounds_won=f.rounds_won)
+                     for f in state.fighters)
+    return replace(state, fighters=fighters, round=state.round + 1, offensive=offensive,
+                   slots=(), heat_this_string=False, phase="fight", last_round_winners=(),
+                   string_no=state.string_no + 1)
+
+
+_HANDLERS = {
+    "tekken.rage_chosen": _rage_chosen,
+    "tekken.heat": _heat,
+    "tekken.card": _card,
+    "tekken.strike": _strike,
+    "tekken.wall": _wall,
+    "tekken.sweep": _sweep,
+    "tekken.stun": _stun,
+    "tekken.rage": _rage,
+    "tekken.end_string": _end,
+    "tekken.adjust_hp": _adjust,
+    "tekken.next_round": _next_round,
+}
+
+# ----------------------------------------------------------------------------- text
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def _aftermath(before: TekkenState, after: TekkenState) -> list[str]:
+    """Sentences for what an action triggered: Rage revealed, floor, String end, KO."""
+    parts: list[str] = []
+    for b, a in zip(before.fighters, after.fighters):
+        if b.rage == "chosen" and a.rage == "revealed":
+            parts.append(f"{a.name}'s Rage is revealed")
+    if before.floor is not None and after.floor is not None:
+        bf, af = before.floor, after.floor
+        if af.breaks > bf.breaks:
+            gainer = after.fighters[before.offensive].name
+            parts.append(f"THE FLOOR BREAKS: the stage flips to {af.sides[af.side]}, "
+                         f"{gainer} gains a Punishment token, tokens reshuffled")
+        elif af.revealed > bf.revealed:
+            shown = ", ".join("cracked" if c else "empty"
+                              for c in af.order[bf.revealed:af.revealed])
+            parts.append(f"floor: {shown} ({af.cracked_shown} of {af.cracked_total} "
+                         "cracked)")
+    if after.phase != "fight" and before.phase == "fight":
+        names = [after.fighters[i].name for i in after.last_round_winners]
+        won = " and ".join(names)
+        parts.append(f"ROUND {before.round} to {won}" if len(names) == 1
+                     else f"ROUND {before.round}: double KO, both win it")
+        if after.phase == "game_over":
+            parts.append("GAME DRAWN" if after.winner is None
+                         else f"{after.fighters[after.winner].name.upper()} WINS THE GAME")
+    elif after.offensive != before.offensive and after.round == before.round:
+        parts.append(f"{after.fighters[after.offensive].name}'s String")
+    return parts
+
+
+def describe(before: TekkenState, type_: str, data: Mapping[str, Any],
+             after: TekkenState) -> str:
+    off = before.fighters[before.offensive]
+    dfd = before.fighters[before.defender]
+    text: str
+    if type_ == "tekken.rage_chosen":
+        text = f"{before.fighters[data['player']].name} picks a secret Rage card"
+    elif type_ == "tekken.heat":
+        text = f"{off.name} activates Heat (4th slot, no Punishment for the Defender)"
+    elif type_ == "tekken.card":
+        n = len(before.slots) + 1
+        if off.punishment:
+            text = f"{off.name}: card {n} played as a Punishment (unblockable)"
+        elif data["result"] == "hit":
+            text = f"{off.name}: card {n} connects"
+        elif before.heat_this_string:
+            text = f"{dfd.name} blocks card {n}: Heat keeps the String going, slot stunned"
+        else:
+            text = f"{dfd.name} blocks card {n}, gains a Punishment token"
+    elif type_ == "tekken.strike":
+        symbols = data["symbols"]
+        loss = before.fighters[before.defender].hp - after.fighters[before.defender].hp
+        what = " + ".join(f"Strike {s}" for s in symbols)
+        if dfd.knocked_down:
+            what += f", knocked down +{len(symbols)}"
+        text = f"{dfd.name} -{loss} HP ({what})"
+    elif type_ == "tekken.wall":
+        loss = before.fighters[before.defender].hp - after.fighters[before.defender].hp
+        text = f"{dfd.name} -{loss} HP (pushed into a {data['kind']} wall)"
+    elif type_ == "tekken.sweep":
+        text = f"{dfd.name} is knocked down (Sweep)"
+    elif type_ == "tekken.stun":
+        text = f"{dfd.name} gets a Stun card ({_plural(dfd.stun + 1, 'slot')} fewer next String)"
+    elif type_ == "tekken.rage":
+        text = f"{off.name} unleashes Rage"
+    elif type_ == "tekken.end_string":
+        text = f"{off.name} ends the String"
+    elif type_ == "tekken.adjust_hp":
+        f = before.fighters[data["player"]]
+        delta = data["delta"]
+        reason = f" ({data['reason']})" if data.get("reason") else " (manual)"
+        text = f"{f.name} {'+' if delta > 0 else ''}{delta} HP{reason}"
+    elif type_ == "tekken.next_round":
+        text = (f"Round {after.round} begins, "
+                f"{after.fighters[after.offensive].name} on the offensive")
+        return text
+    else:  # pragma: no cover - apply() refuses unknown types first
+        text = type_
+    parts = _aftermath(before, after)
+    return "; ".join([text, *parts])
+
+
+def to_json(state: TekkenState, *, reveal_hidden: bool = False) -> dict[str, Any]:
+    def fighter(f: Fighter) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "name": f.name, "hp": f.hp, "max_hp": f.max_hp, "red_zone": f.in_red_zone,
+            "rage": f.rage, "heat": f.heat, "punishment_tokens": f.punishment,
+            "stun_cards": f.stun, "knocked_down": f.knocked_down, "rounds_won": f.rounds_won,
+        }
+        if f.rage in ("revealed", "used") or reveal_hidden:
+            out["rage_card"] = f.rage_card
+        return out
+
+    out: dict[str, Any] = {
+        "round": state.round, "phase": state.phase, "rounds_to_win": state.rounds_to_win,
+        "offensive": state.offensive, "string": state.string_no, "slots": list(state.slots),
+        "free_slots": state.free_slots, "heat_this_string": state.heat_this_string,
+        "fighters": [fighter(f) for f in state.fighters], "stage": state.stage,
+        "last_round_winners": list(state.last_round_winners),
+        "result": (None if state.phase != "game_over"
+                   else "draw" if state.winner is None else state.fighters[state.winner].name),
+    }
+    if state.floor is not None:
+        fl = state.floor
+        floor: dict[str, Any] = {
+            "side": fl.sides[fl.side], "breaks": fl.breaks,
+            "revealed": ["cracked" if c else "empty" for c in fl.order[:fl.revealed]],
+            "face_down": fl.face_down, "cracked_total": fl.cracked_total,
+        }
+        if reveal_hidden:
+            floor["order"] = ["cracked" if c else "empty" for c in fl.order]
+        out["floor"] = floor
+    return out
+
+
+RULES = TekkenRules()

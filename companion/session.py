@@ -1,0 +1,287 @@
+"""The session engine shared by every game.
+
+A session is one game's journal plus the replay of it:
+
+* every user action is one event, appended to the journal (fsynced) *before* the state
+  the screen reads changes;
+* the state is the fold of the game's ``apply`` over the actions in force;
+* ``undo`` and ``redo`` are themselves recorded events (``session.undo``/``session.redo``),
+  so a journal is never rewritten and a crash right after an undo resumes with it undone;
+  they step one user action at a time, without limit within the game;
+* a new action after undos clears the redo stack, as in every editor;
+* states are checkpointed every ``CHECKPOINT_EVERY`` actions, so an undo replays at most
+  that many events.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Generic, Mapping, TypeVar
+
+from .errors import IllegalActionError, JournalError
+from .games import GAMES
+from .games.base import GameRules
+from .journal import Event, Journal, read_events
+
+S = TypeVar("S")
+
+START = "game.start"
+UNDO = "session.undo"
+REDO = "session.redo"
+META_TYPES = frozenset({START, UNDO, REDO})
+CHECKPOINT_EVERY = 64
+
+
+@dataclass(frozen=True, slots=True)
+class LogEntry:
+    """One line of the action log, for an action currently in force."""
+
+    seq: int
+    at: str
+    text: str
+
+
+def rules_for(name: object, file: str = "", line: int | None = 1) -> GameRules:
+    if not isinstance(name, str) or name not in GAMES:
+        known = ", ".join(sorted(GAMES))
+        raise JournalError(file, line, f"unknown game {name!r} (this version knows: {known})")
+    return GAMES[name]
+
+
+class _Replay(Generic[S]):
+    """The in-memory fold: actions in force, redo stack, checkpoints, current state."""
+
+    def __init__(self, rules: GameRules[S], start: Event) -> None:
+        self.rules = rules
+        self.start = start
+        self.initial: S = rules.initial(start.data)
+        self.actions: list[Event] = []
+        self.redo_stack: list[Event] = []
+        self.checkpoints: list[S] = [self.initial]  # state after 0, 64, 128, ... actions
+        self.state: S = self.initial
+
+    def push(self, event: Event, *, clear_redo: bool = True) -> None:
+        self.state = self.rules.apply(self.state, event.type, event.data)
+        self.actions.append(event)
+        if clear_redo:
+            self.redo_stack.clear()
+        if len(self.actions) % CHECKPOINT_EVERY == 0:
+            self.checkpoints.append(self.state)
+
+    def pop(self) -> Event:
+        event = self.actions.pop()
+        self.redo_stack.append(event)
+        n = len(self.actions)
+        del self.checkpoints[n // CHECKPOINT_EVERY + 1:]
+        state = self.checkpoints[n // CHECKPOINT_EVERY]
+        apply = self.rules.apply
+        for e in self.actions[(n // CHECKPOINT_EVERY) * CHECKPOINT_EVERY:]:
+            state = apply(state, e.type, e.data)
+        self.state = state
+        return event
+
+    def feed(self, event: Event) -> None:
+        """Apply one journal line during a replay (action, undo or redo)."""
+        if event.type == UNDO:
+            if not self.actions:
+                raise IllegalActionError("nothing to undo")
+            self.pop()
+        elif event.type == REDO:
+            if not self.redo_stack:
+                raise IllegalActionError("nothing to redo")
+            self.push(self.redo_stack.pop(), clear_redo=False)
+        else:
+            self.push(event)
+
+
+def replay(events: list[Event], file: str = "<journal>",
+           expected_game: str | None = None) -> _Replay:
+    """Fold a whole event list; errors name the file and the line at fault."""
+    if not events:
+        raise JournalError(file, None, "the journal has no events")
+    start = events[0]
+    if start.type != START:
+        raise JournalError(file, 1, f"the first event is {start.type!r}, not {START!r}")
+    game = start.data.get("game")
+    rules = rules_for(game, file)
+    if expected_game is not None and game != expected_game:
+        raise JournalError(file, 1, f"this is a {rules.title} game, not "
+                                    f"{rules_for(expected_game).title}")
+    try:
+        fold = _Replay(rules, start)
+    except (IllegalActionError, KeyError, TypeError, ValueError) as exc:
+        raise JournalError(file, 1, f"bad game.start: {exc}") from None
+    allowed = rules.event_types
+    for lineno, event in enumerate(events[1:], start=2):
+        if event.type not in allowed and event.type not in (UNDO, REDO):
+            owner = event.type.split(".", 1)[0]
+            hint = (f" (an event of the game {owner!r})" if owner in GAMES and owner != game
+                    else "")
+            raise JournalError(file, lineno, f"event {event.type!r} does not belong to a "
+                                             f"{rules.title} game{hint}")
+        try:
+            fold.feed(event)
+        except IllegalActionError as exc:
+            raise JournalError(file, lineno, f"{event.type}: {exc}") from None
+        except (KeyError, TypeError, ValueError) as exc:
+            raise JournalError(file, lineno, f"{event.type}: malformed data ({exc!r})") from None
+    return fold
+
+
+class Session(Generic[S]):
+    """One open game: the engine every screen talks to."""
+
+    def __init__(self, path: Path, journal: Journal, fold: _Replay[S],
+                 rng: random.Random | None = None) -> None:
+        self.path = path
+        self._journal = journal
+        self._fold = fold
+        self.rules: GameRules[S] = fold.rules
+        self._rng = rng if rng is not None else secrets.SystemRandom()
+        self._listeners: list[Callable[["Session"], None]] = []
+
+    # -- opening -----------------------------------------------------------------------
+    @classmethod
+    def create(cls, path: str | Path, game: str, setup: Mapping[str, Any],
+               rng: random.Random | None = None) -> "Session":
+        rules = rules_for(game, str(path), None)
+        rng = rng if rng is not None else secrets.SystemRandom()
+        data = {"game": game, **rules.start(setup, rng)}
+        rules.initial(data)  # validate before anything touches the disk
+        journal = Journal.create(path)
+        start = journal.append(START, data)
+        return cls(Path(path), journal, _Replay(rules, start), rng)
+
+    @classmethod
+    def open(cls, path: str | Path, *, expected_game: str | None = None,
+             rng: random.Random | None = None) -> "Session":
+        """Reopen a saved game exactly where it was. Raises JournalTailError on a torn tail."""
+        events = read_events(path)
+        fold = replay(events, str(path), expected_game)
+        return cls(Path(path), Journal(path, len(events) + 1), fold, rng)
+
+    def close(self) -> None:
+        self._journal.close()
+
+    # -- reading -------------------------------------------------------------------------
+    @property
+    def game(self) -> str:
+        return self.rules.name
+
+    @property
+    def state(self) -> S:
+        return self._fold.state
+
+    @property
+    def can_undo(self) -> bool:
+        return bool(self._fold.actions)
+
+    @property
+    def can_redo(self) -> bool:
+        return bool(self._fold.redo_stack)
+
+    @property
+    def actions(self) -> tuple[Event, ...]:
+        """The actions currently in force, oldest first."""
+        return tuple(self._fold.actions)
+
+    @property
+    def start_event(self) -> Event:
+        return self._fold.start
+
+    def log(self) -> list[LogEntry]:
+        """The readable action log of the actions in force, oldest first."""
+        rules = self.rules
+        state = self._fold.initial
+        out = []
+        for e in self._fold.actions:
+            after = rules.apply(state, e.type, e.data)
+            out.append(LogEntry(e.seq, e.at, rules.describe(state, e.type, e.data, after)))
+            state = after
+        return out
+
+    def next_undo_text(self) -> str | None:
+        """What an undo would take back, for the undo button's label."""
+        if not self._fold.actions:
+            return None
+        return self._describe_last(self._fold.actions)
+
+    def next_redo_text(self) -> str | None:
+        if not self._fold.redo_stack:
+            return None
+        e = self._fold.redo_stack[-1]
+        return self.rules.describe(self.state, e.type, e.data,
+                                   self.rules.apply(self.state, e.type, e.data))
+
+    def _describe_last(self, actions: list[Event]) -> str:
+        last = actions[-1]
+        n = len(actions) - 1
+        base = (n // CHECKPOINT_EVERY) * CHECKPOINT_EVERY
+        state = self._fold.checkpoints[n // CHECKPOINT_EVERY]
+        for e in actions[base:n]:
+            state = self.rules.apply(state, e.type, e.data)
+        return self.rules.describe(state, last.type, last.data, self.state)
+
+    def to_json(self, *, reveal_hidden: bool = False) -> dict[str, Any]:
+        return {
+            "game": self.game,
+            "journal": str(self.path),
+            "events": self._journal.next_seq - 1,
+            "actions_in_force": len(self._fold.actions),
+            "can_undo": self.can_undo,
+            "can_redo": self.can_redo,
+            "over": self.rules.is_over(self.state),
+            "state": self.rules.to_json(self.state, reveal_hidden=reveal_hidden),
+        }
+
+    # -- changing ------------------------------------------------------------------------
+    def subscribe(self, listener: Callable[["Session"], None]) -> None:
+        self._listeners.append(listener)
+
+    def _changed(self) -> None:
+        for listener in list(self._listeners):
+            listener(self)
+
+    def do(self, type_: str, **data: Any) -> Event:
+        """Perform one user action: validate, record durably, then change the state.
+
+        An illegal action raises IllegalActionError and neither the journal nor the
+        state changes.
+        """
+        if type_ in META_TYPES or type_ not in self.rules.event_types:
+            raise IllegalActionError(f"{type_!r} is not an action of {self.rules.title}")
+        full = self.rules.decide(self.state, type_, data, self._rng)
+        new_state = self.rules.apply(self.state, type_, full)  # raises before any write
+        event = self._journal.append(type_, full)
+        self._fold.state = new_state
+        self._fold.actions.append(event)
+        self._fold.redo_stack.clear()
+        if len(self._fold.actions) % CHECKPOINT_EVERY == 0:
+            self._fold.checkpoints.append(new_state)
+        self._changed()
+        return event
+
+    def undo(self) -> Event:
+        if not self.can_undo:
+            raise IllegalActionError("nothing to undo")
+        self._journal.append(UNDO, {})
+        undone = self._fold.pop()
+        self._changed()
+        return undone
+
+    def redo(self) -> Event:
+        if not self.can_redo:
+            raise IllegalActionError("nothing to redo")
+        self._journal.append(REDO, {})
+        event = self._fold.redo_stack.pop()
+        self._fold.push(event, clear_redo=False)
+        self._changed()
+        return event
+
+
+def export_json(session: Session, *, reveal_hidden: bool = False) -> str:
+    return json.dumps(session.to_json(reveal_hidden=reveal_hidden), indent=2, ensure_ascii=False)

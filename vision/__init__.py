@@ -1,0 +1,1 @@
+"""Overhead camera measurement for Takkure. Built under issue 5."""
