@@ -193,20 +193,25 @@ def load_typed(cls: type[T], path: str | Path) -> T:
     """Load the YAML file at ``path`` into an instance of dataclass ``cls``."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
     except FileNotFoundError:
         raise ConfigError(str(path), None, "", "file not found") from None
-    except UnicodeDecodeError as exc:
-        raise ConfigError(str(path), None, "", f"not UTF-8 text (byte {exc.start})") from None
     except OSError as exc:
         raise ConfigError(str(path), None, "", f"cannot read: {exc.strerror}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[:exc.start].count(b"\n") + 1
+        raise ConfigError(str(path), line, "", f"not UTF-8 text (byte {exc.start}: "
+                                               f"0x{raw[exc.start]:02x})") from None
     return loads_typed(cls, text, str(path))
 
 
 def loads_typed(cls: type[T], text: str, file: str = "<string>") -> T:
     """Like :func:`load_typed` for YAML text already in memory."""
-    loader = yaml.SafeLoader(text)
+    loader = None
     try:
+        loader = yaml.SafeLoader(text)
         node = loader.get_single_node()
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
@@ -215,7 +220,8 @@ def loads_typed(cls: type[T], text: str, file: str = "<string>") -> T:
     except yaml.YAMLError as exc:
         raise ConfigError(file, None, "", f"malformed YAML: {exc}") from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
     if node is None:
         raise ConfigError(file, None, "", "the file is empty")
     return _Builder(file, yaml.SafeLoader("")).build(cls, node, "")

@@ -64,8 +64,10 @@ class _Replay(Generic[S]):
         self.checkpoints: list[S] = [self.initial]  # state after 0, 64, 128, ... actions
         self.state: S = self.initial
 
-    def push(self, event: Event, *, clear_redo: bool = True) -> None:
-        self.state = self.rules.apply(self.state, event.type, event.data)
+    def push(self, event: Event, *, clear_redo: bool = True, state: S | None = None) -> None:
+        """Apply ``event`` (or take ``state``, already computed from it) and record it."""
+        self.state = self.rules.apply(self.state, event.type, event.data) if state is None \
+            else state
         self.actions.append(event)
         if clear_redo:
             self.redo_stack.clear()
@@ -109,8 +111,8 @@ def replay(events: list[Event], file: str = "<journal>",
     game = start.data.get("game")
     rules = rules_for(game, file)
     if expected_game is not None and game != expected_game:
-        raise JournalError(file, 1, f"this is a {rules.title} game, not "
-                                    f"{rules_for(expected_game).title}")
+        wanted = GAMES[expected_game].title if expected_game in GAMES else expected_game
+        raise JournalError(file, 1, f"this is a {rules.title} game, not {wanted}")
     try:
         fold = _Replay(rules, start)
     except (IllegalActionError, KeyError, TypeError, ValueError) as exc:
@@ -257,13 +259,20 @@ class Session(Generic[S]):
         full = self.rules.decide(self.state, type_, data, self._rng)
         new_state = self.rules.apply(self.state, type_, full)  # raises before any write
         event = self._journal.append(type_, full)
-        self._fold.state = new_state
-        self._fold.actions.append(event)
-        self._fold.redo_stack.clear()
-        if len(self._fold.actions) % CHECKPOINT_EVERY == 0:
-            self._fold.checkpoints.append(new_state)
+        self._fold.push(event, state=new_state)
         self._changed()
         return event
+
+    def preview(self, type_: str, **data: Any) -> S:
+        """The state this action would lead to, without recording anything.
+
+        Screens use it to ask for confirmation before an action that ends a round.
+        Random draws in a preview are throwaway; the real action draws afresh.
+        """
+        if type_ in META_TYPES or type_ not in self.rules.event_types:
+            raise IllegalActionError(f"{type_!r} is not an action of {self.rules.title}")
+        full = self.rules.decide(self.state, type_, data, random.Random(0))
+        return self.rules.apply(self.state, type_, full)
 
     def undo(self) -> Event:
         if not self.can_undo:

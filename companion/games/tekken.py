@@ -528,17 +528,31 @@ def _end(state: TekkenState, data: Mapping[str, Any]) -> TekkenState:
 
 
 def _adjust(state: TekkenState, data: Mapping[str, Any]) -> TekkenState:
-    """A manual correction (an Event card, a character effect, a slip of the hand)."""
-    p = _player(data)
-    delta = data.get("delta")
-    if isinstance(delta, bool) or not isinstance(delta, int) or delta == 0:
-        raise _fail(f"an HP adjustment needs a non-zero whole 'delta', got {delta!r}")
-    f = state.fighters[p]
-    if delta > 0:
-        if f.hp + delta > f.max_hp:
-            raise _fail(f"{f.name} cannot go above max HP {f.max_hp} (HP is {f.hp})")
-        return replace(state, fighters=_set(state.fighters, p, replace(f, hp=f.hp + delta)))
-    return _check_ko(_damage(state, p, -delta))
+    """A manual correction (an Event card, a character effect, a slip of the hand).
+
+    Either ``player`` + ``delta`` for one fighter, or ``deltas`` [d0, d1] for an effect
+    that hits both at once (the only way both can reach 0 HP together).
+    """
+    if "deltas" in data:
+        deltas = data["deltas"]
+        if not isinstance(deltas, list) or len(deltas) != 2 or any(
+                isinstance(d, bool) or not isinstance(d, int) for d in deltas) or deltas == [0, 0]:
+            raise _fail(f"'deltas' must be two whole numbers, not both 0, got {deltas!r}")
+        changes = list(enumerate(deltas))
+    else:
+        delta = data.get("delta")
+        if isinstance(delta, bool) or not isinstance(delta, int) or delta == 0:
+            raise _fail(f"an HP adjustment needs a non-zero whole 'delta', got {delta!r}")
+        changes = [(_player(data), delta)]
+    for p, delta in changes:
+        f = state.fighters[p]
+        if delta > 0:
+            if f.hp + delta > f.max_hp:
+                raise _fail(f"{f.name} cannot go above max HP {f.max_hp} (HP is {f.hp})")
+            state = replace(state, fighters=_set(state.fighters, p, replace(f, hp=f.hp + delta)))
+        elif delta < 0:
+            state = _damage(state, p, -delta)
+    return _check_ko(state)
 
 
 def _next_round(state: TekkenState, data: Mapping[str, Any]) -> TekkenState:
@@ -645,10 +659,11 @@ def describe(before: TekkenState, type_: str, data: Mapping[str, Any],
     elif type_ == "tekken.end_string":
         text = f"{off.name} ends the String"
     elif type_ == "tekken.adjust_hp":
-        f = before.fighters[data["player"]]
-        delta = data["delta"]
         reason = f" ({data['reason']})" if data.get("reason") else " (manual)"
-        text = f"{f.name} {'+' if delta > 0 else ''}{delta} HP{reason}"
+        deltas = data["deltas"] if "deltas" in data else [
+            data["delta"] if data["player"] == i else 0 for i in (0, 1)]
+        text = ", ".join(f"{before.fighters[i].name} {'+' if d > 0 else ''}{d} HP"
+                         for i, d in enumerate(deltas) if d) + reason
     elif type_ == "tekken.next_round":
         text = (f"Round {after.round} begins, "
                 f"{after.fighters[after.offensive].name} on the offensive")

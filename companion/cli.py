@@ -1,0 +1,193 @@
+"""The ``companion`` command.
+
+    companion                         start the tablet app (resumes the last game)
+    companion new tekken [options]    start a new TEKKEN game (and open it in the app)
+    companion replay JOURNAL [--json] print a saved game's final state
+    companion log JOURNAL             print a saved game's readable action log
+    companion games                   list saved games
+
+Every error a user can cause (bad config, damaged journal, illegal action) ends in one
+readable line on stderr and a distinct exit code, never a traceback:
+2 usage/other, 3 config, 4 illegal action, 5 journal, 6 journal with a torn last line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Sequence
+
+from . import __version__, storage
+from .errors import CompanionError, JournalTailError
+from .journal import read_events
+from .session import Session, replay
+
+
+def _events(path: str, ignore_torn_tail: bool) -> list:
+    try:
+        return read_events(path)
+    except JournalTailError as exc:
+        intact = len(exc.good_events)
+        if not ignore_torn_tail:
+            raise JournalTailError(exc.file, exc.line,
+                                   f"{exc.problem}; the {intact} events before it are intact "
+                                   "(use --ignore-torn-tail to read them; the app offers to "
+                                   "keep them)", exc.good_events, exc.good_bytes,
+                                   exc.bad_bytes) from None
+        print(f"companion: warning: {exc}; reading the {intact} intact events before it",
+              file=sys.stderr)
+        return exc.good_events
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    events = _events(args.journal, args.ignore_torn_tail)
+    fold = replay(events, args.journal)
+    rules = fold.rules
+    if args.json:
+        out = {"game": rules.name, "journal": args.journal, "events": len(events),
+               "actions_in_force": len(fold.actions), "over": rules.is_over(fold.state),
+               "state": rules.to_json(fold.state, reveal_hidden=args.reveal_hidden)}
+        print(json.dumps(out, indent=2, ensure_ascii=False))
+    else:
+        print(f"{rules.title}: {rules.summary(fold.state)} "
+              f"({len(fold.actions)} actions, {len(events)} journal lines)")
+    return 0
+
+
+def cmd_log(args: argparse.Namespace) -> int:
+    events = _events(args.journal, args.ignore_torn_tail)
+    fold = replay(events, args.journal)
+    rules = fold.rules
+    state = fold.initial
+    print(f"{rules.title}: {args.journal}")
+    for n, e in enumerate(fold.actions, start=1):
+        after = rules.apply(state, e.type, e.data)
+        print(f"{n:4d}  {e.at[11:19] if len(e.at) >= 19 else e.at:8s}  "
+              f"{rules.describe(state, e.type, e.data, after)}")
+        state = after
+    print(f"      {rules.summary(state)}")
+    return 0
+
+
+def cmd_games(args: argparse.Namespace) -> int:
+    games = storage.list_saved(args.data_dir)
+    if not games:
+        print(f"No saved games in {storage.games_dir(args.data_dir)}")
+    for g in games:
+        status = "finished" if g.over else "in progress"
+        problem = f"  [{g.problem}]" if g.problem else ""
+        print(f"{g.path}\n    {g.title}: {g.summary} ({status}){problem}")
+    return 0
+
+
+def new_tekken_setup(cfg, p1: str | None, p2: str | None, stage: str | None,
+                     rounds: int | None, offensive: int, hp1: int | None,
+                     hp2: int | None) -> dict:
+    names = [c.name for c in cfg.characters]
+    first = p1 or names[0]
+    second = p2 or (names[1] if len(names) > 1 else names[0])
+    fighters = []
+    for name, hp in ((first, hp1), (second, hp2)):
+        try:
+            c = cfg.character(name)
+        except KeyError:
+            raise CompanionError(f"unknown character {name!r} (config has: "
+                                 f"{', '.join(names)})") from None
+        fighters.append({"name": c.name, "max_hp": hp if hp is not None else c.max_hp})
+    try:
+        st = cfg.stage(stage) if stage else cfg.stages[0]
+    except KeyError:
+        raise CompanionError(f"unknown stage {stage!r} (config has: "
+                             f"{', '.join(s.name for s in cfg.stages)})") from None
+    stage_data: dict = {"name": st.name}
+    if st.floor_break is not None:
+        fb = st.floor_break
+        stage_data["floor_break"] = {"cracked": fb.cracked, "empty": fb.empty,
+                                     "sides": list(fb.sides)}
+    return {"fighters": fighters, "stage": stage_data,
+            "rounds_to_win": rounds if rounds is not None else cfg.rounds_to_win,
+            "offensive": offensive}
+
+
+def cmd_new(args: argparse.Namespace) -> int:
+    cfg = storage.load_tekken_config(args.data_dir)
+    setup = new_tekken_setup(cfg, args.p1, args.p2, args.stage, args.rounds,
+                             args.offensive - 1, args.hp1, args.hp2)
+    label = f"{setup['fighters'][0]['name']}-vs-{setup['fighters'][1]['name']}"
+    path = storage.new_game_path("tekken", label, args.data_dir)
+    Session.create(path, "tekken", setup).close()
+    print(path)
+    if args.no_app:
+        return 0
+    return _run_app(args.data_dir)
+
+
+def _run_app(data_dir: Path | None) -> int:
+    storage.load_tekken_config(data_dir)  # validate config before any window opens
+    from .app.main import run_app  # Kivy is imported only when the app runs
+
+    run_app(data_dir)
+    return 0
+
+
+def cmd_app(args: argparse.Namespace) -> int:
+    return _run_app(args.data_dir)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="companion", description=(
+        "Tabletop Companion: tracks HP, tokens and dials beside a real game table."))
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument("--data-dir", type=Path, default=None,
+                        help="where games and settings are kept (default: $COMPANION_HOME "
+                             "or ~/.local/share/tabletop-companion)")
+    parser.set_defaults(func=cmd_app)
+    sub = parser.add_subparsers(dest="command")
+
+    new = sub.add_parser("new", help="start a new game")
+    new.add_argument("game", choices=["tekken"])
+    new.add_argument("--p1", help="first fighter (default: the first in config)")
+    new.add_argument("--p2", help="second fighter")
+    new.add_argument("--hp1", type=int, help="first fighter's max HP (default: config)")
+    new.add_argument("--hp2", type=int, help="second fighter's max HP")
+    new.add_argument("--stage", help="stage name (default: the first in config)")
+    new.add_argument("--rounds", type=int, help="rounds to win (default: config)")
+    new.add_argument("--offensive", type=int, choices=[1, 2], default=1,
+                     help="who opens the first String (1 or 2)")
+    new.add_argument("--no-app", action="store_true",
+                     help="only create the game and print its journal path")
+    new.set_defaults(func=cmd_new)
+
+    for name, func, text in (("replay", cmd_replay, "print a saved game's final state"),
+                             ("log", cmd_log, "print a saved game's action log")):
+        p = sub.add_parser(name, help=text)
+        p.add_argument("journal")
+        p.add_argument("--ignore-torn-tail", action="store_true",
+                       help="read the intact events before a torn last line")
+        if name == "replay":
+            p.add_argument("--json", action="store_true", help="print the state as JSON")
+            p.add_argument("--reveal-hidden", action="store_true",
+                           help="include hidden information (face-down token order)")
+        p.set_defaults(func=func)
+
+    games = sub.add_parser("games", help="list saved games")
+    games.set_defaults(func=cmd_games)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except CompanionError as exc:
+        print(f"companion: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
