@@ -1,0 +1,399 @@
+"""The tablet app: owns the open Session, the loaded config and the data root.
+
+Every game change goes through :meth:`CompanionApp.act` (or ``undo``/``redo``), which wraps
+``Session.do``: an illegal action shows a red toast and changes nothing; an action that
+would end a Round asks for confirmation first. Screens only read ``app.session.state``
+and re-render on a rate-limited trigger.
+
+File reading (config, saved games, opening a journal, exports) runs on worker threads and
+comes back to the GUI thread through ``Clock.schedule_once``; the only I/O on the GUI thread
+is the fsynced journal append inside ``Session.do`` (by design).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+_IMPORT_T = time.time()
+
+
+def _process_start_time() -> float:
+    """When this process started: $COMPANION_T0, else /proc, else this module's import."""
+    env = os.environ.get("COMPANION_T0")
+    if env:
+        try:
+            return float(env)
+        except ValueError:
+            pass
+    try:
+        with open("/proc/self/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+        start_ticks = int(fields[19])  # field 22 overall: start time in clock ticks
+        with open("/proc/uptime", "rb") as f:
+            uptime = float(f.read().split()[0])
+        # uptime and start time share the boot clock (10 ms resolution)
+        return time.time() - uptime + start_ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return _IMPORT_T
+
+
+T0 = _process_start_time()
+
+os.environ.setdefault("KIVY_NO_ARGS", "1")
+os.environ.setdefault("KIVY_NO_CONSOLELOG", "0")
+
+from kivy.config import Config  # noqa: E402
+
+Config.set("graphics", "width", "1280")
+Config.set("graphics", "height", "800")
+Config.set("graphics", "resizable", "1")
+Config.set("input", "mouse", "mouse,multitouch_on_demand")
+Config.set("kivy", "exit_on_escape", "0")
+
+import json  # noqa: E402
+import random  # noqa: E402
+import sys  # noqa: E402
+import threading  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Any, Callable  # noqa: E402
+
+from kivy.app import App  # noqa: E402
+from kivy.clock import Clock  # noqa: E402
+from kivy.core.window import Window  # noqa: E402
+from kivy.metrics import dp  # noqa: E402
+from kivy.properties import ObjectProperty, StringProperty  # noqa: E402
+from kivy.uix.popup import Popup  # noqa: E402
+from kivy.uix.screenmanager import FadeTransition, ScreenManager  # noqa: E402
+
+from .. import journal, storage  # noqa: E402
+from ..errors import CompanionError, IllegalActionError, JournalTailError  # noqa: E402
+from ..games.tekken import TekkenConfig  # noqa: E402
+from ..session import Session  # noqa: E402
+from . import widgets  # noqa: E402
+from .screens.home import HomeScreen  # noqa: E402
+from .screens.saved_games import SavedGamesScreen  # noqa: E402
+from .screens.tekken_game import TekkenGameScreen, confirm_text  # noqa: E402
+from .screens.tekken_setup import TekkenSetupScreen  # noqa: E402
+
+GAME_SCREENS = {"tekken": "tekken_game"}
+TOAST_SECONDS = 3.0
+
+
+class CompanionApp(App):
+    """The single App: one open Session at a time."""
+
+    title = "Tabletop Companion"
+    session = ObjectProperty(None, allownone=True)     # the open companion.session.Session
+    tekken_config = ObjectProperty(None, allownone=True)
+    status = StringProperty("")                        # "", "loading", "ready"
+
+    def __init__(self, data_root: Path | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.data_root = Path(data_root) if data_root else storage.data_dir()
+        # Tests and the screenshot script set this to a seeded random.Random so the hidden
+        # breakage tokens are reproducible; None means a system RNG.
+        self.new_game_rng: random.Random | None = None
+        self.toast_widget: widgets.Toast | None = None
+        self.banner_widget: widgets.Banner | None = None
+        self.popup: Popup | None = None
+        self._changed = Clock.create_trigger(self._refresh_screens, -1)
+        self._busy = 0
+
+    # -- building ------------------------------------------------------------------------
+    def build(self) -> ScreenManager:
+        Window.clearcolor = widgets.BG
+        sm = ScreenManager(transition=FadeTransition(duration=0.12))
+        sm.add_widget(HomeScreen(name="home"))
+        sm.add_widget(TekkenSetupScreen(name="tekken_setup"))
+        sm.add_widget(TekkenGameScreen(name="tekken_game"))
+        sm.add_widget(SavedGamesScreen(name="saved"))
+        return sm
+
+    def on_start(self) -> None:
+        self.status = "loading"
+        self.in_background(self._startup_io, self._startup_done, self._startup_failed)
+        if os.environ.get("COMPANION_EXIT_AFTER_FIRST_FRAME") == "1":
+            Window.bind(on_flip=self._first_frame)
+
+    def _first_frame(self, *args: Any) -> None:
+        Window.unbind(on_flip=self._first_frame)
+        print(f"FIRST_FRAME {time.time() - T0:.3f}", flush=True)
+        Clock.schedule_once(lambda dt: self.stop(), 0)
+
+    def on_stop(self) -> None:
+        Window.allow_screensaver = True
+        if self.session is not None:
+            self.session.close()
+
+    @staticmethod
+    def _startup_io(root: Path) -> tuple[TekkenConfig, storage.SavedGame | None]:
+        return storage.load_tekken_config(root), storage.last_unfinished(root)
+
+    def _startup_done(self, result: tuple[TekkenConfig, storage.SavedGame | None]) -> None:
+        self.tekken_config, last = result
+        self.status = "ready"
+        if last is not None:
+            self.open_game(last.path)
+        else:
+            self.go("home")
+
+    def _startup_failed(self, exc: BaseException) -> None:
+        self.status = "ready"
+        self.show_error("Could not start", str(exc))
+
+    # -- threads -------------------------------------------------------------------------
+    def in_background(self, work: Callable[..., Any], done: Callable[[Any], None],
+                      failed: Callable[[BaseException], None] | None = None) -> None:
+        """Run ``work(data_root)`` on a worker thread; call back on the GUI thread."""
+        root = self.data_root
+        self._busy += 1
+
+        def run() -> None:
+            try:
+                result = work(root)
+            except Exception as exc:  # noqa: BLE001 - reported to the user, never a crash
+                err = exc
+                Clock.schedule_once(lambda dt: self._finish(failed or self._default_failed,
+                                                            err), 0)
+            else:
+                Clock.schedule_once(lambda dt: self._finish(done, result), 0)
+
+        threading.Thread(target=run, daemon=True).start()
+
+    def _finish(self, callback: Callable[[Any], None], value: Any) -> None:
+        self._busy -= 1
+        callback(value)
+
+    @property
+    def busy(self) -> bool:
+        """True while a worker thread has not reported back (tests wait on this)."""
+        return self._busy > 0
+
+    def _default_failed(self, exc: BaseException) -> None:
+        self.show_error("Something went wrong", str(exc))
+        self.go("home")
+
+    # -- navigation ----------------------------------------------------------------------
+    def go(self, name: str) -> None:
+        if self.root is not None and self.root.current != name:
+            self.root.current = name
+
+    def go_home(self) -> None:
+        self.go("home")
+
+    # -- opening games -------------------------------------------------------------------
+    def start_tekken(self, setup: dict[str, Any], label: str | None = None,
+                     rng: random.Random | None = None) -> None:
+        """Create a new TEKKEN game from the setup screen's choices and show it."""
+        rng = rng if rng is not None else self.new_game_rng
+        names = [f["name"] for f in setup["fighters"]]
+        label = label or "-vs-".join(names)
+
+        def work(root: Path) -> Session:
+            return Session.create(storage.new_game_path("tekken", label, root), "tekken",
+                                  setup, rng=rng)
+
+        self.in_background(work, self._show_session, self._open_failed)
+
+    def open_game(self, path: str | Path, rng: random.Random | None = None) -> None:
+        """Reopen a saved game exactly where it was (errors become popups, never crashes)."""
+        path = Path(path)
+        rng = rng if rng is not None else self.new_game_rng
+        self.in_background(lambda root: Session.open(path, rng=rng), self._show_session,
+                           lambda exc: self._open_failed(exc, path, rng))
+
+    def _open_failed(self, exc: BaseException, path: Path | None = None,
+                     rng: random.Random | None = None) -> None:
+        if isinstance(exc, JournalTailError) and path is not None:
+            self._ask_repair(exc, path, rng)
+            return
+        title = "Could not open the game" if isinstance(exc, CompanionError) else "Error"
+        self.show_error(title, str(exc))
+        self.go("home")
+
+    def _ask_repair(self, err: JournalTailError, path: Path, rng: random.Random | None) -> None:
+        intact = max(0, len(err.good_events) - 1)  # the game.start line is not an action
+        message = (f"The saved game\n[b]{path.name}[/b]\nhas a damaged line {err.line}: "
+                   f"{err.problem}.\n\n{intact} action{'s' if intact != 1 else ''} before it "
+                   "are intact. The damaged bytes are kept in a file next to it.")
+
+        def keep() -> None:
+            def work(root: Path) -> Session:
+                journal.repair_tail(path, err)
+                return Session.open(path, rng=rng)
+            self.in_background(work, self._show_session, self._open_failed)
+
+        self.confirm(message, keep, ok_text=f"Keep the {intact} intact actions and continue",
+                     cancel_text="Leave it untouched", on_cancel=self.go_home,
+                     title="Saved game damaged")
+
+    def _show_session(self, session: Session) -> None:
+        if self.session is not None and self.session is not session:
+            self.session.close()
+        self.session = session
+        session.subscribe(lambda s: self._changed())
+        screen = self.root.get_screen(GAME_SCREENS[session.game])
+        screen.bind_session(session)
+        self.go(screen.name)
+
+    # -- game commands -------------------------------------------------------------------
+    def act(self, type_: str, /, *, then: Callable[[], None] | None = None,
+            **data: Any) -> None:
+        """Perform one user action. Asks first when it would end a Round; illegal actions
+        show a red toast and change nothing."""
+        session = self.session
+        if session is None:
+            return
+        try:
+            after = session.preview(type_, **data)
+        except IllegalActionError as exc:
+            self.toast(str(exc))
+            return
+        text = confirm_text(session.state, after) if session.game == "tekken" else None
+        if text:
+            self.confirm(text, lambda: self._do(type_, data, then), ok_text="Confirm",
+                         title="End of round")
+        else:
+            self._do(type_, data, then)
+
+    def _do(self, type_: str, data: dict[str, Any], then: Callable[[], None] | None) -> bool:
+        session = self.session
+        if session is None:
+            return False
+        try:
+            session.do(type_, **data)
+        except IllegalActionError as exc:
+            self.toast(str(exc))
+            return False
+        except OSError as exc:
+            self.toast(f"Could not save the action ({exc}); nothing changed")
+            return False
+        if then is not None:
+            then()
+        return True
+
+    def undo(self) -> None:
+        self._meta("undo")
+
+    def redo(self) -> None:
+        self._meta("redo")
+
+    def _meta(self, which: str) -> None:
+        if self.session is None:
+            return
+        try:
+            getattr(self.session, which)()
+        except IllegalActionError as exc:
+            self.toast(str(exc))
+        except OSError as exc:
+            self.toast(f"Could not save the {which} ({exc}); nothing changed")
+
+    def _refresh_screens(self, *args: Any) -> None:
+        if self.root is None or self.session is None:
+            return
+        screen = self.root.get_screen(GAME_SCREENS[self.session.game])
+        screen.refresh()
+
+    def export_json(self) -> None:
+        session = self.session
+        if session is None:
+            return
+        text = json.dumps(session.to_json(), indent=2, ensure_ascii=False)
+        stem = session.path.stem
+
+        def work(root: Path) -> Path:
+            out = root / "exports" / f"{stem}.json"
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(text + "\n", encoding="utf-8")
+            return out
+
+        self.in_background(work, lambda p: self.toast(f"Exported to {p}", error=False),
+                           lambda exc: self.toast(f"Export failed: {exc}"))
+
+    # -- settings ------------------------------------------------------------------------
+    def save_tekken_defaults(self, cfg: TekkenConfig,
+                             then: Callable[[], None] | None = None) -> None:
+        def work(root: Path) -> Path:
+            return storage.save_user_config("tekken", storage.tekken_config_data(cfg),
+                                            TekkenConfig, root)
+
+        def done(path: Path) -> None:
+            self.tekken_config = cfg
+            self.toast(f"Saved as your defaults ({path})", error=False)
+            if then is not None:
+                then()
+
+        self.in_background(work, done, lambda exc: self.toast(f"Not saved: {exc}"))
+
+    def list_saved(self, done: Callable[[list[storage.SavedGame]], None]) -> None:
+        self.in_background(storage.list_saved, done,
+                           lambda exc: self.toast(f"Cannot list saved games: {exc}"))
+
+    def find_unfinished(self, done: Callable[[storage.SavedGame | None], None]) -> None:
+        self.in_background(storage.last_unfinished, done, lambda exc: done(None))
+
+    # -- feedback ------------------------------------------------------------------------
+    def toast(self, text: str, error: bool = True, seconds: float = TOAST_SECONDS) -> None:
+        if self.toast_widget is not None and self.toast_widget.parent is not None:
+            self.toast_widget.parent.remove_widget(self.toast_widget)
+        t = widgets.Toast(text=text, bg=widgets.RED if error else (0.15, 0.45, 0.25, 0.95))
+        t.pos_hint = {"center_x": 0.5}
+        Window.add_widget(t)
+        t.texture_update()
+        t.center_x = Window.width / 2
+        t.y = 96
+        self.toast_widget = t
+        widgets.flash(t, seconds)
+
+    def banner(self, text: str, seconds: float = 3.0) -> None:
+        if self.banner_widget is not None and self.banner_widget.parent is not None:
+            self.banner_widget.parent.remove_widget(self.banner_widget)
+        b = widgets.Banner(text=text)
+        Window.add_widget(b)
+        b.texture_update()
+        b.center = (Window.width / 2, Window.height / 2 + 80)
+        self.banner_widget = b
+        widgets.flash(b, seconds)
+
+    def confirm(self, message: str, on_ok: Callable[[], None], *, ok_text: str = "Confirm",
+                cancel_text: str = "Cancel", on_cancel: Callable[[], None] | None = None,
+                title: str = "Confirm") -> Popup:
+        body = widgets.ConfirmBody(message=message, ok_text=ok_text, cancel_text=cancel_text)
+        body.ids.ok.font_size = "22sp" if len(ok_text) > 24 else "24sp"
+        popup = Popup(title=title, content=body, size_hint=(None, None), size=(dp(960), dp(500)),
+                      auto_dismiss=False, title_size="26sp", separator_color=widgets.ACCENT)
+        for label in body.walk():
+            if hasattr(label, "markup"):
+                label.markup = True
+
+        def ok(*_: Any) -> None:
+            popup.dismiss()
+            on_ok()
+
+        def cancel(*_: Any) -> None:
+            popup.dismiss()
+            if on_cancel is not None:
+                on_cancel()
+
+        body.ids.ok.bind(on_release=ok)
+        body.ids.cancel.bind(on_release=cancel)
+        if not cancel_text:
+            body.ids.buttons.remove_widget(body.ids.cancel)
+        popup.bind(on_dismiss=lambda *_: setattr(self, "popup", None)
+                   if self.popup is popup else None)
+        self.popup = popup
+        popup.open(animation=False)
+        return popup
+
+    def show_error(self, title: str, message: str) -> Popup:
+        return self.confirm(message, lambda: None, ok_text="OK", cancel_text="", title=title)
+
+
+def run_app(data_root: Path | None = None) -> None:
+    """Start the tablet app on ``data_root`` (default: $COMPANION_HOME)."""
+    CompanionApp(data_root=data_root).run()
+
+
+if __name__ == "__main__":
+    run_app(Path(sys.argv[1]) if len(sys.argv) > 1 else None)

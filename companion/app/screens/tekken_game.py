@@ -1,0 +1,358 @@
+"""The TEKKEN game screen: two fighter panels, the String and the stage in the centre,
+the action log with undo/redo at the bottom.
+
+Everything shown is computed from ``session.state`` by :func:`tekken_view` (pure, no Kivy)
+and copied onto Kivy properties by :meth:`TekkenGameScreen.refresh`. Buttons are enabled
+only when ``session.preview`` accepts their action, so the engine stays the only judge of
+what is legal. The hidden breakage-token order (``floor.order[revealed:]``) is never read.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from kivy.app import App
+from kivy.core.window import Window
+from kivy.lang import Builder
+from kivy.properties import (BooleanProperty, ListProperty, NumericProperty, ObjectProperty,
+                             StringProperty)
+from kivy.uix.boxlayout import BoxLayout
+from kivy.uix.modalview import ModalView
+from kivy.uix.screenmanager import Screen
+
+from ...errors import IllegalActionError
+from ...games.tekken import TekkenState
+from ..widgets import SlotTile, TokenTile
+
+DEFAULT_RAGE_NAMES = ("Rage card A", "Rage card B")
+
+
+# ----------------------------------------------------------------------------- pure view
+
+
+def _legal(session: Any, type_: str, **data: Any) -> bool:
+    try:
+        session.preview(type_, **data)
+    except IllegalActionError:
+        return False
+    return True
+
+
+def shorten(text: str | None, limit: int = 46) -> str:
+    if not text:
+        return ""
+    return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
+
+
+def confirm_text(before: TekkenState, after: TekkenState) -> str | None:
+    """The question to ask before an action that ends a Round (None: no need to ask)."""
+    if before.phase != "fight" or after.phase == "fight":
+        return None
+    ko = [f.name for f in after.fighters if f.hp <= 0]
+    who = (f"{ko[0]} is KO" if len(ko) == 1 else
+           f"{' and '.join(ko)} are both KO (double KO)")
+    text = f"This ends round {before.round}: {who}."
+    if after.phase == "game_over":
+        text += (" The game ends in a draw." if after.winner is None else
+                 f" {after.fighters[after.winner].name} wins the game.")
+    return text + "\nConfirm?"
+
+
+def fighter_view(state: TekkenState, i: int, rage_names: tuple[str, str],
+                 session: Any) -> dict[str, Any]:
+    f = state.fighters[i]
+    if f.rage == "unchosen":
+        rage_mode, rage_text = "pick", "Pick secret Rage card"
+    elif f.rage == "chosen":
+        rage_mode, rage_text = "chosen", "Rage card chosen"
+    else:
+        card = rage_names[f.rage_card or 0]
+        rage_mode = f.rage
+        rage_text = f"Rage: {card} — " + ("REVEALED" if f.rage == "revealed" else "used")
+    fight = state.phase == "fight"
+    return {
+        "player": i, "fighter_name": f.name, "hp": f.hp, "max_hp": f.max_hp,
+        "hp_text": f"{f.hp} / {f.max_hp}", "red_zone": f.in_red_zone,
+        "heat": f.heat, "heat_text": {"charged": "Heat: charged", "active": "Heat: ACTIVE",
+                                      "discharged": "Heat: discharged"}[f.heat],
+        "rage_mode": rage_mode, "rage_text": rage_text,
+        "rage_names": list(rage_names),
+        "punishment": f.punishment, "stun": f.stun, "knocked_down": f.knocked_down,
+        "rounds_won": f.rounds_won, "rounds_to_win": state.rounds_to_win,
+        "is_offensive": i == state.offensive and fight,
+        "can_minus": fight and _legal(session, "tekken.adjust_hp", player=i, delta=-1,
+                                      reason="manual"),
+        "can_plus": fight and _legal(session, "tekken.adjust_hp", player=i, delta=1,
+                                     reason="manual"),
+        "can_pick_rage": fight and f.rage == "unchosen",
+    }
+
+
+def tekken_view(session: Any, rage_names: list[tuple[str, str]]) -> dict[str, Any]:
+    """Everything the game screen shows, as plain values."""
+    s: TekkenState = session.state
+    off, dfd = s.fighters[s.offensive], s.fighters[s.defender]
+    fight = s.phase == "fight"
+    slots = list(s.slots) + ["free"] * s.free_slots
+    off_punish = off.punishment > 0
+    view: dict[str, Any] = {
+        "fighters": [fighter_view(s, i, rage_names[i], session) for i in (0, 1)],
+        "header": f"{off.name}'s String (Offensive) – {dfd.name} defends" if fight else
+                  ("Game over" if s.phase == "game_over" else f"Round {s.round} is over"),
+        "round_text": f"Round {s.round} · String {s.string_no}",
+        "slot_kinds": slots,
+        "heat_note": "Heat active: 4th slot" if s.heat_this_string else "",
+        "card_text": "Punishment card (unblockable)" if off_punish else "Card connects",
+        "can_hit": _legal(session, "tekken.card", result="hit"),
+        "can_block": _legal(session, "tekken.card", result="blocked"),
+        "can_heat": _legal(session, "tekken.heat"),
+        "show_end": fight and s.free_slots == 0,
+        "can_end": _legal(session, "tekken.end_string"),
+        "resolving": s.resolving,
+        "can_wall": _legal(session, "tekken.wall", kind="regular"),
+        "can_blast": _legal(session, "tekken.wall", kind="blasting"),
+        "can_sweep": _legal(session, "tekken.sweep"),
+        "can_stun": _legal(session, "tekken.stun"),
+        "can_rage": off.rage == "revealed" and _legal(session, "tekken.rage"),
+        "has_floor": s.floor is not None,
+        "stage_text": s.stage,
+        "side_text": "", "tokens": [], "floor_text": "", "breaks": 0,
+        "phase": s.phase, "round": s.round,
+        "offensive_name": off.name,
+    }
+    if s.floor is not None:
+        fl = s.floor
+        shown = ["cracked" if c else "empty" for c in fl.order[:fl.revealed]]
+        view.update({
+            "side_text": fl.sides[fl.side],
+            "tokens": shown + ["hidden"] * fl.face_down,   # never fl.order[fl.revealed:]
+            "floor_text": f"cracked {fl.cracked_shown} of {fl.cracked_total}",
+            "breaks": fl.breaks,
+        })
+    log = [e.text for e in session.log()]
+    view["log_lines"] = log[::-1]
+    view["undo_text"] = ("Undo: " + shorten(session.next_undo_text(), 40)) \
+        if session.can_undo else "Undo"
+    view["redo_text"] = ("Redo: " + shorten(session.next_redo_text(), 40)) \
+        if session.can_redo else "Redo"
+    view["can_undo"] = session.can_undo
+    view["can_redo"] = session.can_redo
+    if s.phase == "round_over":
+        names = [s.fighters[i].name for i in s.last_round_winners]
+        view["result_title"] = (f"Round {s.round} to {names[0]}" if len(names) == 1 else
+                                f"Round {s.round}: double KO, both win it")
+    elif s.phase == "game_over":
+        view["result_title"] = ("Draw" if s.winner is None else
+                                f"{s.fighters[s.winner].name} wins the game")
+    else:
+        view["result_title"] = ""
+    a, b = s.fighters
+    view["score_text"] = f"{a.name} {a.rounds_won} – {b.rounds_won} {b.name}"
+    return view
+
+
+# ----------------------------------------------------------------------------- widgets
+
+
+class FighterPanel(BoxLayout):
+    player = NumericProperty(0)
+    fighter_name = StringProperty("")
+    hp = NumericProperty(20)
+    max_hp = NumericProperty(20)
+    hp_text = StringProperty("20 / 20")
+    red_zone = BooleanProperty(False)
+    heat = StringProperty("charged")
+    heat_text = StringProperty("")
+    rage_mode = StringProperty("pick")
+    rage_text = StringProperty("")
+    rage_names = ListProperty(list(DEFAULT_RAGE_NAMES))
+    punishment = NumericProperty(0)
+    stun = NumericProperty(0)
+    knocked_down = BooleanProperty(False)
+    rounds_won = NumericProperty(0)
+    rounds_to_win = NumericProperty(3)
+    is_offensive = BooleanProperty(False)
+    can_minus = BooleanProperty(True)
+    can_plus = BooleanProperty(False)
+    can_pick_rage = BooleanProperty(True)
+
+    def adjust(self, delta: int) -> None:
+        App.get_running_app().act("tekken.adjust_hp", player=self.player, delta=delta,
+                                  reason="manual")
+
+    def pick_rage(self, card: int) -> None:
+        App.get_running_app().act("tekken.rage_chosen", player=self.player, card=card)
+
+
+class ResultView(ModalView):
+    """The round-over / game-over overlay."""
+
+    title = StringProperty("")
+    score = StringProperty("")
+    game_over = BooleanProperty(False)
+    next_round = NumericProperty(2)
+    default_opener = StringProperty("")
+    other_opener = StringProperty("")
+    default_index = NumericProperty(0)
+    screen = ObjectProperty(None)
+
+
+# ----------------------------------------------------------------------------- screen
+
+
+class TekkenGameScreen(Screen):
+    header = StringProperty("")
+    round_text = StringProperty("")
+    slot_kinds = ListProperty([])
+    heat_note = StringProperty("")
+    card_text = StringProperty("Card connects")
+    can_hit = BooleanProperty(False)
+    can_block = BooleanProperty(False)
+    can_heat = BooleanProperty(False)
+    show_end = BooleanProperty(False)
+    can_end = BooleanProperty(False)
+    resolving = BooleanProperty(False)
+    can_wall = BooleanProperty(False)
+    can_blast = BooleanProperty(False)
+    can_sweep = BooleanProperty(False)
+    can_stun = BooleanProperty(False)
+    can_rage = BooleanProperty(False)
+    has_floor = BooleanProperty(False)
+    stage_text = StringProperty("")
+    side_text = StringProperty("")
+    tokens = ListProperty([])
+    floor_text = StringProperty("")
+    log_lines = ListProperty([])
+    undo_text = StringProperty("Undo")
+    redo_text = StringProperty("Redo")
+    can_undo = BooleanProperty(False)
+    can_redo = BooleanProperty(False)
+    phase = StringProperty("fight")
+    result_title = StringProperty("")
+    score_text = StringProperty("")
+    # the Strike tray: UI state, not game state
+    pending = ListProperty([])
+    cracked_floor = BooleanProperty(False)
+
+    _SCALARS = ("header", "round_text", "heat_note", "card_text", "can_hit", "can_block",
+                "can_heat", "show_end", "can_end", "resolving", "can_wall", "can_blast",
+                "can_sweep", "can_stun", "can_rage", "has_floor", "stage_text", "side_text",
+                "floor_text", "undo_text", "redo_text", "can_undo", "can_redo", "phase",
+                "result_title", "score_text")
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.session = None
+        self._breaks = 0
+        self.result_view: ResultView | None = None
+
+    # -- session -------------------------------------------------------------------------
+    def bind_session(self, session: Any) -> None:
+        self.session = session
+        self.pending = []
+        self.cracked_floor = False
+        floor = session.state.floor
+        self._breaks = floor.breaks if floor is not None else 0
+        self.refresh()
+
+    def _rage_names(self) -> list[tuple[str, str]]:
+        cfg = App.get_running_app().tekken_config
+        out = []
+        for f in self.session.state.fighters:
+            try:
+                out.append(tuple(cfg.character(f.name).rage_cards))
+            except (AttributeError, KeyError):
+                out.append(DEFAULT_RAGE_NAMES)
+        return out
+
+    def refresh(self, *args: Any) -> None:
+        if self.session is None:
+            return
+        view = tekken_view(self.session, self._rage_names())
+        for key in self._SCALARS:
+            setattr(self, key, view[key])
+        for panel, fv in zip((self.ids.fighter0, self.ids.fighter1), view["fighters"]):
+            for key, value in fv.items():
+                setattr(panel, key, value)
+        if list(self.slot_kinds) != view["slot_kinds"]:
+            self.slot_kinds = view["slot_kinds"]
+            box = self.ids.slots
+            box.clear_widgets()
+            for kind in self.slot_kinds:
+                box.add_widget(SlotTile(kind=kind))
+        if list(self.tokens) != view["tokens"]:
+            self.tokens = view["tokens"]
+            box = self.ids.tokens
+            box.clear_widgets()
+            for kind in self.tokens:
+                box.add_widget(TokenTile(kind=kind))
+        self.log_lines = view["log_lines"]
+        if not self.resolving:
+            self.pending = []
+        if view["breaks"] > self._breaks:
+            App.get_running_app().banner(
+                f"FLOOR BREAK!\nStage flips to {view['side_text']} — "
+                f"{view['offensive_name']} gains a Punishment token")
+        self._breaks = view["breaks"]
+        self._show_result(view)
+
+    # -- round / game over ---------------------------------------------------------------
+    def _show_result(self, view: dict[str, Any]) -> None:
+        s = self.session.state
+        if s.phase == "fight" or self.manager is None or self.manager.current != self.name:
+            if self.result_view is not None:
+                self.result_view.dismiss(animation=False)
+                self.result_view = None
+            return
+        if self.result_view is None:
+            self.result_view = ResultView(screen=self)
+            self.result_view.open(animation=False)
+        rv = self.result_view
+        rv.title = view["result_title"]
+        rv.score = view["score_text"]
+        rv.game_over = s.phase == "game_over"
+        rv.next_round = s.round + 1
+        losers = [i for i in (0, 1) if i not in s.last_round_winners]
+        default = losers[0] if losers else s.defender
+        rv.default_index = default
+        rv.default_opener = s.fighters[default].name
+        rv.other_opener = s.fighters[1 - default].name
+
+    def start_next_round(self, opener: int) -> None:
+        s = self.session.state
+        name = s.fighters[opener].name
+        App.get_running_app().confirm(
+            f"Start round {s.round + 1} with {name} on the offensive?\n"
+            "HP, Heat, Rage, Punishment and Stun are reset.",
+            lambda: App.get_running_app().act("tekken.next_round", offensive=opener),
+            ok_text=f"Start round {s.round + 1}", title="Next round")
+
+    # -- the Strike tray -----------------------------------------------------------------
+    def add_strike(self, value: int) -> None:
+        self.pending = list(self.pending) + [value]
+
+    def clear_strikes(self) -> None:
+        self.pending = []
+
+    def deal(self) -> None:
+        if not self.pending:
+            return
+        data: dict[str, Any] = {"symbols": list(self.pending)}
+        if self.has_floor:
+            data["cracked_floor"] = bool(self.cracked_floor)
+        App.get_running_app().act("tekken.strike", then=self.clear_strikes, **data)
+
+    # -- screen life ---------------------------------------------------------------------
+    def on_enter(self, *args: Any) -> None:
+        Window.allow_screensaver = False
+        self.refresh()
+
+    def on_leave(self, *args: Any) -> None:
+        Window.allow_screensaver = True
+        if self.result_view is not None:
+            self.result_view.dismiss(animation=False)
+            self.result_view = None
+
+
+Builder.load_file(str(Path(__file__).with_name("tekken_game.kv")))

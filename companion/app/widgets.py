@@ -1,0 +1,229 @@
+"""Reusable widgets of the tablet UI: big buttons, HP bar, token and slot tiles, pips, toast.
+
+Layout and colours live in ``widgets.kv``; the classes here only declare properties and,
+for the widgets that draw many shapes (HP bar, pips, tiles), their canvas instructions.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kivy.animation import Animation
+from kivy.clock import Clock
+from kivy.graphics import Color, Ellipse, Line, Rectangle, RoundedRectangle
+from kivy.lang import Builder
+from kivy.metrics import dp
+from kivy.properties import (BooleanProperty, ColorProperty, ListProperty, NumericProperty,
+                             OptionProperty, StringProperty)
+from kivy.uix.behaviors import ToggleButtonBehavior
+from kivy.uix.boxlayout import BoxLayout
+from kivy.uix.button import Button
+from kivy.uix.label import Label
+from kivy.uix.widget import Widget
+
+# ---------------------------------------------------------------------------- palette
+BG = (0.07, 0.075, 0.09, 1)
+PANEL = (0.12, 0.13, 0.16, 1)
+ACCENT = (0.16, 0.42, 0.78, 1)
+GREEN = (0.20, 0.72, 0.35, 1)
+RED = (0.88, 0.18, 0.18, 1)
+ORANGE = (1.0, 0.62, 0.15, 1)
+GREY = (0.38, 0.40, 0.45, 1)
+DIM = (0.20, 0.21, 0.25, 1)
+
+RED_ZONE_HP = 6
+
+
+class BigButton(Button):
+    """A flat, rounded button at least 64dp tall with large text."""
+
+    bg = ColorProperty(ACCENT)
+    down_bg = ColorProperty((0.35, 0.6, 0.95, 1))
+    disabled_bg = ColorProperty((0.15, 0.155, 0.18, 1))
+
+
+class BigToggle(ToggleButtonBehavior, BigButton):
+    """A BigButton that stays down while selected (choices in the setup screen)."""
+
+    allow_no_selection = BooleanProperty(False)
+
+
+class Badge(Label):
+    """A small coloured label (KNOCKED DOWN, OFFENSIVE, ...)."""
+
+    bg = ColorProperty(RED)
+
+
+class HPBar(Widget):
+    """A segmented HP bar: one segment per HP; the red zone (HP <= 6) is red."""
+
+    hp = NumericProperty(20)
+    max_hp = NumericProperty(20)
+    red_zone = NumericProperty(RED_ZONE_HP)
+    bar_color = ColorProperty(GREEN)   # colour of the filled segments (red in the red zone)
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self._trigger = Clock.create_trigger(self._redraw, -1)
+        self.bind(hp=self._trigger, max_hp=self._trigger, pos=self._trigger,
+                  size=self._trigger, red_zone=self._trigger)
+        self.bind(hp=self._update_colour, red_zone=self._update_colour)
+        self._update_colour()
+
+    def _update_colour(self, *args):
+        self.bar_color = RED if self.hp <= self.red_zone else GREEN
+
+    def _redraw(self, *args):
+        self.canvas.clear()
+        n = max(1, int(self.max_hp))
+        gap = dp(2) if n <= 40 else 0
+        seg_w = (self.width - gap * (n - 1)) / n
+        with self.canvas:
+            for i in range(n):
+                filled = i < self.hp
+                in_zone = i < self.red_zone
+                if filled:
+                    Color(*self.bar_color)
+                elif in_zone:
+                    Color(0.35, 0.08, 0.08, 1)
+                else:
+                    Color(*DIM)
+                Rectangle(pos=(self.x + i * (seg_w + gap), self.y + dp(6)),
+                          size=(seg_w, self.height - dp(6)))
+            # a red rule under the red-zone segments, always visible
+            zone = min(n, int(self.red_zone))
+            Color(*RED)
+            Rectangle(pos=(self.x, self.y), size=(zone * (seg_w + gap) - gap, dp(3)))
+
+
+class Pips(Widget):
+    """Rounds won as filled circles out of the rounds needed."""
+
+    value = NumericProperty(0)
+    total = NumericProperty(3)
+    color = ColorProperty((1.0, 0.8, 0.2, 1))
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self._trigger = Clock.create_trigger(self._redraw, -1)
+        self.bind(value=self._trigger, total=self._trigger, pos=self._trigger,
+                  size=self._trigger)
+
+    def _redraw(self, *args):
+        self.canvas.clear()
+        d = min(self.height, dp(30))
+        step = d + dp(10)
+        x0 = self.center_x - (step * self.total - dp(10)) / 2
+        y = self.center_y - d / 2
+        with self.canvas:
+            for i in range(int(self.total)):
+                if i < self.value:
+                    Color(*self.color)
+                    Ellipse(pos=(x0 + i * step, y), size=(d, d))
+                else:
+                    Color(*GREY)
+                    Line(ellipse=(x0 + i * step, y, d, d), width=dp(2))
+
+
+class TokenTile(Label):
+    """One Floor Break token: 'hidden' (face down, grey '?'), 'cracked' (red, a crack
+    drawn across) or 'empty' (plain)."""
+
+    kind = OptionProperty("hidden", options=["hidden", "cracked", "empty"])
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self._trigger = Clock.create_trigger(self._redraw, -1)
+        self.bind(kind=self._trigger, pos=self._trigger, size=self._trigger)
+        self._trigger()
+
+    def _redraw(self, *args):
+        self.canvas.before.clear()
+        self.text = {"hidden": "?", "cracked": "", "empty": "empty"}[self.kind]
+        x, y, w, h = self.x, self.y, self.width, self.height
+        with self.canvas.before:
+            if self.kind == "hidden":
+                Color(*GREY)
+            elif self.kind == "cracked":
+                Color(*RED)
+            else:
+                Color(0.22, 0.24, 0.28, 1)
+            RoundedRectangle(pos=self.pos, size=self.size, radius=[dp(8)])
+            if self.kind == "cracked":
+                Color(0.15, 0.02, 0.02, 1)
+                Line(points=[x + w * 0.2, y + h * 0.9, x + w * 0.45, y + h * 0.6,
+                             x + w * 0.35, y + h * 0.45, x + w * 0.65, y + h * 0.3,
+                             x + w * 0.55, y + h * 0.15, x + w * 0.8, y + h * 0.05],
+                     width=dp(3))
+            elif self.kind == "empty":
+                Color(0.5, 0.52, 0.58, 1)
+                Line(rounded_rectangle=(x + dp(2), y + dp(2), w - dp(4), h - dp(4), dp(8)),
+                     width=dp(1.5))
+
+
+SLOT_LOOK = {
+    "free": ("free", (0.2, 0.21, 0.25, 1)),
+    "hit": ("HIT", (0.20, 0.62, 0.32, 1)),
+    "punishment": ("PUNISH", (0.75, 0.45, 0.1, 1)),
+    "blocked": ("BLOCKED", (0.45, 0.45, 0.5, 1)),
+    "stun": ("STUN", (0.55, 0.25, 0.65, 1)),
+}
+
+
+class SlotTile(Label):
+    """One Attack Slot of the String."""
+
+    kind = OptionProperty("free", options=list(SLOT_LOOK))
+    bg = ColorProperty(SLOT_LOOK["free"][1])
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.on_kind()
+
+    def on_kind(self, *args):
+        self.text, self.bg = SLOT_LOOK[self.kind]
+
+
+class Toast(Label):
+    """A short message over everything; never takes a touch."""
+
+    bg = ColorProperty(RED)
+
+    def on_touch_down(self, touch):
+        return False
+
+    def on_touch_up(self, touch):
+        return False
+
+    def on_touch_move(self, touch):
+        return False
+
+
+class Banner(Toast):
+    """The big centred announcement (FLOOR BREAK!)."""
+
+
+class ConfirmBody(BoxLayout):
+    """Message and two big buttons inside a confirm popup."""
+
+    message = StringProperty("")
+    ok_text = StringProperty("Confirm")
+    cancel_text = StringProperty("Cancel")
+    details = ListProperty([])
+
+
+def flash(widget: Widget, seconds: float) -> None:
+    """Fade a Toast/Banner in, hold it, and remove it from its parent."""
+    widget.opacity = 0
+    anim = Animation(opacity=1, d=0.15) + Animation(d=max(0.1, seconds - 0.45)) + \
+        Animation(opacity=0, d=0.3)
+
+    def done(*_):
+        if widget.parent is not None:
+            widget.parent.remove_widget(widget)
+
+    anim.bind(on_complete=done)
+    anim.start(widget)
+
+
+Builder.load_file(str(Path(__file__).with_name("widgets.kv")))

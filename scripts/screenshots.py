@@ -1,0 +1,126 @@
+"""Screenshots of the tablet UI, reproducible (seeded RNG, temp COMPANION_HOME).
+
+    xvfb-run -a -s "-screen 0 1280x800x24" .venv/bin/python scripts/screenshots.py docs/screenshots
+
+Writes home, tekken-setup, tekken-mid-round, tekken-floor-break, tekken-round-over and
+saved-games PNGs (1280x800) into the given folder.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+SEED = 7
+
+
+def main(out_dir: str) -> int:
+    out = Path(out_dir).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    home = Path(tempfile.mkdtemp(prefix="companion-shots-"))
+    os.environ["COMPANION_HOME"] = str(home)
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+    from companion.app.main import CompanionApp  # first: it configures the window
+
+    from kivy.base import EventLoop, runTouchApp
+    from kivy.core.window import Window
+
+    app = CompanionApp(data_root=home)
+    app.new_game_rng = random.Random(SEED)
+    app._run_prepare()
+    runTouchApp(embedded=True)
+
+    def pump(frames: int = 3) -> None:
+        for _ in range(frames):
+            EventLoop.idle()
+
+    def settle(cond=lambda: True, timeout: float = 10.0) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            pump(1)
+            if cond() and not app.busy and not app.root.transition.is_active:
+                pump(3)
+                return
+            time.sleep(0.005)
+        raise SystemExit("timed out driving the app")
+
+    def shot(name: str, wait: float = 0.0) -> None:
+        end = time.monotonic() + wait
+        while time.monotonic() < end:
+            pump(1)
+            time.sleep(0.01)
+        pump(4)
+        written = Window.screenshot(name=str(out / f"{name}.png"))
+        os.replace(written, out / f"{name}.png")
+        print(out / f"{name}.png")
+
+    settle(lambda: app.status == "ready")
+    shot("home")
+    app.go("tekken_setup")
+    settle(lambda: app.root.current == "tekken_setup")
+    shot("tekken-setup")
+
+    setup = app.root.get_screen("tekken_setup")
+    setup.start()
+    settle(lambda: app.session is not None and app.root.current == "tekken_game")
+    game = app.root.get_screen("tekken_game")
+    a = app.act
+    a("tekken.rage_chosen", player=0, card=1)
+    a("tekken.rage_chosen", player=1, card=0)
+    a("tekken.card", result="hit")
+    a("tekken.sweep")
+    a("tekken.strike", symbols=[2], cracked_floor=True)
+    a("tekken.card", result="blocked")            # Kazuya blocks: his String
+    a("tekken.heat")
+    a("tekken.card", result="hit")
+    a("tekken.strike", symbols=[3, 1])
+    a("tekken.card", result="hit")
+    settle()
+    game.add_strike(2)
+    game.add_strike(1)
+    game.cracked_floor = True
+    pump(3)
+    shot("tekken-mid-round", wait=0.4)
+
+    # Reveal single tokens until the floor breaks, and catch the banner.
+    game.clear_strikes()
+    while app.session.state.floor.breaks == 0:
+        a("tekken.strike", symbols=[1], cracked_floor=True)
+        settle()
+    shot("tekken-floor-break", wait=0.5)
+    pump(2)
+
+    # Finish the round: a KO asks first, then the round-over overlay.
+    while app.session.state.phase == "fight":
+        s = app.session.state
+        if not s.resolving:
+            if s.free_slots == 0:
+                a("tekken.end_string")
+            else:
+                a("tekken.card", result="hit")
+            settle()
+            continue
+        target = s.fighters[s.defender]
+        a("tekken.strike", symbols=[min(3, max(1, target.hp))])
+        settle()
+        if app.popup is not None:                 # "This ends round 1 ... Confirm?"
+            app.popup.content.ids.ok.dispatch("on_release")
+            settle()
+    shot("tekken-round-over", wait=3.5)
+
+    app.go("home")
+    settle(lambda: app.root.current == "home")
+    app.go("saved")
+    settle(lambda: app.root.current == "saved" and app.root.get_screen("saved").games)
+    shot("saved-games")
+    app.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1] if len(sys.argv) > 1 else "docs/screenshots"))

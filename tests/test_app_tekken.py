@@ -1,0 +1,398 @@
+"""The TEKKEN tablet screens, driven through a real window (run under Xvfb).
+
+One window per process: a module fixture builds the app on a temporary COMPANION_HOME and
+every test starts its own game by tapping through Home -> TEKKEN -> Start. Assertions check
+what the screen shows and the session state behind it.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from pathlib import Path
+
+import pytest
+
+from tests.gui_support import plain, pump, tap, wait_for
+
+pytestmark = pytest.mark.gui
+
+SEED = 20261122
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory):
+    if not os.environ.get("DISPLAY"):
+        pytest.fail("the GUI tests need an X display: run them under xvfb-run")
+    home = tmp_path_factory.mktemp("companion-home")
+    saved_env = os.environ.get("COMPANION_HOME")
+    os.environ["COMPANION_HOME"] = str(home)
+    from companion.app.main import CompanionApp  # first: it configures the window
+
+    from kivy.base import runTouchApp
+
+    the_app = CompanionApp(data_root=home)
+    from kivy.core.window import Window
+    assert tuple(Window.size) == (1280, 800)
+    the_app._run_prepare()
+    runTouchApp(embedded=True)
+    wait_for(lambda: the_app.status == "ready" and not the_app.busy, what="start-up")
+    yield the_app
+    the_app.stop()
+    if saved_env is None:
+        os.environ.pop("COMPANION_HOME", None)
+    else:
+        os.environ["COMPANION_HOME"] = saved_env
+
+
+def on_screen(app, name):
+    """The screen is current, its transition is over and no worker is still busy."""
+    return (app.root.current == name and not app.root.transition.is_active
+            and not app.busy)
+
+
+def screen(app, name="tekken_game"):
+    return app.root.get_screen(name)
+
+
+def close_popups(app):
+    while app.popup is not None:
+        app.popup.dismiss(animation=False)
+        pump(2)
+
+
+def new_game(app, seed=SEED):
+    """Home -> TEKKEN tile -> Start game, all by taps; returns the game screen."""
+    close_popups(app)
+    app.new_game_rng = random.Random(seed)
+    app.go("home")
+    wait_for(lambda: on_screen(app, "home"), what="home")
+    tap(screen(app, "home").ids.tile_tekken)
+    wait_for(lambda: on_screen(app, "tekken_setup"), what="setup screen")
+    before = app.session
+    tap(screen(app, "tekken_setup").ids.start)
+    wait_for(lambda: app.session is not before and on_screen(app, "tekken_game"),
+             what="the new game")
+    return screen(app)
+
+
+def hp_text(game, player):
+    return plain(game.ids[f"fighter{player}"].ids.hp_label.text)
+
+
+def log_texts(game):
+    return plain(game.ids.log.text).split("\n")
+
+
+def connect_and_deal(game, *strikes):
+    tap(game.ids.card_hit)
+    for s in strikes:
+        tap(game.ids[f"strike{s}"])
+    tap(game.ids.deal)
+
+
+# --------------------------------------------------------------------------- tests
+
+
+def test_start_from_setup_screen(app):
+    game = new_game(app)
+    state = app.session.state
+    assert [f.name for f in state.fighters] == ["Jin", "Kazuya"]
+    assert state.offensive == 0 and state.rounds_to_win == 3
+    assert plain(game.ids.header.text) == "Jin's String (Offensive) – Kazuya defends"
+    assert hp_text(game, 0) == "20 / 20" and hp_text(game, 1) == "20 / 20"
+    assert [t.text for t in game.ids.slots.children[::-1]] == ["free"] * 3
+    assert [t.kind for t in game.ids.tokens.children] == ["hidden"] * 6
+    assert "Upperside" in game.ids.stage.text
+    # nothing to resolve yet: strikes and walls are off, the String's actions are on
+    assert game.ids.deal.disabled and game.ids.wall.disabled and game.ids.strike2.disabled
+    assert not game.ids.card_hit.disabled and not game.ids.heat.disabled
+    assert game.ids.undo.disabled and game.ids.redo.disabled
+    assert app.session.path.parent == Path(os.environ["COMPANION_HOME"]) / "games"
+
+
+def test_card_connects_then_strike_2(app):
+    game = new_game(app)
+    tap(game.ids.card_hit)
+    assert [t.text for t in game.ids.slots.children[::-1]][0] == "HIT"
+    assert not game.ids.strike2.disabled
+    tap(game.ids.strike2)
+    assert plain(game.ids.deal.text) == "Deal: Strike 2"
+    tap(game.ids.deal)
+    assert hp_text(game, 1) == "18 / 20"
+    assert app.session.state.fighters[1].hp == 18
+    assert log_texts(game)[0] == "Kazuya -2 HP (Strike 2)"
+    assert game.ids.fighter1.ids.hp_bar.hp == 18
+    assert plain(game.ids.undo.text) == "Undo: Kazuya -2 HP (Strike 2)"
+    assert game.pending == []
+
+
+def test_heat_adds_a_4th_slot_and_disables_itself(app):
+    game = new_game(app)
+    tap(game.ids.heat)
+    assert app.session.state.heat_this_string
+    assert len(game.ids.slots.children) == 4
+    assert game.ids.heat_note.text == "Heat active: 4th slot"
+    assert game.ids.heat.disabled
+    assert plain(game.ids.fighter0.ids.heat.text) == "Heat: ACTIVE"
+
+
+def test_illegal_action_shows_toast_and_changes_nothing(app):
+    game = new_game(app)
+    heat = game.ids.heat
+    # a double tap lands before the rate-limited redraw disables the button
+    tap(heat, frames=0)
+    tap(heat, frames=0)
+    pump(3)
+    assert app.toast_widget is not None and app.toast_widget.parent is not None
+    assert "already used" in app.toast_widget.text
+    assert len(app.session.actions) == 1
+    assert [e.text for e in app.session.log()] == [log_texts(game)[0]]
+    assert heat.disabled
+
+
+def test_red_zone_turns_the_bar_red(app):
+    game = new_game(app)
+    connect_and_deal(game, 3, 3, 3, 3, 2)          # 14 damage -> 6 HP
+    bar = game.ids.fighter1.ids.hp_bar
+    assert bar.hp == 6 and tuple(bar.bar_color)[:3] == pytest.approx((0.88, 0.18, 0.18))
+    assert tuple(game.ids.fighter0.ids.hp_bar.bar_color)[:3] != tuple(bar.bar_color)[:3]
+
+
+def test_rage_choice_stays_secret_until_revealed(app):
+    game = new_game(app)
+    panel = game.ids.fighter1
+    tap(panel.ids.rage_b)
+    assert app.session.state.fighters[1].rage == "chosen"
+    assert plain(panel.ids.rage.text) == "Rage card chosen"
+    assert panel.ids.rage_pick.disabled
+    connect_and_deal(game, 3, 3, 3, 3, 2)          # Kazuya to 6 HP: Rage revealed
+    assert app.session.state.fighters[1].rage == "revealed"
+    assert "Rage card B" in panel.ids.rage.text and "REVEALED" in panel.ids.rage.text
+
+
+def test_cracked_floor_reveals_tokens_then_breaks(app):
+    game = new_game(app)
+    order = app.session.state.floor.order   # the test may know the seeded order
+    third = [i for i, c in enumerate(order) if c][2]   # index of the 3rd cracked token
+    tap(game.ids.card_hit)
+    tap(game.ids.cracked)
+    assert game.cracked_floor
+    for n in range(1, third + 1):           # one Strike symbol per deal: one reveal each
+        tap(game.ids.strike1)
+        tap(game.ids.deal)
+        kinds = [t.kind for t in game.ids.tokens.children[::-1]]
+        assert kinds == (["cracked" if c else "empty" for c in order[:n]]
+                         + ["hidden"] * (6 - n))
+        assert game.cracked_floor           # the toggle is sticky
+    assert app.session.state.floor.breaks == 0
+    assert app.banner_widget is None
+    tap(game.ids.strike1)
+    tap(game.ids.deal)
+    state = app.session.state
+    assert state.floor.breaks == 1 and state.floor.side == 1
+    assert app.banner_widget is not None and app.banner_widget.parent is not None
+    assert "FLOOR BREAK!" in app.banner_widget.text
+    assert "Underside" in app.banner_widget.text and "Jin gains a Punishment" in \
+        app.banner_widget.text
+    assert "Underside" in game.ids.stage.text
+    assert [t.kind for t in game.ids.tokens.children] == ["hidden"] * 6
+    assert state.fighters[0].punishment == 1
+    assert plain(game.ids.fighter0.ids.punishment.text) == "Punishment: 1"
+    assert plain(game.ids.card_hit.text) == "Punishment card (unblockable)"
+    assert game.ids.card_blocked.disabled
+    assert "THE FLOOR BREAKS" in log_texts(game)[0]
+
+
+def test_undo_restores_hp_and_log_and_redo_replays(app):
+    game = new_game(app)
+    connect_and_deal(game, 2, 1)
+    assert hp_text(game, 1) == "17 / 20"
+    assert log_texts(game)[0] == "Kazuya -3 HP (Strike 2 + Strike 1)"
+    tap(game.ids.undo)
+    assert hp_text(game, 1) == "20 / 20"
+    assert app.session.state.fighters[1].hp == 20
+    assert log_texts(game)[0] == "Jin: card 1 connects"
+    assert not game.ids.redo.disabled
+    assert plain(game.ids.redo.text) == "Redo: Kazuya -3 HP (Strike 2 + Strike 1)"
+    tap(game.ids.redo)
+    assert hp_text(game, 1) == "17 / 20" and game.ids.redo.disabled
+
+
+def test_manual_hp_buttons(app):
+    game = new_game(app)
+    panel = game.ids.fighter0
+    assert panel.ids.plus.disabled            # already at max HP
+    tap(panel.ids.minus)
+    assert hp_text(game, 0) == "19 / 20"
+    assert log_texts(game)[0] == "Jin -1 HP (manual)"
+    assert not panel.ids.plus.disabled
+
+
+def test_blocked_card_switches_the_string(app):
+    game = new_game(app)
+    tap(game.ids.card_blocked)
+    state = app.session.state
+    assert state.offensive == 1 and state.fighters[1].punishment == 1
+    assert plain(game.ids.header.text) == "Kazuya's String (Offensive) – Jin defends"
+    assert plain(game.ids.fighter1.ids.role.text) == "OFFENSIVE"
+
+
+def test_ko_asks_first_then_round_over_and_next_round(app):
+    game = new_game(app)
+    connect_and_deal(game, 3, 3, 3, 3, 3, 3, 3)    # 21 damage: a KO
+    popup = app.popup
+    assert popup is not None, "a KO must ask before the round ends"
+    body = popup.content
+    assert "This ends round 1: Kazuya is KO." in body.message
+    assert app.session.state.phase == "fight" and app.session.state.fighters[1].hp == 20
+    tap(body.ids.ok)
+    state = app.session.state
+    assert state.phase == "round_over" and state.fighters[0].rounds_won == 1
+    assert game.ids.fighter0.ids.pips.value == 1
+    rv = game.result_view
+    assert rv is not None and rv.ids.title.text == "Round 1 to Jin"
+    assert "Start round 2 — Kazuya opens" in rv.ids.next_default.text
+    tap(rv.ids.next_default)
+    assert app.session.state.phase == "round_over"          # asks again first
+    tap(app.popup.content.ids.ok)
+    state = app.session.state
+    assert state.phase == "fight" and state.round == 2 and state.offensive == 1
+    assert game.result_view is None
+    assert hp_text(game, 1) == "20 / 20"
+    assert plain(game.ids.round_text.text).startswith("Round 2")
+
+
+def test_cancelled_ko_changes_nothing(app):
+    game = new_game(app)
+    connect_and_deal(game, 3, 3, 3, 3, 3, 3, 3)
+    tap(app.popup.content.ids.cancel)
+    assert app.popup is None
+    assert app.session.state.phase == "fight" and len(app.session.actions) == 1
+    assert game.pending == [3] * 7                          # the tray keeps the attack
+
+
+def test_reopen_restores_the_same_screen(app):
+    game = new_game(app)
+    connect_and_deal(game, 2)
+    tap(game.ids.heat)
+    shown = (hp_text(game, 1), log_texts(game), game.ids.undo.text,
+             len(game.ids.slots.children))
+    path = app.session.path
+    app.go("home")
+    wait_for(lambda: on_screen(app, "home"))
+    app.open_game(path)
+    wait_for(lambda: on_screen(app, "tekken_game"), what="reopen")
+    assert app.session.path == path
+    assert (hp_text(game, 1), log_texts(game), game.ids.undo.text,
+            len(game.ids.slots.children)) == shown
+
+
+def test_startup_resumes_the_last_unfinished_game(app):
+    game = new_game(app)
+    connect_and_deal(game, 1)
+    path = app.session.path
+    app.go("home")
+    result = app._startup_io(app.data_root)            # what on_start does on a worker
+    assert result[1] is not None and result[1].path == path
+    app._startup_done(result)
+    wait_for(lambda: on_screen(app, "tekken_game"), what="resume")
+    assert app.session.path == path and hp_text(game, 1) == "19 / 20"
+
+
+def test_torn_journal_asks_and_repairs(app):
+    game = new_game(app)
+    connect_and_deal(game, 2)
+    path = app.session.path
+    app.go("home")
+    wait_for(lambda: on_screen(app, "home"))
+    with open(path, "ab") as f:
+        f.write(b'{"seq": 4, "type": "tekken.str')       # a torn last line
+    app.open_game(path)
+    wait_for(lambda: app.popup is not None, what="the repair question")
+    body = app.popup.content
+    assert path.name in plain(body.message) and "line 4" in body.message
+    assert body.ids.ok.text == "Keep the 2 intact actions and continue"
+    assert body.ids.cancel.text == "Leave it untouched"
+    tap(body.ids.ok)
+    wait_for(lambda: on_screen(app, "tekken_game"), what="repaired")
+    assert app.session.path == path and len(app.session.actions) == 2
+    assert hp_text(game, 1) == "18 / 20"
+    assert list(path.parent.glob(path.name + ".damaged-line-4-*"))
+
+
+def test_unreadable_journal_shows_error_and_goes_home(app):
+    close_popups(app)
+    bad = Path(os.environ["COMPANION_HOME"]) / "games" / "zz-bad.jsonl"
+    bad.write_text('{"seq": 1, "type": "nope.start", "at": "", "data": {}}\n'
+                   '{"seq": 2, "type": "x", "at": "", "data": {}}\n')
+    app.open_game(bad)
+    wait_for(lambda: app.popup is not None, what="the error popup")
+    assert "zz-bad.jsonl" in app.popup.content.message
+    tap(app.popup.content.ids.ok)
+    wait_for(lambda: on_screen(app, "home"))
+    bad.unlink()
+
+
+def test_saved_games_lists_and_opens(app):
+    game = new_game(app)
+    connect_and_deal(game, 3)
+    path = app.session.path
+    app.go("home")
+    wait_for(lambda: on_screen(app, "home"))
+    home = screen(app, "home")
+    assert home.resume_text.startswith("Resume: Jin 0 – 0 Kazuya")
+    tap(home.ids.saved)
+    saved = screen(app, "saved")
+    wait_for(lambda: saved.ids.rows.children and not app.busy, what="saved list")
+    rows = saved.ids.rows.children[::-1]
+    assert path in [r.path for r in rows]
+    row = next(r for r in rows if r.path == path)
+    assert "in progress" in plain(row.text) and "Jin 0 – 0 Kazuya, round 1" in plain(row.text)
+    app.new_game_rng = None
+    tap(row)
+    wait_for(lambda: on_screen(app, "tekken_game") and app.session.path == path
+             and not app.busy, what="open from list")
+    assert hp_text(game, 1) == "17 / 20"
+
+
+def test_save_defaults_and_export(app):
+    close_popups(app)
+    app.go("tekken_setup")
+    wait_for(lambda: on_screen(app, "tekken_setup"))
+    setup = screen(app, "tekken_setup")
+    f0 = setup.ids.fighter0
+    assert "default" in f0.hint
+    plus = [w for w in f0.walk() if getattr(w, "text", None) == "+"][0]
+    tap(plus)
+    tap(plus)
+    assert setup.hps[0] == 22 and f0.hint == ""
+    tap(setup.ids.save_defaults)
+    wait_for(lambda: not app.busy, what="saving")
+    from companion import storage
+    cfg = storage.load_tekken_config(app.data_root)
+    jin = cfg.character("Jin")
+    assert jin.max_hp == 22 and not jin.max_hp_is_default
+    assert cfg.character("Kazuya").max_hp_is_default
+    tap(setup.ids.start)
+    wait_for(lambda: on_screen(app, "tekken_game"))
+    game = screen(app)
+    assert hp_text(game, 0) == "22 / 22"
+    tap(game.ids.export)
+    wait_for(lambda: not app.busy, what="export")
+    out = app.data_root / "exports" / f"{app.session.path.stem}.json"
+    assert out.exists() and '"game": "tekken"' in out.read_text()
+    assert "Exported to" in app.toast_widget.text
+
+
+def test_screen_never_shows_hidden_tokens(app):
+    game = new_game(app)
+    state = app.session.state
+    assert state.floor.revealed == 0
+    assert all(t.kind == "hidden" and t.text == "?" for t in game.ids.tokens.children)
+    # the screensaver is held off while the game screen is shown
+    from kivy.core.window import Window
+    assert Window.allow_screensaver is False
+    app.go("home")
+    wait_for(lambda: on_screen(app, "home"))
+    assert Window.allow_screensaver is True
