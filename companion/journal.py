@@ -12,9 +12,12 @@ Line format (see docs/events.md)::
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import json
 import os
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
@@ -65,6 +68,23 @@ def _parse(line: bytes, file: str, lineno: int, expected_seq: int) -> Event:
     return Event(seq, type_, data, at)
 
 
+@contextlib.contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while building many acyclic objects.
+
+    A replay allocates hundreds of thousands of small immutable values and no cycles;
+    left on, the collector rescans the growing heap again and again (measured: replay
+    times swinging from 0.8 s to 1.5 s for 100,000 events).
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def read_events(path: str | Path) -> list[Event]:
     """All events of the journal at ``path``.
 
@@ -80,8 +100,40 @@ def read_events(path: str | Path) -> list[Event]:
         raise JournalError(file, None, f"cannot read: {exc.strerror}") from None
     if not raw:
         raise JournalError(file, None, "the file is empty (no game.start line)")
-    events: list[Event] = []
     lines = raw.split(b"\n")
+    with gc_paused():
+        if not lines[-1]:  # intact: the journal ends with a line end
+            fast = _read_fast(lines[:-1])
+            if fast is not None:
+                return fast
+        return _read_slow(file, raw, lines)
+
+
+def _read_fast(lines: list[bytes]) -> list[Event] | None:
+    """Parse all lines in one JSON call; None when anything is off (the slow path then
+    finds and names the line at fault)."""
+    try:
+        objs = json.loads(b"[" + b",".join(lines) + b"]")
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    if len(objs) != len(lines):
+        return None
+    events = []
+    append = events.append
+    for n, obj in enumerate(objs, start=1):
+        if type(obj) is not dict:
+            return None
+        seq, type_, data, at = obj.get("seq"), obj.get("type"), obj.get("data", {}), \
+            obj.get("at", "")
+        if seq != n or type(seq) is not int or type(type_) is not str or not type_ \
+                or type(data) is not dict or type(at) is not str:
+            return None
+        append(Event(seq, type_, data, at))
+    return events
+
+
+def _read_slow(file: str, raw: bytes, lines: list[bytes]) -> list[Event]:
+    events: list[Event] = []
     # A journal always ends with "\n", so the last split item is b"" when intact.
     offset = 0
     last_index = len(lines) - 1

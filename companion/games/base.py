@@ -47,3 +47,38 @@ class GameRules(Protocol, Generic[S]):
 
     def summary(self, state: S) -> str:
         """One line for the saved-games list, e.g. "Jin 2 – 1 Kazuya, round 4"."""
+
+
+_setattr = object.__setattr__
+_UNSET = object()
+_EVOLVERS: dict[type, Any] = {}
+
+
+def _make_evolver(cls: type) -> Any:
+    """Generate ``evolve`` for one slotted class: keyword arguments, no dict juggling."""
+    names = cls.__slots__  # type: ignore[attr-defined]
+    params = ", ".join(f"{n}=_UNSET" for n in names)
+    body = "\n".join(f"    _setattr(new, {n!r}, o.{n} if {n} is _UNSET else {n})"
+                     for n in names)
+    source = f"def evolve(o, *, {params}):\n    new = _new(_cls)\n{body}\n    return new\n"
+    scope: dict[str, Any] = {"_UNSET": _UNSET, "_setattr": _setattr, "_new": cls.__new__,
+                             "_cls": cls}
+    exec(compile(source, f"<evolve {cls.__name__}>", "exec"), scope)  # noqa: S102
+    return scope["evolve"]
+
+
+def evolver(cls: type) -> Any:
+    """The fast ``evolve`` for one slotted class, to call directly on hot paths."""
+    fn = _EVOLVERS.get(cls)
+    if fn is None:
+        fn = _EVOLVERS[cls] = _make_evolver(cls)
+    return fn
+
+
+def evolve(obj: S, **changes: Any) -> S:
+    """A copy of the frozen, slotted dataclass ``obj`` with some fields changed.
+
+    Same result as ``dataclasses.replace`` (without ``__post_init__``, which game values
+    do not use) but several times faster: a replay folds 100,000 events.
+    """
+    return evolver(obj.__class__)(obj, **changes)

@@ -12,7 +12,9 @@ docs/events.md; each has a test.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+
+from .base import evolver
 from typing import Any, Literal, Mapping
 
 from ..errors import IllegalActionError
@@ -185,6 +187,12 @@ class TekkenState:
 
 # ----------------------------------------------------------------------------- helpers
 
+# Fast copy-with-changes of the frozen values (dataclasses.replace is the replay's
+# bottleneck otherwise).
+_fighter = evolver(Fighter)
+_floor = evolver(Floor)
+_state = evolver(TekkenState)
+
 
 def _fail(message: str) -> IllegalActionError:
     return IllegalActionError(message)
@@ -226,7 +234,7 @@ def _damage(state: TekkenState, target: int, amount: int) -> TekkenState:
     rage = f.rage
     if hp <= RED_ZONE_HP and rage == "chosen":
         rage = "revealed"
-    return replace(state, fighters=_set(state.fighters, target, replace(f, hp=hp, rage=rage)))
+    return _state(state, fighters=_set(state.fighters, target, _fighter(f, hp=hp, rage=rage)))
 
 
 def _check_ko(state: TekkenState) -> TekkenState:
@@ -237,12 +245,12 @@ def _check_ko(state: TekkenState) -> TekkenState:
     winners = tuple(i for i, f in enumerate(state.fighters) if f.hp > 0) or (0, 1)
     fighters = list(state.fighters)
     for i in winners:
-        fighters[i] = replace(fighters[i], rounds_won=fighters[i].rounds_won + 1)
+        fighters[i] = _fighter(fighters[i], rounds_won=fighters[i].rounds_won + 1)
     done = [i for i, f in enumerate(fighters) if f.rounds_won >= state.rounds_to_win]
     phase: Phase = "game_over" if done else "round_over"
     # DECISION: both reaching the target on the same Round is a draw (winner None).
     winner = done[0] if len(done) == 1 else None
-    return replace(state, fighters=(fighters[0], fighters[1]), phase=phase,
+    return _state(state, fighters=(fighters[0], fighters[1]), phase=phase,
                    last_round_winners=winners, winner=winner)
 
 
@@ -252,12 +260,12 @@ def _end_string(state: TekkenState) -> TekkenState:
     off, new = state.offensive, state.defender
     fighters = list(state.fighters)
     if fighters[off].heat == "active":
-        fighters[off] = replace(fighters[off], heat="discharged")
-    fighters = [replace(f, knocked_down=False) if f.knocked_down else f for f in fighters]
+        fighters[off] = _fighter(fighters[off], heat="discharged")
+    fighters = [_fighter(f, knocked_down=False) if f.knocked_down else f for f in fighters]
     stuns = fighters[new].stun
     if stuns:
-        fighters[new] = replace(fighters[new], stun=0)
-    return replace(state, fighters=(fighters[0], fighters[1]), offensive=new,
+        fighters[new] = _fighter(fighters[new], stun=0)
+    return _state(state, fighters=(fighters[0], fighters[1]), offensive=new,
                    slots=("stun",) * min(stuns, BASE_SLOTS + 1), heat_this_string=False,
                    string_no=state.string_no + 1)
 
@@ -281,11 +289,11 @@ def _reveal(state: TekkenState, count: int, reshuffle: Mapping[str, Any] | None)
             new_order = _order(reshuffle, (total_cracked, len(order) - total_cracked))
             off = state.fighters[state.offensive]
             fighters = _set(state.fighters, state.offensive,
-                            replace(off, punishment=off.punishment + 1))
-            return replace(state, fighters=fighters,
-                           floor=replace(floor, side=1 - floor.side, order=new_order,
+                            _fighter(off, punishment=off.punishment + 1))
+            return _state(state, fighters=fighters,
+                           floor=_floor(floor, side=1 - floor.side, order=new_order,
                                          revealed=0, breaks=floor.breaks + 1))
-    return replace(state, floor=replace(floor, revealed=revealed))
+    return _state(state, floor=_floor(floor, revealed=revealed))
 
 
 def would_break(floor: Floor, count: int) -> bool:
@@ -417,7 +425,7 @@ def _rage_chosen(state: TekkenState, data: Mapping[str, Any]) -> TekkenState:
     if f.rage != "unchosen":
         raise _fail(f"{f.name} has already chosen a Rage card this round")
     rage: RageState = "revealed" if f.in_red_zone else "chosen"
-    return replace(state, fighters=_set(state.fighters, p, replace(f, rage=rage, rage_card=card)))
+    return _state(state, fighters=_set(state.fighters, p, _fighter(f, rage=rage, rage_card=card)))
 
 
 def _heat(state: TekkenState, data: Mapping[str, Any]) -> TekkenState:
@@ -426,8 +434,8 @@ def _heat(state: TekkenState, data: Mapping[str, Any]) -> TekkenState:
         raise _fail(f"only the Offensive player ({off.name}) can activate Heat")
     if off.heat != "charged":
         raise _fail(f"{off.name}'s Heat is already used this round (once per round)")
-    return replace(state, fighters=_set(state.fighters, state.offensive,
-                                        replace(off, heat="active")),
+    return _state(state, fighters=_set(state.fighters, state.offensive,
+                                        _fighter(off, heat="active")),
                    heat_this_string=True)
 
 
@@ -443,19 +451,19 @@ def _card(state: TekkenState, data: Mapping[str, Any]) -> TekkenState:
     if off.punishment:
         if result == "blocked":
             raise _fail(f"{off.name}'s card is played as a Punishment: it cannot be blocked")
-        fighters = _set(state.fighters, off_i, replace(off, punishment=off.punishment - 1))
-        return replace(state, fighters=fighters, slots=state.slots + ("punishment",))
+        fighters = _set(state.fighters, off_i, _fighter(off, punishment=off.punishment - 1))
+        return _state(state, fighters=fighters, slots=state.slots + ("punishment",))
     if result == "hit":
-        return replace(state, slots=state.slots + ("hit",))
+        return _state(state, slots=state.slots + ("hit",))
     # Blocked: a successful Punish Attempt.
     if state.heat_this_string:
         # Heat: the String goes on, the blocked card's slot gets a Stun card, and the
         # Defender gains no Punishment token.
-        after = replace(state, slots=state.slots + ("blocked",))
+        after = _state(state, slots=state.slots + ("blocked",))
         return after if after.free_slots else _end_string(after)
     d = state.fighters[def_i]
-    fighters = _set(state.fighters, def_i, replace(d, punishment=d.punishment + 1))
-    return _end_string(replace(state, fighters=fighters, slots=state.slots + ("blocked",)))
+    fighters = _set(state.fighters, def_i, _fighter(d, punishment=d.punishment + 1))
+    return _end_string(_state(state, fighters=fighters, slots=state.slots + ("blocked",)))
 
 
 def _require_resolving(state: TekkenState, what: str) -> None:
@@ -492,15 +500,15 @@ def _sweep(state: TekkenState, data: Mapping[str, Any]) -> TekkenState:
     d = state.fighters[state.defender]
     if d.knocked_down:
         raise _fail(f"{d.name} is already knocked down")
-    return replace(state, fighters=_set(state.fighters, state.defender,
-                                        replace(d, knocked_down=True)))
+    return _state(state, fighters=_set(state.fighters, state.defender,
+                                        _fighter(d, knocked_down=True)))
 
 
 def _stun(state: TekkenState, data: Mapping[str, Any]) -> TekkenState:
     _require_resolving(state, "a Stun comes")
     d = state.fighters[state.defender]
-    return replace(state, fighters=_set(state.fighters, state.defender,
-                                        replace(d, stun=d.stun + 1)))
+    return _state(state, fighters=_set(state.fighters, state.defender,
+                                        _fighter(d, stun=d.stun + 1)))
 
 
 def _rage(state: TekkenState, data: Mapping[str, Any]) -> TekkenState:
@@ -515,8 +523,8 @@ def _rage(state: TekkenState, data: Mapping[str, Any]) -> TekkenState:
         raise _fail(f"{off.name}'s Rage is not available above {RED_ZONE_HP} HP "
                     f"(HP is {off.hp})")
     _require_resolving(state, "Rage is resolved")
-    return replace(state, fighters=_set(state.fighters, state.offensive,
-                                        replace(off, rage="used")))
+    return _state(state, fighters=_set(state.fighters, state.offensive,
+                                        _fighter(off, rage="used")))
 
 
 def _end(state: TekkenState, data: Mapping[str, Any]) -> TekkenState:
@@ -549,7 +557,7 @@ def _adjust(state: TekkenState, data: Mapping[str, Any]) -> TekkenState:
         if delta > 0:
             if f.hp + delta > f.max_hp:
                 raise _fail(f"{f.name} cannot go above max HP {f.max_hp} (HP is {f.hp})")
-            state = replace(state, fighters=_set(state.fighters, p, replace(f, hp=f.hp + delta)))
+            state = _state(state, fighters=_set(state.fighters, p, _fighter(f, hp=f.hp + delta)))
         elif delta < 0:
             state = _damage(state, p, -delta)
     return _check_ko(state)
@@ -565,7 +573,7 @@ def _next_round(state: TekkenState, data: Mapping[str, Any]) -> TekkenState:
     # DECISION: the stage side and the breakage tokens carry over between Rounds.
     fighters = tuple(Fighter(f.name, f.max_hp, f.max_hp, rounds_won=f.rounds_won)
                      for f in state.fighters)
-    return replace(state, fighters=fighters, round=state.round + 1, offensive=offensive,
+    return _state(state, fighters=fighters, round=state.round + 1, offensive=offensive,
                    slots=(), heat_this_string=False, phase="fight", last_round_winners=(),
                    string_no=state.string_no + 1)
 
