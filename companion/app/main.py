@@ -119,7 +119,29 @@ class CompanionApp(App):
     def _first_frame(self, *args: Any) -> None:
         Window.unbind(on_flip=self._first_frame)
         print(f"FIRST_FRAME {time.time() - T0:.3f}", flush=True)
-        Clock.schedule_once(lambda dt: self.stop(), 0)
+        if os.environ.get("COMPANION_EXIT_WHEN_READY") != "1":
+            Clock.schedule_once(lambda dt: self.stop(), 0)
+
+    def _landed(self) -> None:
+        """Start-up is over and its screen (Home or the resumed game) is showing: the
+        benchmark hook reports the time once that screen has been drawn."""
+        if os.environ.get("COMPANION_EXIT_WHEN_READY") != "1":
+            return
+
+        def drawn(*args: Any) -> None:
+            Window.unbind(on_flip=drawn)
+            print(f"READY {time.time() - T0:.3f} {self.root.current}", flush=True)
+            Clock.schedule_once(lambda dt: self.stop(), 0)
+
+        # The screen manager fades in; wait for the transition to end, then one frame.
+        def check(dt: float) -> None:
+            if self.root.transition.is_active:
+                Clock.schedule_once(check, 0)
+            else:
+                Window.bind(on_flip=drawn)
+                Window.canvas.ask_update()
+
+        Clock.schedule_once(check, 0)
 
     def on_stop(self) -> None:
         Window.allow_screensaver = True
@@ -137,6 +159,7 @@ class CompanionApp(App):
             self.open_game(last.path)
         else:
             self.go("home")
+            self._landed()
 
     def _startup_failed(self, exc: BaseException) -> None:
         self.status = "ready"
@@ -236,6 +259,7 @@ class CompanionApp(App):
         screen = self.root.get_screen(GAME_SCREENS[session.game])
         screen.bind_session(session)
         self.go(screen.name)
+        self._landed()
 
     # -- game commands -------------------------------------------------------------------
     def act(self, type_: str, /, *, then: Callable[[], None] | None = None,

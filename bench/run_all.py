@@ -1,0 +1,34 @@
+"""`make bench`: runs every benchmark and prints all figures as one JSON object last."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+BENCHES = ["replay_bench.py", "cold_start_bench.py"]
+
+
+def main() -> int:
+    results = {}
+    failed = False
+    for name in BENCHES:
+        print(f"== {name}", flush=True)
+        proc = subprocess.run([sys.executable, str(HERE / name)], capture_output=True, text=True)
+        sys.stdout.write(proc.stdout)
+        sys.stderr.write(proc.stderr[-3000:] if proc.returncode else "")
+        lines = proc.stdout.strip().splitlines()
+        if proc.returncode or not lines:
+            failed = True
+            results[name] = {"error": f"exit {proc.returncode}"}
+            continue
+        figures = json.loads(lines[-1])
+        results[figures.pop("benchmark", name)] = figures
+    print(json.dumps(results))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
