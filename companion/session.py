@@ -174,6 +174,7 @@ class Session(Generic[S]):
 
     def close(self) -> None:
         self._journal.close()
+        self._listeners.clear()
 
     # -- reading -------------------------------------------------------------------------
     @property
