@@ -29,13 +29,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from companion.games.tekken_play import random_action  # noqa: E402
+from companion.games.tekken_play import DEMO_SETUP as SETUP, random_action  # noqa: E402
 from companion.session import Session  # noqa: E402
 
-SETUP = {"fighters": [{"name": "Jin", "max_hp": 20}, {"name": "Kazuya", "max_hp": 20}],
-         "stage": {"name": "Descent into Subconscious",
-                   "floor_break": {"cracked": 3, "empty": 3, "sides": ["Upperside", "Underside"]}},
-         "rounds_to_win": 3, "offensive": 0}
 
 
 def companion_command() -> list[str]:

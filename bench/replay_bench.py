@@ -22,14 +22,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from companion.games.tekken import RULES  # noqa: E402
-from companion.games.tekken_play import random_action  # noqa: E402
+from companion.games.tekken_play import DEMO_SETUP as SETUP, random_action  # noqa: E402
 from companion.journal import Event, read_events  # noqa: E402
 from companion.session import REDO, START, UNDO, replay  # noqa: E402
 
-SETUP = {"fighters": [{"name": "Jin", "max_hp": 20}, {"name": "Kazuya", "max_hp": 20}],
-         "stage": {"name": "Descent into Subconscious",
-                   "floor_break": {"cracked": 3, "empty": 3, "sides": ["Upperside", "Underside"]}},
-         "rounds_to_win": 3, "offensive": 0}
 
 
 def build_journal(path: Path, n_events: int, seed: int) -> None:

@@ -10,14 +10,10 @@ import sys
 from pathlib import Path
 
 from companion.errors import JournalTailError
-from companion.games.tekken_play import random_action
+from companion.games.tekken_play import DEMO_SETUP as SETUP, random_action
 from companion.journal import repair_tail
 from companion.session import Session
 
-SETUP = {"fighters": [{"name": "Jin", "max_hp": 20}, {"name": "Kazuya", "max_hp": 20}],
-         "stage": {"name": "Descent into Subconscious",
-                   "floor_break": {"cracked": 3, "empty": 3, "sides": ["Upperside", "Underside"]}},
-         "rounds_to_win": 3, "offensive": 0}
 
 
 def main() -> None:

@@ -11,15 +11,10 @@ from hypothesis import strategies as st
 
 from companion.errors import IllegalActionError, JournalError, JournalTailError
 from companion.games.tekken import RULES
-from companion.games.tekken_play import random_action
+from companion.games.tekken_play import DEMO_SETUP as SETUP, random_action
 from companion.journal import read_events, repair_tail
 from companion.session import Session, replay
 
-SETUP = {"fighters": [{"name": "Jin", "max_hp": 20}, {"name": "Kazuya", "max_hp": 20}],
-         "stage": {"name": "Descent into Subconscious",
-                   "floor_break": {"cracked": 3, "empty": 3,
-                                   "sides": ["Upperside", "Underside"]}},
-         "rounds_to_win": 3, "offensive": 0}
 
 
 def new_session(tmp_path, seed=1, name="g.jsonl"):

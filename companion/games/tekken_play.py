@@ -11,6 +11,14 @@ from typing import Any
 
 from .tekken import TekkenState
 
+# The set-up of the rulebook's match (Jin vs Kazuya on Descent into Subconscious) with the
+# default max HP: used by the tests, the crash driver and the benchmarks.
+DEMO_SETUP: dict[str, Any] = {
+    "fighters": [{"name": "Jin", "max_hp": 20}, {"name": "Kazuya", "max_hp": 20}],
+    "stage": {"name": "Descent into Subconscious",
+              "floor_break": {"cracked": 3, "empty": 3, "sides": ["Upperside", "Underside"]}},
+    "rounds_to_win": 3, "offensive": 0}
+
 
 def random_action(state: TekkenState, rng: random.Random,
                   damage: float = 1.0) -> tuple[str, dict[str, Any]] | None:

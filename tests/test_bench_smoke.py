@@ -1,0 +1,38 @@
+"""Short versions of the `make bench` benchmarks: they run, and print their JSON figures.
+
+The figures themselves are measured by `make bench`, not asserted here (no timed tests).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parent.parent / "bench"
+
+
+def last_json(args: list[str]) -> dict:
+    proc = subprocess.run([sys.executable, *args], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_replay_bench_small():
+    figures = last_json([str(BENCH / "replay_bench.py"), "--events", "3000", "--repeat", "1"])
+    assert figures["benchmark"] == "replay" and figures["events"] == 3000
+    assert 0 < figures["actions_in_force"] < 3000
+    assert figures["replay_s_median"] > 0 and "meets_target" in figures
+
+
+@pytest.mark.gui
+def test_cold_start_bench_small():
+    assert os.environ.get("DISPLAY"), "needs an X display: run under Xvfb, as make test does"
+    figures = last_json([str(BENCH / "cold_start_bench.py"), "--runs", "1"])
+    assert figures["benchmark"] == "cold_start"
+    assert 0 < figures["first_frame_s_median"] <= figures["home_ready_s_median"]
+    assert figures["resumed_game_on_screen_s_median"] > 0
