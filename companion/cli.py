@@ -21,6 +21,7 @@ from typing import Sequence
 
 from . import __version__, storage
 from .errors import CompanionError, JournalTailError
+from .games.tekken import stage_data
 from .journal import read_events
 from .session import Session, replay
 
@@ -59,15 +60,12 @@ def cmd_replay(args: argparse.Namespace) -> int:
 def cmd_log(args: argparse.Namespace) -> int:
     events = _events(args.journal, args.ignore_torn_tail)
     fold = replay(events, args.journal)
-    rules = fold.rules
-    state = fold.initial
+    rules, states = fold.rules, fold.states
     print(f"{rules.title}: {args.journal}")
     for n, e in enumerate(fold.actions, start=1):
-        after = rules.apply(state, e.type, e.data)
         print(f"{n:4d}  {e.at[11:19] if len(e.at) >= 19 else e.at:8s}  "
-              f"{rules.describe(state, e.type, e.data, after)}")
-        state = after
-    print(f"      {rules.summary(state)}")
+              f"{rules.describe(states[n - 1], e.type, e.data, states[n])}")
+    print(f"      {rules.summary(fold.state)}")
     return 0
 
 
@@ -101,12 +99,7 @@ def new_tekken_setup(cfg, p1: str | None, p2: str | None, stage: str | None,
     except KeyError:
         raise CompanionError(f"unknown stage {stage!r} (config has: "
                              f"{', '.join(s.name for s in cfg.stages)})") from None
-    stage_data: dict = {"name": st.name}
-    if st.floor_break is not None:
-        fb = st.floor_break
-        stage_data["floor_break"] = {"cracked": fb.cracked, "empty": fb.empty,
-                                     "sides": list(fb.sides)}
-    return {"fighters": fighters, "stage": stage_data,
+    return {"fighters": fighters, "stage": stage_data(st),
             "rounds_to_win": rounds if rounds is not None else cfg.rounds_to_win,
             "offensive": offensive}
 

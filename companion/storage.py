@@ -17,7 +17,7 @@ from typing import Any
 
 from .config import dump_yaml, load_typed
 from .errors import CompanionError, JournalTailError
-from .games.tekken import TekkenConfig
+from .games.tekken import TekkenConfig, stage_data
 from .journal import read_events
 from .session import replay
 
@@ -71,19 +71,11 @@ def save_user_config(name: str, data: dict[str, Any], cls: type, root: Path | No
 
 def tekken_config_data(cfg: TekkenConfig) -> dict[str, Any]:
     """Plain data for writing a TekkenConfig back to YAML."""
-    def stage(s: Any) -> dict[str, Any]:
-        out: dict[str, Any] = {"name": s.name}
-        if s.floor_break is not None:
-            fb = s.floor_break
-            out["floor_break"] = {"cracked": fb.cracked, "empty": fb.empty,
-                                  "sides": list(fb.sides)}
-        return out
-
     return {
         "characters": [{"name": c.name, "max_hp": c.max_hp,
                         "max_hp_is_default": c.max_hp_is_default,
                         "rage_cards": list(c.rage_cards)} for c in cfg.characters],
-        "stages": [stage(s) for s in cfg.stages],
+        "stages": [stage_data(s) for s in cfg.stages],
         "rounds_to_win": cfg.rounds_to_win,
     }
 

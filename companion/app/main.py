@@ -51,7 +51,6 @@ Config.set("graphics", "resizable", "1")
 Config.set("input", "mouse", "mouse,multitouch_on_demand")
 Config.set("kivy", "exit_on_escape", "0")
 
-import json  # noqa: E402
 import random  # noqa: E402
 import sys  # noqa: E402
 import threading  # noqa: E402
@@ -69,7 +68,7 @@ from kivy.uix.screenmanager import FadeTransition, ScreenManager  # noqa: E402
 from .. import journal, storage  # noqa: E402
 from ..errors import CompanionError, IllegalActionError, JournalTailError  # noqa: E402
 from ..games.tekken import TekkenConfig  # noqa: E402
-from ..session import Session  # noqa: E402
+from ..session import Session, export_json  # noqa: E402
 from . import widgets  # noqa: E402
 from .screens.home import HomeScreen  # noqa: E402
 from .screens.saved_games import SavedGamesScreen  # noqa: E402
@@ -323,7 +322,7 @@ class CompanionApp(App):
         session = self.session
         if session is None:
             return
-        text = json.dumps(session.to_json(), indent=2, ensure_ascii=False)
+        text = export_json(session)
         stem = session.path.stem
 
         def work(root: Path) -> Path:

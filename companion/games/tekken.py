@@ -71,6 +71,15 @@ class StageConfig:
     floor_break: FloorBreakConfig | None = None
 
 
+def stage_data(stage: StageConfig) -> dict[str, Any]:
+    """A stage as plain data: the ``stage`` of a game's set-up, and its YAML form."""
+    out: dict[str, Any] = {"name": stage.name}
+    if stage.floor_break is not None:
+        fb = stage.floor_break
+        out["floor_break"] = {"cracked": fb.cracked, "empty": fb.empty, "sides": list(fb.sides)}
+    return out
+
+
 @dataclass(frozen=True)
 class TekkenConfig:
     """config/tekken.yaml."""

@@ -11,7 +11,7 @@ from kivy.lang import Builder
 from kivy.properties import BooleanProperty, ListProperty, NumericProperty, StringProperty
 from kivy.uix.screenmanager import Screen
 
-from ...games.tekken import RED_ZONE_HP, TekkenConfig
+from ...games.tekken import RED_ZONE_HP, TekkenConfig, stage_data
 from ..widgets import BigToggle
 
 DEFAULT_HINT = "(default — edit to match your card)"
@@ -108,15 +108,10 @@ class TekkenSetupScreen(Screen):
 
     # -- results -------------------------------------------------------------------------
     def setup_data(self) -> dict[str, Any]:
-        stage = self._cfg().stage(self.stage)
-        stage_data: dict[str, Any] = {"name": stage.name}
-        if stage.floor_break is not None:
-            fb = stage.floor_break
-            stage_data["floor_break"] = {"cracked": fb.cracked, "empty": fb.empty,
-                                         "sides": list(fb.sides)}
         return {"fighters": [{"name": n, "max_hp": int(hp)}
                              for n, hp in zip(self.names, self.hps)],
-                "stage": stage_data, "rounds_to_win": int(self.rounds_to_win),
+                "stage": stage_data(self._cfg().stage(self.stage)),
+                "rounds_to_win": int(self.rounds_to_win),
                 "offensive": int(self.offensive)}
 
     def start(self) -> None:
