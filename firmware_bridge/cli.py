@@ -1,0 +1,209 @@
+"""``python -m firmware_bridge``: ports, listen, simulate, soak."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from .discovery import UsbMatch, serial_ports
+from .events import LinkEvent, RollEvent
+from .link import Link
+from .rolls import MemoryRollStore, RollJournal, RollJournalError
+
+
+def _usb(text: str | None) -> UsbMatch:
+    if not text:
+        return UsbMatch()
+    parts = text.split(":")
+    try:
+        vid = int(parts[0], 16) if parts[0] else None
+        pid = int(parts[1], 16) if len(parts) > 1 and parts[1] else None
+    except ValueError as exc:
+        raise SystemExit(f"--usb {text!r}: write VID:PID[:SERIAL] in hex, e.g. 2E8A:000A") from exc
+    serial_number = parts[2] if len(parts) > 2 and parts[2] else None
+    return UsbMatch(vid, pid, serial_number)
+
+
+def cmd_ports(args: argparse.Namespace) -> int:
+    ports = serial_ports()
+    usb = _usb(args.usb)
+    for port in ports:
+        item = port.to_json()
+        item["matches"] = usb.matches(port)
+        print(json.dumps(item))
+    if not ports:
+        print("no serial ports found", file=sys.stderr)
+    return 0
+
+
+def cmd_listen(args: argparse.Namespace) -> int:
+    try:
+        store = RollJournal(args.journal) if args.journal else MemoryRollStore()
+    except RollJournalError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 5
+    done = threading.Event()
+    count = [0]
+    out_lock = threading.Lock()
+
+    def on_event(event: LinkEvent) -> None:
+        with out_lock:
+            print(json.dumps(event.to_json()), flush=True)
+        if isinstance(event, RollEvent):
+            count[0] += 1
+            if args.count and count[0] >= args.count:
+                done.set()
+
+    link = Link(args.url, store, on_event, usb=_usb(args.usb),
+                baudrates=[int(b) for b in args.baud.split(",")])
+    signal.signal(signal.SIGTERM, lambda *_: done.set())
+    link.start()
+    try:
+        done.wait(args.seconds if args.seconds else None)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        link.stop()
+        print(json.dumps({"event": "counters", **link.counters()}), flush=True)
+    return 0
+
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    from .sim import Faults, SimServer, SimTower, SocketTransport
+
+    faults = Faults.parse(args.faults or "")
+    tower = SimTower(seed=args.seed, ring_size=args.ring)
+    if args.socket:
+        host, _, port = args.socket.rpartition(":")
+        transport = SocketTransport(host or "127.0.0.1", int(port or 0))
+        where = transport.plug()
+    else:
+        from .ptyport import PtyPort
+
+        link = args.pty or os.path.join(tempfile.mkdtemp(prefix="dice-tower-"), "tower")
+        transport = PtyPort(link)
+        real = transport.plug()
+        where = str(transport.link)
+        print(f"# pty {real}", file=sys.stderr)
+    server = SimServer(tower, transport, faults=faults, seed=args.seed,
+                       log_frames=bool(args.frame_log)).start()
+    print(json.dumps({"serving": where, "boot_id": tower.boot_id}), flush=True)
+    stop = threading.Event()
+    if args.auto:
+        def auto() -> None:
+            while not stop.wait(args.auto):
+                server.roll(args.dice)
+        threading.Thread(target=auto, daemon=True).start()
+    made: list[tuple[int, int]] = []
+    for line in sys.stdin:
+        words = line.split()
+        if not words:
+            continue
+        cmd, rest = words[0], " ".join(words[1:])
+        reply: dict = {"ok": cmd}
+        try:
+            if cmd == "roll":
+                seq = server.roll(rest or args.dice)
+                made.append((tower.boot_id, seq))
+                if args.quiet:
+                    continue
+                reply.update(boot_id=tower.boot_id, seq=seq)
+            elif cmd == "reset":
+                server.reset()
+                reply.update(boot_id=tower.boot_id, t=time.monotonic())
+            elif cmd == "unplug":
+                server.unplug()
+                reply.update(t=time.monotonic())
+            elif cmd == "replug":
+                server.replug()
+                reply.update(t=server.plug_times[-1] if server.plug_times else time.monotonic())
+            elif cmd == "stats":
+                reply.update(rolls_made=tower.rolls_made, unacked=tower.unacked,
+                             dropped_total=tower.dropped_total, wire=server.wire.stats,
+                             dropped_writes=getattr(transport, "dropped_writes", 0))
+                if args.frame_log:
+                    Path(args.frame_log).write_text(json.dumps(
+                        {"frames": server.frame_log, "made": made}))
+            elif cmd == "quit":
+                break
+            else:
+                reply = {"error": f"unknown command {cmd!r}: roll [dice], reset, unplug, replug, stats, quit"}
+        except ValueError as exc:
+            reply = {"error": str(exc)}
+        print(json.dumps(reply), flush=True)
+    stop.set()
+    server.stop()
+    close = getattr(transport, "close", None)
+    if close:
+        close()
+    return 0
+
+
+def cmd_soak(args: argparse.Namespace) -> int:
+    from .soak import run_soak
+
+    result = run_soak(rolls=args.rolls, seed=args.seed, interval=args.interval,
+                      unplugs=args.unplugs, resets=args.resets, ring=args.ring,
+                      corrupt=args.corrupt, drop=args.drop, duplicate=args.duplicate,
+                      progress=not args.quiet)
+    print(json.dumps(result), flush=True)
+    return 0 if result["lost"] == 0 and result["duplicated"] == 0 else 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m firmware_bridge",
+                                     description="The dice tower link: list ports, listen, simulate, soak.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("ports", help="list candidate serial ports, one JSON line each")
+    p.add_argument("--usb", help="VID:PID[:SERIAL] (hex) to mark the matching port")
+    p.set_defaults(func=cmd_ports)
+
+    p = sub.add_parser("listen", help="connect and print one JSON line per roll and link event")
+    p.add_argument("url", nargs="?", default="auto",
+                   help="a port path, socket://HOST:PORT, sim://NAME, or auto (find by --usb)")
+    p.add_argument("--usb", help="VID:PID[:SERIAL] (hex) for auto")
+    p.add_argument("--journal", help="record rolls durably here (acknowledged only once fsynced); "
+                                     "without it rolls are acknowledged once printed")
+    p.add_argument("--baud", default="115200", help="baud rate, or a comma list to try in turn")
+    p.add_argument("--count", type=int, default=0, help="stop after this many rolls")
+    p.add_argument("--seconds", type=float, default=0, help="stop after this long")
+    p.set_defaults(func=cmd_listen)
+
+    p = sub.add_parser("simulate", help="serve a simulated tower on a pty or a TCP socket; "
+                                        "commands on stdin: roll [dice], reset, unplug, replug, stats, quit")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--pty", help="the stable path (symlink) to serve the pty at")
+    where.add_argument("--socket", help="HOST:PORT to listen on (port 0: any)")
+    p.add_argument("--seed", type=int)
+    p.add_argument("--ring", type=int, default=64, help="ring size (default 64)")
+    p.add_argument("--faults", help="e.g. drop=0.01,duplicate=0.01,corrupt=0.01,truncate=0,delay=0,ack_drop=0")
+    p.add_argument("--dice", default="takkure", help="default dice for roll: takkure, kotd, d6, spawn, "
+                                                     "or e.g. 'd12:red:7 d12:yellow:3'")
+    p.add_argument("--auto", type=float, default=0, help="roll by itself every this many seconds")
+    p.add_argument("--frame-log", help="on 'stats', write the send time of every roll frame here")
+    p.add_argument("--quiet", action="store_true", help="no reply line for roll commands")
+    p.set_defaults(func=cmd_simulate)
+
+    p = sub.add_parser("soak", help="the link soak: rolls through a faulty simulated tower over a pty")
+    p.add_argument("--rolls", type=int, default=10_000)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--interval", type=float, default=0.02, help="seconds between rolls")
+    p.add_argument("--unplugs", type=int, default=3)
+    p.add_argument("--resets", type=int, default=2)
+    p.add_argument("--ring", type=int, default=64)
+    p.add_argument("--corrupt", type=float, default=0.01, help="probability per frame of one flipped bit")
+    p.add_argument("--drop", type=float, default=0.01, help="probability per frame")
+    p.add_argument("--duplicate", type=float, default=0.01, help="probability per frame")
+    p.add_argument("--quiet", action="store_true")
+    p.set_defaults(func=cmd_soak)
+
+    args = parser.parse_args(argv)
+    return int(args.func(args) or 0)

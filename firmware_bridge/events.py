@@ -1,0 +1,162 @@
+"""What the dice tower link reports: plain frozen values, each with ``to_json()``.
+
+These are the events of docs/protocol.md, section 8. The reader thread creates them; the app
+receives them through one callback and crosses to its GUI thread itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class DieReading:
+    """One die of a roll, with its names resolved from the tower's HELLO_REPLY."""
+
+    slot: int
+    kind: str
+    face: str | None
+    colour: str | None
+    status: str  # "clean", "cocked" or "unreadable"
+
+    @property
+    def clean(self) -> bool:
+        return self.status == "clean"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"slot": self.slot, "kind": self.kind, "face": self.face,
+                "colour": self.colour, "status": self.status}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "DieReading":
+        return cls(int(data["slot"]), str(data["kind"]), data.get("face"), data.get("colour"),
+                   str(data.get("status", "clean")))
+
+
+@dataclass(frozen=True, slots=True)
+class LinkEvent:
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"event": EVENT_NAMES[type(self)]}
+        for name in self.__slots__:  # type: ignore[attr-defined]
+            value = getattr(self, name)
+            if isinstance(value, tuple):
+                value = [v.to_json() if hasattr(v, "to_json") else v for v in value]
+            out[name] = value
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class RollEvent(LinkEvent):
+    """A roll, recorded durably before this event exists."""
+
+    boot_id: int
+    seq: int
+    dice: tuple[DieReading, ...]
+    attempt: int = 0
+    late: bool = False  # a later roll of the same boot was recorded before this one
+    received_at: float = 0.0  # time.monotonic() when its last byte was read
+    recorded_at: float = 0.0  # time.monotonic() after it was fsynced
+
+    @property
+    def clean(self) -> bool:
+        return all(d.clean for d in self.dice)
+
+    @property
+    def key(self) -> tuple[int, int]:
+        return (self.boot_id, self.seq)
+
+    def text(self) -> str:
+        parts = []
+        for d in self.dice:
+            face = d.face if d.face is not None else "?"
+            colour = f"{d.colour} " if d.colour else ""
+            flag = "" if d.clean else f" ({d.status})"
+            parts.append(f"{colour}{d.kind} {face}{flag}")
+        return ", ".join(parts)
+
+
+@dataclass(frozen=True, slots=True)
+class Connected(LinkEvent):
+    port: str
+    boot_id: int
+    firmware: str
+    proto: str
+    next_seq: int
+    ring_size: int
+    kinds: tuple[str, ...] = field(default_factory=tuple)
+    colours: tuple[str, ...] = field(default_factory=tuple)
+    n_slots: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class RollsDropped(LinkEvent):
+    boot_id: int
+    first_seq: int
+    count: int
+    reason: str
+    declared_by: str  # "tower" or "host"
+
+
+@dataclass(frozen=True, slots=True)
+class RollsMissing(LinkEvent):
+    boot_id: int
+    seqs: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceReset(LinkEvent):
+    old_boot_id: int
+    new_boot_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class LinkLost(LinkEvent):
+    port: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Reconnecting(LinkEvent):
+    port: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class PortNotFound(LinkEvent):
+    port: str
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class PortBusy(LinkEvent):
+    port: str
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class HandshakeTimeout(LinkEvent):
+    port: str
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class ProtocolMismatch(LinkEvent):
+    port: str
+    tower_version: str
+    host_version: str
+
+
+EVENT_NAMES: dict[type, str] = {
+    RollEvent: "roll",
+    Connected: "connected",
+    RollsDropped: "rolls_dropped",
+    RollsMissing: "rolls_missing",
+    DeviceReset: "device_reset",
+    LinkLost: "link_lost",
+    Reconnecting: "reconnecting",
+    PortNotFound: "port_not_found",
+    PortBusy: "port_busy",
+    HandshakeTimeout: "handshake_timeout",
+    ProtocolMismatch: "protocol_mismatch",
+}

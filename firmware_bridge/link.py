@@ -1,0 +1,220 @@
+"""The one reader loop that owns the tower's port.
+
+:class:`Link` runs a thread that opens the port with ``serial.serial_for_url`` (real ports,
+pty paths, ``socket://``, ``loop://``, ``sim://``), feeds what it reads to a
+:class:`~firmware_bridge.protocol.HostProtocol`, writes that protocol's HELLOs and ACKs, and
+reconnects after any failure. Whatever the port throws after an unplug (``SerialException``,
+a bare ``OSError``, ``termios.error``) ends only the current connection, never the thread.
+
+Events go to ``on_event`` on the reader thread; a GUI must hop to its own thread there.
+"""
+
+from __future__ import annotations
+
+import errno
+import logging
+import termios
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import serial
+
+from . import urlhandlers  # noqa: F401  (registers sim://)
+from .discovery import PortNotFoundError, UsbMatch, resolve
+from .events import (Connected, HandshakeTimeout, LinkEvent, LinkLost, PortBusy, PortNotFound,
+                     ProtocolMismatch, Reconnecting)
+from .protocol import HostProtocol
+from .rolls import RollStore
+
+log = logging.getLogger(__name__)
+
+PORT_ERRORS: tuple[type[BaseException], ...] = (serial.SerialException, OSError, termios.error)
+REOPEN_INTERVAL = 0.2
+READ_TIMEOUT = 0.05
+
+
+class _Reconnect(Exception):
+    def __init__(self, reason: str, *, next_baud: bool = False) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.next_baud = next_baud
+
+
+def classify_open_error(port: str, exc: BaseException) -> LinkEvent:
+    """Port-not-found or port-busy, from what pyserial (or the OS) said."""
+    text = str(exc)
+    code = getattr(exc, "errno", None)
+    if code in (errno.ENOENT, errno.ENODEV, errno.ENXIO) or "No such file" in text \
+            or "could not open port" in text and "Errno 2" in text:
+        return PortNotFound(port, text)
+    if code in (errno.EBUSY, errno.EAGAIN, errno.EACCES) or "exclusively lock" in text \
+            or "busy" in text.lower() or "Errno 16" in text or "Errno 11" in text:
+        return PortBusy(port, text)
+    return PortNotFound(port, text)
+
+
+class Link:
+    def __init__(self, url: str | None, store: RollStore,
+                 on_event: Callable[[LinkEvent], None] | None = None, *,
+                 usb: UsbMatch = UsbMatch(), baudrates: Sequence[int] = (115200,),
+                 reopen_interval: float = REOPEN_INTERVAL) -> None:
+        self.url = url
+        self.usb = usb
+        self.baudrates = tuple(baudrates) or (115200,)
+        self.reopen_interval = reopen_interval
+        self.protocol = HostProtocol(store, port=url or "auto")
+        self._on_event = on_event
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._baud_index = 0
+        self.state = "stopped"
+        self.reason = ""
+        self.port_name = url or "auto"
+        self.reconnects = 0
+        self.opens = 0
+        self.last_reconnect_s: float | None = None
+        self._lost_at: float | None = None
+        self._opened_at: float | None = None
+        self._last_open_problem: str | None = None
+
+    # -- control --------------------------------------------------------------------------
+    def start(self) -> "Link":
+        if self._thread is None:
+            self._stop.clear()
+            self._thread = threading.Thread(target=self._run, name="dice-tower-link", daemon=True)
+            self._thread.start()
+        return self
+
+    def stop(self, timeout: float = 2.0) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+            self._thread = None
+        self._set_state("stopped", "")
+
+    def __enter__(self) -> "Link":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def counters(self) -> dict[str, Any]:
+        d = self.protocol.decoder.counters
+        p = self.protocol.counters
+        return {"crc_errors": d.crc_errors, "bad_frames": d.bad_frames,
+                "oversized_frames": d.oversized_frames, "frames": d.frames,
+                "retransmits": p.retransmits, "duplicates": p.duplicates,
+                "rolls_recorded": p.rolls_recorded, "drops_declared": p.drops_declared,
+                "rolls_lost": p.rolls_lost, "resets": p.resets, "reconnects": self.reconnects}
+
+    # -- internals ------------------------------------------------------------------------
+    def _emit(self, event: LinkEvent) -> None:
+        if self._on_event is not None:
+            try:
+                self._on_event(event)
+            except Exception:  # a listener's bug must not take the link down
+                log.exception("dice tower event listener failed on %r", event)
+
+    def _set_state(self, state: str, reason: str) -> None:
+        self.state, self.reason = state, reason
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self._connect_once()
+            except _Reconnect as exc:
+                if exc.next_baud:
+                    self._baud_index = (self._baud_index + 1) % len(self.baudrates)
+            except Exception as exc:  # never let the thread die: report and start over
+                log.exception("dice tower link: unexpected error")
+                self._lost(f"unexpected error: {exc!r}")
+            self._stop.wait(self.reopen_interval)
+
+    def _lost(self, reason: str) -> None:
+        if self.state in ("connected", "connecting"):
+            self._emit(LinkLost(self.port_name, reason))
+            self._lost_at = time.monotonic()
+            self._set_state("reconnecting", reason)
+            self._emit(Reconnecting(self.port_name, reason))
+
+    def _connect_once(self) -> None:
+        try:
+            url = resolve(self.url, self.usb)
+        except PortNotFoundError as exc:
+            self._open_failed(PortNotFound(self.url or "auto", str(exc)))
+            return
+        self.port_name = url
+        self.protocol.port = url
+        try:
+            port = serial.serial_for_url(url, baudrate=self.baudrates[self._baud_index],
+                                         timeout=READ_TIMEOUT, write_timeout=1.0, exclusive=True)
+        except PORT_ERRORS as exc:
+            self._open_failed(classify_open_error(url, exc))
+            return
+        self.opens += 1
+        self._last_open_problem = None
+        self._opened_at = time.monotonic()
+        if self.state != "connected":
+            self._set_state("connecting", "")
+        try:
+            self._pump(port)
+        except PORT_ERRORS as exc:
+            self._lost(f"{type(exc).__name__}: {exc}")
+        finally:
+            try:
+                port.close()
+            except PORT_ERRORS:
+                pass
+
+    def _open_failed(self, event: LinkEvent) -> None:
+        key = f"{type(event).__name__}:{getattr(event, 'detail', '')}"
+        if key != self._last_open_problem:  # say it once per outage, not five times a second
+            self._last_open_problem = key
+            self._emit(event)
+        if self.state in ("connected", "connecting"):
+            self._lost(getattr(event, "detail", ""))
+        if self.state not in ("reconnecting",):
+            self._set_state("not_found" if isinstance(event, PortNotFound) else "busy",
+                            getattr(event, "detail", ""))
+
+    def _pump(self, port: serial.SerialBase) -> None:
+        proto = self.protocol
+        proto.begin(time.monotonic())
+        port.write(proto.take_output())
+        while not self._stop.is_set():
+            waiting = port.in_waiting
+            data = port.read(waiting if waiting else 1)
+            now = time.monotonic()
+            events = proto.feed(data, now) if data else []
+            events += proto.tick(now)
+            out = proto.take_output()
+            if out:
+                port.write(out)
+            for event in events:
+                self._handle(event, now)
+
+    def _handle(self, event: LinkEvent, now: float) -> None:
+        if isinstance(event, Connected):
+            if self._lost_at is not None:
+                self.reconnects += 1
+                self.last_reconnect_s = now - self._lost_at
+                self._lost_at = None
+            self._set_state("connected", "")
+        elif isinstance(event, ProtocolMismatch):
+            self._set_state("mismatch", f"the tower speaks protocol {event.tower_version}, "
+                                        f"this app {event.host_version}")
+        self._emit(event)
+        if isinstance(event, LinkLost):
+            self._lost_at = now
+            self._set_state("reconnecting", event.reason)
+            self._emit(Reconnecting(self.port_name, event.reason))
+            raise _Reconnect(event.reason)
+        if isinstance(event, HandshakeTimeout):
+            self._set_state("reconnecting", event.detail)
+            raise _Reconnect(event.detail, next_baud=len(self.baudrates) > 1)

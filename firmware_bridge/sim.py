@@ -1,0 +1,447 @@
+"""A simulated dice tower: protocol 1.0's tower side in CPython, with fault injection.
+
+:class:`SimTower` is the tower's logic (ring, resends with backoff, heartbeats, drop notices,
+ring kept across resets as if in non-volatile memory); it does no I/O. :class:`FaultyWire`
+sits between it and a transport and drops, duplicates, corrupts, truncates or delays frames.
+:class:`SimServer` drives both on a thread over a :class:`~firmware_bridge.ptyport.PtyPort`
+(``simulate --pty``), a TCP socket (``simulate --socket``) or in-process (``sim://`` URLs,
+see ``urlhandlers/protocol_sim.py``).
+
+The reference firmware (``firmware/``) is a separate implementation of the same spec, so the
+two check each other against the host.
+"""
+
+from __future__ import annotations
+
+import random
+import socket
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Callable, Protocol
+
+from . import messages as m
+from .codec import FrameDecoder, encode_frame
+
+FIRMWARE = "sim 1.0.0"
+D6 = m.DieKind("d6", tuple(str(i) for i in range(1, 7)))
+D12 = m.DieKind("d12", tuple(str(i) for i in range(1, 13)))
+KOTD = m.DieKind("kotd", ("CLAW", "HEART", "ENERGY", "FAME", "DESTRUCTION", "POWER"))
+SPAWN = m.DieKind("spawn", ("TILE_UNDER_YOU", "POWER_UP_ON_SPAWN", "TILE_ON_SPAWN",
+                            "TILE_ON_SPAWN_2", "NO_SPAWN", "NO_SPAWN_2"))
+KINDS = (D6, D12, KOTD, SPAWN)
+COLOURS = ("red", "yellow", "white", "black")
+N_SLOTS = 8
+DEFAULT_RING = 32
+
+DICE_SETS: dict[str, list[tuple[str, str | None]]] = {
+    "takkure": [("d12", "red")] * 3 + [("d12", "yellow")] * 3,
+    "kotd": [("kotd", "black")] * 6,
+    "d6": [("d6", "white")] * 2,
+    "spawn": [("spawn", "white")],
+}
+"""Named dice sets for random rolls: (kind, colour) per die."""
+
+
+def _kind_index(name: str) -> int:
+    for i, kind in enumerate(KINDS):
+        if kind.name == name:
+            return i
+    raise ValueError(f"unknown die kind {name!r}; the simulated tower reads "
+                     + ", ".join(k.name for k in KINDS))
+
+
+def parse_dice(spec: str, rng: random.Random) -> tuple[m.Die, ...]:
+    """``"takkure"`` (a named set, random faces), or dice like ``d12:red:7 kotd:-:CLAW
+    d12:yellow:?cocked d6:white:?unreadable`` (kind:colour:face, ``-`` = colour unknown)."""
+    spec = spec.strip()
+    if spec in DICE_SETS:
+        dice = []
+        for slot, (kind_name, colour) in enumerate(DICE_SETS[spec]):
+            k = _kind_index(kind_name)
+            dice.append(m.Die(slot, k, rng.randrange(len(KINDS[k].faces)),
+                              COLOURS.index(colour) if colour else m.NONE, m.CLEAN))
+        return tuple(dice)
+    dice = []
+    for slot, token in enumerate(spec.split()):
+        parts = token.split(":")
+        if len(parts) != 3:
+            raise ValueError(f"die {token!r}: write kind:colour:face, e.g. d12:red:7")
+        kind_name, colour, face = parts
+        k = _kind_index(kind_name)
+        colour_i = m.NONE if colour in ("-", "") else COLOURS.index(colour)
+        status = m.CLEAN
+        if face.startswith("?"):
+            status = {"?cocked": m.COCKED, "?unreadable": m.UNREADABLE}.get(face)
+            if status is None:
+                raise ValueError(f"die {token!r}: ?cocked or ?unreadable")
+            face_i = m.NONE
+        elif face == "*":
+            face_i = rng.randrange(len(KINDS[k].faces))
+        else:
+            if face not in KINDS[k].faces:
+                raise ValueError(f"die {token!r}: {kind_name} has faces {', '.join(KINDS[k].faces)}")
+            face_i = KINDS[k].faces.index(face)
+        dice.append(m.Die(slot, k, face_i, colour_i, status))
+    if not dice:
+        raise ValueError("a roll needs at least one die")
+    if len(dice) > N_SLOTS:
+        raise ValueError(f"{len(dice)} dice; the tray has {N_SLOTS} slots")
+    return tuple(dice)
+
+
+@dataclass
+class _Pending:
+    roll: m.Roll | None
+    drop: m.Dropped | None
+    due: float
+    wait: float
+    attempts: int = 0
+
+
+@dataclass
+class NonVolatile:
+    """What survives a reset of the simulated tower: its ring (as flash or RTC memory would)."""
+
+    ring: list[tuple[int, m.Roll]] = field(default_factory=list)  # (order, roll)
+    boots: int = 0
+
+
+class SimTower:
+    RESEND_FIRST = 0.2
+    RESEND_MAX = 2.0
+    HEARTBEAT = 1.0
+
+    def __init__(self, *, ring_size: int = DEFAULT_RING, seed: int | None = None,
+                 nv: NonVolatile | None = None, clock: Callable[[], float] = time.monotonic) -> None:
+        self.rng = random.Random(seed)
+        self.ring_size = max(1, ring_size)
+        self.nv = nv if nv is not None else NonVolatile()
+        self.clock = clock
+        self.decoder = FrameDecoder()
+        self._lock = threading.RLock()
+        self.rolls_made = 0
+        self.dropped_total = 0
+        self.frames_out: list[tuple[int, int, int, float]] = []  # filled by the server if asked
+        self.boot()
+
+    # -- state --------------------------------------------------------------------------
+    def boot(self) -> None:
+        """Power on (or reset): new boot id, ring restored, an unprompted HELLO_REPLY."""
+        with self._lock:
+            self.nv.boots += 1
+            self.boot_id = self.rng.randrange(1, 2**32)
+            self.booted_at = self.clock()
+            self.next_seq = 0
+            self.dropped_total = 0
+            now = self.clock()
+            self._queue: deque[bytes] = deque()
+            self._pending: dict[tuple[int, int], _Pending] = {}
+            self._order = 0
+            for order, roll in sorted(self.nv.ring, key=lambda t: t[0]):
+                self._pending[(roll.boot_id, roll.seq)] = _Pending(roll, None, now, self.RESEND_FIRST)
+                self._order = max(self._order, order + 1)
+            self._next_heartbeat = now + self.HEARTBEAT
+            self._queue.append(self._hello_reply(0))
+
+    def _hello_reply(self, nonce: int) -> bytes:
+        return m.HelloReply(m.PROTO_MAJOR, m.PROTO_MINOR, nonce, self.boot_id, self.next_seq,
+                            self.ring_size, FIRMWARE, COLOURS, KINDS, N_SLOTS).pack()
+
+    def _persist(self) -> None:
+        self.nv.ring = [(i, p.roll) for i, p in enumerate(self._pending.values()) if p.roll]
+
+    @property
+    def unacked(self) -> int:
+        with self._lock:
+            return sum(1 for p in self._pending.values() if p.roll is not None)
+
+    # -- inputs -------------------------------------------------------------------------
+    def roll(self, dice: tuple[m.Die, ...]) -> int:
+        """A throw landed in the tray: store it in the ring, then send it."""
+        with self._lock:
+            now = self.clock()
+            seq = self.next_seq
+            self.next_seq += 1
+            self.rolls_made += 1
+            roll = m.Roll(self.boot_id, seq, int((now - self.booted_at) * 1000), 0, dice)
+            rolls = [k for k, p in self._pending.items() if p.roll is not None]
+            if len(rolls) >= self.ring_size:
+                oldest = rolls[0]
+                del self._pending[oldest]
+                self.dropped_total += 1
+                drop = m.Dropped(oldest[0], oldest[1], 1, m.DROP_OVERFLOW)
+                self._pending[("drop", oldest)] = _Pending(  # type: ignore[index]
+                    None, drop, now + self.RESEND_FIRST, 2 * self.RESEND_FIRST)
+                self._queue.append(drop.pack())
+            self._pending[(self.boot_id, seq)] = _Pending(roll, None, now + self.RESEND_FIRST,
+                                                          2 * self.RESEND_FIRST)
+            self._persist()
+            self._queue.append(roll.pack())
+            return seq
+
+    def feed(self, data: bytes) -> None:
+        """Bytes from the host."""
+        with self._lock:
+            for packet in self.decoder.feed(data):
+                try:
+                    msg = m.parse(packet)
+                except m.BadMessage:
+                    continue
+                if isinstance(msg, m.Hello):
+                    self._queue.append(self._hello_reply(msg.nonce))
+                    now = self.clock()
+                    for p in self._pending.values():  # resend all now, waits back to 200 ms
+                        p.due, p.wait = now, self.RESEND_FIRST
+                elif isinstance(msg, m.Ack):
+                    key = (msg.boot_id, msg.seq)
+                    if self._pending.pop(key, None) is not None:
+                        self._persist()
+                    self._pending.pop(("drop", key), None)  # type: ignore[arg-type]
+
+    def poll(self) -> list[bytes]:
+        """Packets (``type | body``) to send now: queued ones, due resends, the heartbeat."""
+        with self._lock:
+            now = self.clock()
+            out = list(self._queue)
+            self._queue.clear()
+            for p in self._pending.values():  # insertion order = oldest first
+                if p.due <= now:
+                    p.attempts += 1
+                    if p.roll is not None:
+                        out.append(replace(p.roll, attempt=min(p.attempts, 255)).pack())
+                    elif p.drop is not None:
+                        out.append(p.drop.pack())
+                    p.due = now + p.wait
+                    p.wait = min(p.wait * 2, self.RESEND_MAX)
+            if now >= self._next_heartbeat:
+                self._next_heartbeat = now + self.HEARTBEAT
+                out.append(m.Heartbeat(self.boot_id, self.next_seq,
+                                       int((now - self.booted_at) * 1000) & 0xFFFFFFFF,
+                                       self.unacked, self.dropped_total).pack())
+            return out
+
+
+@dataclass
+class Faults:
+    """Per-frame probabilities for tower -> host traffic (``corrupt``: one bit of one byte of
+    the frame is flipped; ``ack_drop``: a host -> tower write is lost)."""
+
+    drop: float = 0.0
+    duplicate: float = 0.0
+    corrupt: float = 0.0
+    truncate: float = 0.0
+    delay: float = 0.0
+    delay_max_s: float = 0.05
+    ack_drop: float = 0.0  # host -> tower frames lost
+
+    @classmethod
+    def parse(cls, text: str) -> "Faults":
+        """``drop=0.01,duplicate=0.01,corrupt=0.01`` -> Faults."""
+        faults = cls()
+        for item in filter(None, (p.strip() for p in text.split(","))):
+            name, _, value = item.partition("=")
+            if not hasattr(faults, name):
+                raise ValueError(f"unknown fault {name!r}; known: drop, duplicate, corrupt, "
+                                 "truncate, delay, delay_max_s, ack_drop")
+            setattr(faults, name, float(value))
+        return faults
+
+
+class FaultyWire:
+    """Turns packets into wire bytes, damaging them as :class:`Faults` says."""
+
+    def __init__(self, faults: Faults, rng: random.Random) -> None:
+        self.faults = faults
+        self.rng = rng
+        self._delayed: list[tuple[float, bytes]] = []
+        self.stats = {"dropped": 0, "duplicated": 0, "corrupted": 0, "truncated": 0, "delayed": 0}
+
+    def _corrupt(self, frame: bytes) -> bytes:
+        """With probability ``corrupt``, flip one bit of one byte (the delimiter included)."""
+        if not self.faults.corrupt or self.rng.random() >= self.faults.corrupt:
+            return frame
+        out = bytearray(frame)
+        out[self.rng.randrange(len(out))] ^= 1 << self.rng.randrange(8)
+        self.stats["corrupted"] += 1
+        return bytes(out)
+
+    def frames(self, packets: list[bytes], now: float) -> list[bytes]:
+        f, rng = self.faults, self.rng
+        out: list[bytes] = []
+        for packet in packets:
+            frame = encode_frame(packet)
+            if f.drop and rng.random() < f.drop:
+                self.stats["dropped"] += 1
+                continue
+            if f.truncate and rng.random() < f.truncate:
+                self.stats["truncated"] += 1
+                frame = frame[:rng.randrange(1, len(frame))]  # no delimiter: it merges with the next
+            copies = 2 if f.duplicate and rng.random() < f.duplicate else 1
+            if copies == 2:
+                self.stats["duplicated"] += 1
+            for _ in range(copies):
+                wire = self._corrupt(frame)
+                if f.delay and rng.random() < f.delay:
+                    self.stats["delayed"] += 1
+                    self._delayed.append((now + rng.uniform(0, f.delay_max_s), wire))
+                else:
+                    out.append(wire)
+        if self._delayed:
+            due = [w for t, w in self._delayed if t <= now]
+            self._delayed = [(t, w) for t, w in self._delayed if t > now]
+            out.extend(due)
+        return out
+
+    def keep_ack(self) -> bool:
+        return not (self.faults.ack_drop and self.rng.random() < self.faults.ack_drop)
+
+
+class Transport(Protocol):
+    def write(self, data: bytes) -> bool: ...
+    def read(self, timeout: float) -> bytes: ...
+
+
+class SocketTransport:
+    """One TCP client at a time (``socket://host:port`` on the host side)."""
+
+    def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
+        self.server = socket.create_server((host, port))
+        self.server.settimeout(0)
+        self.address = self.server.getsockname()
+        self.conn: socket.socket | None = None
+
+    def _accept(self) -> None:
+        try:
+            conn, _ = self.server.accept()
+        except (BlockingIOError, socket.timeout, OSError):
+            return
+        if self.conn is not None:
+            self.conn.close()
+        conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        conn.setblocking(True)
+        self.conn = conn
+
+    def write(self, data: bytes) -> bool:
+        self._accept()
+        if self.conn is None:
+            return False
+        try:
+            self.conn.sendall(data)
+            return True
+        except OSError:
+            self.conn = None
+            return False
+
+    def read(self, timeout: float) -> bytes:
+        self._accept()
+        conn = self.conn
+        if conn is None:
+            time.sleep(timeout)
+            return b""
+        conn.settimeout(timeout)
+        try:
+            data = conn.recv(4096)
+        except socket.timeout:
+            return b""
+        except OSError:
+            self.conn = None
+            return b""
+        if not data:
+            self.conn = None
+        return data
+
+    def unplug(self) -> None:
+        if self.conn is not None:
+            self.conn.close()
+            self.conn = None
+
+    def plug(self) -> str:
+        return f"socket://{self.address[0]}:{self.address[1]}"
+
+    def close(self) -> None:
+        self.unplug()
+        self.server.close()
+
+
+class SimServer:
+    """Runs a :class:`SimTower` over a transport on a thread; rolls and faults on demand."""
+
+    def __init__(self, tower: SimTower, transport: Transport, *, faults: Faults | None = None,
+                 seed: int | None = None, log_frames: bool = False) -> None:
+        self.tower = tower
+        self.transport = transport
+        self.wire = FaultyWire(faults or Faults(), random.Random(seed))
+        self.log_frames = log_frames
+        self.frame_log: list[tuple[int, int, int, float]] = []  # (boot, seq, attempt, t_written)
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+        self.plug_times: list[float] = []
+
+    def start(self) -> "SimServer":
+        self._thread = threading.Thread(target=self._run, name="sim-tower", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(2)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            data = self.transport.read(0.005)
+            if data and self.wire.keep_ack():
+                self.tower.feed(data)
+            self.flush()
+
+    def flush(self) -> None:
+        with self._lock:
+            packets = self.tower.poll()
+            if not packets:
+                return
+            now = time.monotonic()
+            frames = self.wire.frames(packets, now)
+            if not frames:
+                return
+            ok = self.transport.write(b"".join(frames))
+            if ok and self.log_frames:
+                t = time.monotonic()
+                for packet in packets:
+                    if packet[0] == m.ROLL:
+                        r = m.parse(packet)
+                        assert isinstance(r, m.Roll)
+                        self.frame_log.append((r.boot_id, r.seq, r.attempt, t))
+
+    def roll(self, spec: str = "takkure") -> int:
+        seq = self.tower.roll(parse_dice(spec, self.tower.rng))
+        self.flush()
+        return seq
+
+    def reset(self) -> None:
+        self.tower.boot()
+        self.flush()
+
+    def unplug(self) -> None:
+        unplug = getattr(self.transport, "unplug", None)
+        if unplug is not None:
+            unplug()
+
+    def replug(self) -> None:
+        plug = getattr(self.transport, "plug", None)
+        if plug is not None:
+            plug()
+            self.plug_times.append(time.monotonic())
+
+
+def pty_server(link: str | Path, **kwargs) -> SimServer:
+    """A simulated tower on a fresh pty reachable at ``link`` (started)."""
+    from .ptyport import PtyPort
+
+    port = PtyPort(link)
+    port.plug()
+    tower_kwargs = {k: kwargs.pop(k) for k in ("ring_size", "nv") if k in kwargs}
+    return SimServer(SimTower(seed=kwargs.get("seed"), **tower_kwargs), port, **kwargs).start()

@@ -1,0 +1,10 @@
+"""pyserial URL handlers of the bridge; importing this package registers them.
+
+``serial.serial_for_url("sim://demo")`` then opens an in-process simulated tower
+(``protocol_sim.py``), exactly as ``socket://`` or ``loop://`` open pyserial's own.
+"""
+
+import serial
+
+if __name__ not in serial.protocol_handler_packages:
+    serial.protocol_handler_packages.append(__name__)
