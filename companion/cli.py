@@ -114,19 +114,22 @@ def cmd_new(args: argparse.Namespace) -> int:
     print(path)
     if args.no_app:
         return 0
-    return _run_app(args.data_dir)
+    return _run_app(args.data_dir, args.tower)
 
 
-def _run_app(data_dir: Path | None) -> int:
+def _run_app(data_dir: Path | None, tower: str | None = None) -> int:
     storage.load_tekken_config(data_dir)  # validate config before any window opens
+    from .app.tower_config import load_tower_config
+
+    load_tower_config(data_dir)
     from .app.main import run_app  # Kivy is imported only when the app runs
 
-    run_app(data_dir)
+    run_app(data_dir, tower)
     return 0
 
 
 def cmd_app(args: argparse.Namespace) -> int:
-    return _run_app(args.data_dir)
+    return _run_app(args.data_dir, args.tower)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -136,6 +139,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--data-dir", type=Path, default=None,
                         help="where games and settings are kept (default: $COMPANION_HOME "
                              "or ~/.local/share/tabletop-companion)")
+    parser.add_argument("--tower", default=None, metavar="URL",
+                        help="dice tower port or URL (a path, socket://HOST:PORT, sim://demo); "
+                             "default: config/dice_tower.yaml (find by USB ids, else simulate)")
     parser.set_defaults(func=cmd_app)
     sub = parser.add_subparsers(dest="command")
 

@@ -31,6 +31,10 @@ S = TypeVar("S")
 START = "game.start"
 UNDO = "session.undo"
 REDO = "session.redo"
+ROLL = "dice.roll"
+"""A physical roll from the dice tower, recorded in the open game's journal. For a game whose
+rules take rolls (``ROLL in rules.event_types``) it is an action like any other; for the others
+it is a fact in the log that undo does not touch."""
 META_TYPES = frozenset({START, UNDO, REDO})
 
 
@@ -63,6 +67,8 @@ class _Replay(Generic[S]):
         self.actions: list[Event] = []
         self.states: list[S] = [rules.initial(start.data)]  # states[i]: after i actions
         self.redo_stack: list[Event] = []
+        self.rolls: list[Event] = []  # dice.roll events the rules do not take
+        self.roll_keys: set[tuple[int, int]] = set()
 
     @property
     def initial(self) -> S:
@@ -81,6 +87,10 @@ class _Replay(Generic[S]):
         if clear_redo:
             self.redo_stack.clear()
 
+    def note_roll(self, event: Event) -> None:
+        self.rolls.append(event)
+        self.roll_keys.add((int(event.data["boot_id"]), int(event.data["seq"])))
+
     def pop(self) -> Event:
         event = self.actions.pop()
         self.states.pop()
@@ -97,6 +107,8 @@ class _Replay(Generic[S]):
             if not self.redo_stack:
                 raise IllegalActionError("nothing to redo")
             self.push(self.redo_stack.pop(), clear_redo=False)
+        elif event.type == ROLL and ROLL not in self.rules.event_types:
+            self.note_roll(event)
         else:
             self.push(event)
 
@@ -125,7 +137,7 @@ def _replay(events: list[Event], file: str, expected_game: str | None) -> _Repla
         raise JournalError(file, 1, f"bad game.start: {exc}") from None
     allowed = rules.event_types
     for lineno, event in enumerate(events[1:], start=2):
-        if event.type not in allowed and event.type not in (UNDO, REDO):
+        if event.type not in allowed and event.type not in (UNDO, REDO, ROLL):
             owner = event.type.split(".", 1)[0]
             hint = (f" (an event of the game {owner!r})" if owner in GAMES and owner != game
                     else "")
@@ -203,10 +215,36 @@ class Session(Generic[S]):
         return self._fold.start
 
     def log(self) -> list[LogEntry]:
-        """The readable action log of the actions in force, oldest first."""
+        """The readable action log of the actions in force (and the dice tower's rolls),
+        oldest first."""
         describe, states = self.rules.describe, self._fold.states
-        return [LogEntry(e.seq, e.at, describe(states[i], e.type, e.data, states[i + 1]))
-                for i, e in enumerate(self._fold.actions)]
+        entries = [LogEntry(e.seq, e.at, describe(states[i], e.type, e.data, states[i + 1]))
+                   for i, e in enumerate(self._fold.actions)]
+        if self._fold.rolls:
+            entries += [LogEntry(e.seq, e.at, roll_text(e.data)) for e in self._fold.rolls]
+            entries.sort(key=lambda entry: entry.seq)
+        return entries
+
+    @property
+    def rolls(self) -> tuple[Event, ...]:
+        """Dice tower rolls recorded in this game that its rules do not take as actions."""
+        return tuple(self._fold.rolls)
+
+    def record_roll(self, boot_id: int, seq: int, dice: list[dict[str, Any]]) -> Event | None:
+        """Record one physical roll in this game's journal, once: a roll already recorded
+        (same tower boot and roll number) is ignored and ``None`` returned."""
+        key = (int(boot_id), int(seq))
+        if key in self._fold.roll_keys or any(
+                (a.data.get("boot_id"), a.data.get("seq")) == key
+                for a in self._fold.actions if a.type == ROLL):
+            return None
+        data = {"boot_id": key[0], "seq": key[1], "dice": list(dice)}
+        if ROLL in self.rules.event_types:
+            return self.do(ROLL, **data)
+        event = self._journal.append(ROLL, data)
+        self._fold.note_roll(event)
+        self._changed()
+        return event
 
     def next_undo_text(self) -> str | None:
         """What an undo would take back, for the undo button's label."""
@@ -284,6 +322,17 @@ class Session(Generic[S]):
         self._fold.push(event, clear_redo=False)
         self._changed()
         return event
+
+
+def roll_text(data: Mapping[str, Any]) -> str:
+    """"Dice tower: red d12 7, yellow d12 ? (cocked)"."""
+    parts = []
+    for die in data.get("dice", []):
+        colour = f"{die['colour']} " if die.get("colour") else ""
+        face = die.get("face") if die.get("face") is not None else "?"
+        status = die.get("status", "clean")
+        parts.append(f"{colour}{die.get('kind', '?')} {face}" + ("" if status == "clean" else f" ({status})"))
+    return "Dice tower: " + (", ".join(parts) or "no dice")
 
 
 def export_json(session: Session, *, reveal_hidden: bool = False) -> str:

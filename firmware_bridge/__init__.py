@@ -1,1 +1,8 @@
-"""The dice tower link (codec, link, discovery, simulator, firmware). Built under issue 4."""
+"""The dice tower link: protocol 1.0 (docs/protocol.md) on the host side, a simulated tower,
+and the reference firmware.
+
+Layers, each usable alone: ``codec`` (bytes <-> packets), ``messages`` (packets <-> typed
+messages), ``protocol`` (the host's state machine, no I/O), ``link`` (the one reader loop that
+owns the port), ``rolls`` (the fsynced roll journal). Nothing here imports Kivy or
+``companion``.
+"""

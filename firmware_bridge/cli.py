@@ -183,7 +183,7 @@ def main(argv: list[str] | None = None) -> int:
     where.add_argument("--pty", help="the stable path (symlink) to serve the pty at")
     where.add_argument("--socket", help="HOST:PORT to listen on (port 0: any)")
     p.add_argument("--seed", type=int)
-    p.add_argument("--ring", type=int, default=64, help="ring size (default 64)")
+    p.add_argument("--ring", type=int, default=32, help="ring size (default 32, as the spec)")
     p.add_argument("--faults", help="e.g. drop=0.01,duplicate=0.01,corrupt=0.01,truncate=0,delay=0,ack_drop=0")
     p.add_argument("--dice", default="takkure", help="default dice for roll: takkure, kotd, d6, spawn, "
                                                      "or e.g. 'd12:red:7 d12:yellow:3'")
@@ -198,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--interval", type=float, default=0.02, help="seconds between rolls")
     p.add_argument("--unplugs", type=int, default=3)
     p.add_argument("--resets", type=int, default=2)
-    p.add_argument("--ring", type=int, default=64)
+    p.add_argument("--ring", type=int, default=32)
     p.add_argument("--corrupt", type=float, default=0.01, help="probability per frame of one flipped bit")
     p.add_argument("--drop", type=float, default=0.01, help="probability per frame")
     p.add_argument("--duplicate", type=float, default=0.01, help="probability per frame")

@@ -58,10 +58,10 @@ def classify_open_error(port: str, exc: BaseException) -> LinkEvent:
 class Link:
     def __init__(self, url: str | None, store: RollStore,
                  on_event: Callable[[LinkEvent], None] | None = None, *,
-                 usb: UsbMatch = UsbMatch(), baudrates: Sequence[int] = (115200,),
+                 usb: UsbMatch | None = None, baudrates: Sequence[int] = (115200,),
                  reopen_interval: float = REOPEN_INTERVAL) -> None:
         self.url = url
-        self.usb = usb
+        self.usb = usb or UsbMatch()
         self.baudrates = tuple(baudrates) or (115200,)
         self.reopen_interval = reopen_interval
         self.protocol = HostProtocol(store, port=url or "auto")

@@ -57,7 +57,7 @@ def _percentile(values: list[float], q: float) -> float:
 
 
 def run_soak(*, rolls: int = 10_000, seed: int = 1, interval: float = 0.02, unplugs: int = 3,
-             resets: int = 2, ring: int = 64, corrupt: float = 0.01, drop: float = 0.01,
+             resets: int = 2, ring: int = 32, corrupt: float = 0.01, drop: float = 0.01,
              duplicate: float = 0.01, unplug_s: float = 0.5, settle_s: float = 30.0,
              progress: bool = False, workdir: str | None = None) -> dict[str, Any]:
     tmp = Path(workdir or tempfile.mkdtemp(prefix="dice-soak-"))

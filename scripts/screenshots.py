@@ -30,7 +30,7 @@ def main(out_dir: str) -> int:
     from kivy.base import EventLoop, runTouchApp
     from kivy.core.window import Window
 
-    app = CompanionApp(data_root=home)
+    app = CompanionApp(data_root=home, tower_url="sim://shots?seed=5")
     app.new_game_rng = random.Random(SEED)
     app._run_prepare()
     runTouchApp(embedded=True)
@@ -59,7 +59,7 @@ def main(out_dir: str) -> int:
         os.replace(written, out / f"{name}.png")
         print(out / f"{name}.png")
 
-    settle(lambda: app.status == "ready")
+    settle(lambda: app.status == "ready" and app.tower_state == "connected")
     shot("home")
     app.go("tekken_setup")
     settle(lambda: app.root.current == "tekken_setup")
@@ -118,6 +118,19 @@ def main(out_dir: str) -> int:
     app.go("saved")
     settle(lambda: app.root.current == "saved" and app.root.get_screen("saved").games)
     shot("saved-games")
+
+    # The dice panel after a few throws of the simulated tower, the last with a cocked die.
+    from firmware_bridge.urlhandlers import protocol_sim
+
+    tower = protocol_sim.hub("shots")
+    app.go("dice")
+    settle(lambda: app.root.current == "dice")
+    for spec in ("kotd", "d6", "takkure", "d12:red:7 d12:red:12 d12:red:?cocked "
+                 "d12:yellow:3 d12:yellow:9 d12:yellow:1"):
+        before = app.last_roll_text
+        tower.roll(spec)
+        settle(lambda before=before: app.last_roll_text != before)
+    shot("dice-panel", wait=0.3)
     app.stop()
     return 0
 

@@ -31,7 +31,7 @@ def wait_for(cond: Callable[[], Any], timeout: float = 5.0, what: str = "") -> A
             pump(2)
             return value
         if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what or cond}")
+            raise AssertionError(f"timed out waiting for {what() if callable(what) else what or cond}")
         time.sleep(0.005)
 
 

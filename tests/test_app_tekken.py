@@ -18,6 +18,8 @@ from tests.gui_support import plain, pump, tap, wait_for
 pytestmark = pytest.mark.gui
 
 SEED = 20261122
+TOWER_NAME = f"gui{os.getpid()}"
+TOWER_URL = f"sim://{TOWER_NAME}?seed=9"
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +33,7 @@ def app(tmp_path_factory):
 
     from kivy.base import runTouchApp
 
-    the_app = CompanionApp(data_root=home)
+    the_app = CompanionApp(data_root=home, tower_url=TOWER_URL)
     from kivy.core.window import Window
     assert tuple(Window.size) == (1280, 800)
     the_app._run_prepare()
@@ -396,3 +398,75 @@ def test_screen_never_shows_hidden_tokens(app):
     app.go("home")
     wait_for(lambda: on_screen(app, "home"))
     assert Window.allow_screensaver is True
+
+
+# -- the dice tower panel ---------------------------------------------------------------------
+
+def _hub():
+    from firmware_bridge.urlhandlers import protocol_sim
+
+    return protocol_sim.hub(TOWER_NAME)
+
+
+def test_dice_panel_shows_the_link_and_the_last_roll(app):
+    close_popups(app)
+    app.go("home")
+    wait_for(lambda: on_screen(app, "home"), what="home")
+    wait_for(lambda: app.tower_state == "connected",
+             what=lambda: f"the simulated tower connects ({app.tower_state}: {app.tower_detail})")
+    chip = screen(app, "home").ids.tower
+    assert plain(chip.text) == "Dice tower: Connected"
+    tap(chip)
+    wait_for(lambda: on_screen(app, "dice"), what="dice panel")
+    dice = screen(app, "dice")
+    assert plain(dice.ids.state.text) == "Connected"
+    assert "sim 1.0.0" in dice.ids.detail.text
+    assert dice.ids.sim_roll.opacity == 1
+    before = len(app.roll_history)
+    tap(dice.ids.sim_roll)
+    wait_for(lambda: len(app.roll_history) == before + 1, what="the roll")
+    faces = list(reversed(dice.ids.last_roll.children))
+    recorded = app.roll_journal.recent_rolls(1)[0]
+    assert [f.text for f in faces] == [d.face for d in recorded.dice]
+    assert [f.caption for f in faces] == ["red d12"] * 3 + ["yellow d12"] * 3
+    assert recorded.text() in dice.ids.history.text
+
+
+def test_cocked_die_is_flagged_not_hidden(app):
+    app.go("dice")
+    wait_for(lambda: on_screen(app, "dice"), what="dice panel")
+    _hub().roll("d12:red:?cocked d12:yellow:3")
+    wait_for(lambda: app.last_roll_unclean, what="the cocked roll")
+    faces = list(reversed(screen(app, "dice").ids.last_roll.children))
+    assert [(f.text, f.caption) for f in faces] == [("?", "COCKED"), ("3", "yellow d12")]
+    assert tuple(faces[0].ring) != (0, 0, 0, 0)
+
+
+def test_unplug_shows_reconnecting_then_connected(app):
+    app.go("dice")
+    wait_for(lambda: on_screen(app, "dice"), what="dice panel")
+    _hub().unplug()
+    wait_for(lambda: app.tower_state in ("reconnecting", "not_found"), what="link lost")
+    assert plain(screen(app, "dice").ids.state.text) in ("Reconnecting…", "Not found")
+    _hub().replug()
+    wait_for(lambda: app.tower_state == "connected", what="reconnected")
+
+
+def test_a_roll_reaches_the_open_game_once_and_survives_undo(app):
+    new_game(app)
+    app.session.do("tekken.adjust_hp", player=0, delta=-1)
+    _hub().roll("d12:red:7 d12:yellow:12")
+    wait_for(lambda: app.session.rolls, what="the roll in the game")
+    session = app.session
+    (event,) = session.rolls
+    assert event.type == "dice.roll"
+    assert [d["face"] for d in event.data["dice"]] == ["7", "12"]
+    assert session.log()[-1].text == "Dice tower: red d12 7, yellow d12 12"
+    lines = session.path.read_text().splitlines()
+    assert sum('"dice.roll"' in line for line in lines) == 1
+    # the same roll again (an app restart while the tower resends) is not recorded twice
+    assert session.record_roll(event.data["boot_id"], event.data["seq"], event.data["dice"]) is None
+    app.undo()  # takes back the HP change recorded before the roll, not the roll
+    pump(3)
+    assert session.state.fighters[0].hp == session.state.fighters[0].max_hp
+    assert len(session.rolls) == 1 and not session.can_undo

@@ -36,3 +36,12 @@ def test_cold_start_bench_small():
     assert figures["benchmark"] == "cold_start"
     assert 0 < figures["first_frame_s_median"] <= figures["home_ready_s_median"]
     assert figures["resumed_game_on_screen_s_median"] > 0
+
+
+def test_dice_soak_small():
+    """200 rolls with the full fault mix (3 unplugs, 2 resets): nothing lost, nothing doubled."""
+    figures = last_json([str(BENCH / "soak_bench.py"), "--rolls", "200", "--seed", "3"])
+    assert figures["benchmark"] == "dice_soak"
+    assert figures["rolls_sent"] == 200 == figures["rolls_recorded"] + figures["declared_dropped"]
+    assert figures["lost"] == 0 and figures["duplicated"] == 0
+    assert figures["reconnects"] == 3 and figures["resets"] == 2

@@ -248,3 +248,38 @@ def test_creating_never_overwrites_an_existing_game(tmp_path):
     new_session(tmp_path)
     with pytest.raises(FileExistsError):
         new_session(tmp_path)
+
+
+# -- dice tower rolls in a game that takes no dice -----------------------------------------
+
+ROLL_DICE = [{"slot": 0, "kind": "d12", "face": "7", "colour": "red", "status": "clean"},
+             {"slot": 1, "kind": "d12", "face": None, "colour": "yellow", "status": "cocked"}]
+
+
+def test_a_roll_is_recorded_once_logged_and_replayed(tmp_path):
+    path = tmp_path / "g.jsonl"
+    s = Session.create(path, "tekken", SETUP, random.Random(1))
+    s.do("tekken.adjust_hp", player=1, delta=-2)
+    event = s.record_roll(77, 0, ROLL_DICE)
+    assert event is not None and event.type == "dice.roll"
+    assert s.record_roll(77, 0, ROLL_DICE) is None  # the same tower roll again
+    assert s.log()[-1].text == "Dice tower: red d12 7, yellow d12 ? (cocked)"
+    s.undo()  # undoes the HP change, not the roll
+    assert s.state.fighters[1].hp == s.state.fighters[1].max_hp
+    assert len(s.rolls) == 1 and not s.can_undo
+    s.close()
+    again = Session.open(path)
+    assert [e.data for e in again.rolls] == [event.data]
+    assert again.record_roll(77, 0, ROLL_DICE) is None  # still once after reopening
+    assert again.state == s.state
+    again.close()
+
+
+def test_a_malformed_roll_line_is_named(tmp_path):
+    path = tmp_path / "g.jsonl"
+    Session.create(path, "tekken", SETUP, random.Random(1)).close()
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write(json.dumps({"seq": 2, "type": "dice.roll", "data": {"dice": []},
+                             "at": "2026-11-22T10:00:00Z"}) + "\n")
+    with pytest.raises(JournalError, match=r"g.jsonl:2: dice.roll: malformed data .*boot_id"):
+        Session.open(path)

@@ -61,7 +61,8 @@ from kivy.app import App  # noqa: E402
 from kivy.clock import Clock  # noqa: E402
 from kivy.core.window import Window  # noqa: E402
 from kivy.metrics import dp  # noqa: E402
-from kivy.properties import ObjectProperty, StringProperty  # noqa: E402
+from kivy.properties import (BooleanProperty, ListProperty, ObjectProperty,  # noqa: E402
+                             StringProperty)
 from kivy.uix.popup import Popup  # noqa: E402
 from kivy.uix.screenmanager import FadeTransition, ScreenManager  # noqa: E402
 
@@ -69,6 +70,12 @@ from .. import journal, storage  # noqa: E402
 from ..errors import CompanionError, IllegalActionError, JournalTailError  # noqa: E402
 from ..games.tekken import TekkenConfig  # noqa: E402
 from ..session import Session, export_json  # noqa: E402
+from .tower_config import choose_url, load_tower_config  # noqa: E402
+from firmware_bridge import events as tower_events  # noqa: E402
+from firmware_bridge.link import Link  # noqa: E402
+from firmware_bridge.rolls import RollJournal  # noqa: E402
+from firmware_bridge.sim import DICE_SETS  # noqa: E402
+from .screens.dice import DiceScreen  # noqa: E402
 from . import widgets  # noqa: E402
 from .screens.home import HomeScreen  # noqa: E402
 from .screens.saved_games import SavedGamesScreen  # noqa: E402
@@ -86,10 +93,24 @@ class CompanionApp(App):
     session = ObjectProperty(None, allownone=True)     # the open companion.session.Session
     tekken_config = ObjectProperty(None, allownone=True)
     status = StringProperty("")                        # "", "loading", "ready"
+    # the dice tower, as the reader thread last reported it (set on the GUI thread only)
+    tower_state = StringProperty("stopped")
+    tower_detail = StringProperty("")
+    tower_simulated = BooleanProperty(False)
+    last_roll = ListProperty([])                       # dice of the last roll, as dicts
+    last_roll_text = StringProperty("")
+    last_roll_unclean = BooleanProperty(False)
+    roll_history = ListProperty([])                    # newest first, readable lines
+    sim_dice = StringProperty("takkure")
 
-    def __init__(self, data_root: Path | None = None, **kwargs: Any) -> None:
+    def __init__(self, data_root: Path | None = None, tower_url: str | None = None,
+                 **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.data_root = Path(data_root) if data_root else storage.data_dir()
+        self.tower_url = tower_url
+        self.tower_link: Link | None = None
+        self.roll_journal: RollJournal | None = None
+        self._tower_starting = False
         # Tests and the screenshot script set this to a seeded random.Random so the hidden
         # breakage tokens are reproducible; None means a system RNG.
         self.new_game_rng: random.Random | None = None
@@ -107,6 +128,7 @@ class CompanionApp(App):
         sm.add_widget(TekkenSetupScreen(name="tekken_setup"))
         sm.add_widget(TekkenGameScreen(name="tekken_game"))
         sm.add_widget(SavedGamesScreen(name="saved"))
+        sm.add_widget(DiceScreen(name="dice"))
         return sm
 
     def on_start(self) -> None:
@@ -144,6 +166,10 @@ class CompanionApp(App):
 
     def on_stop(self) -> None:
         Window.allow_screensaver = True
+        if self.tower_link is not None:
+            self.tower_link.stop()
+        if self.roll_journal is not None:
+            self.roll_journal.close()
         if self.session is not None:
             self.session.close()
 
@@ -154,6 +180,9 @@ class CompanionApp(App):
     def _startup_done(self, result: tuple[TekkenConfig, storage.SavedGame | None]) -> None:
         self.tekken_config, last = result
         self.status = "ready"
+        if self.tower_link is None and not self._tower_starting:
+            self._tower_starting = True  # one link per app: it owns the port
+            self.in_background(self._tower_io, self._start_tower, self._tower_failed)
         if last is not None:
             self.open_game(last.path)
         else:
@@ -163,6 +192,93 @@ class CompanionApp(App):
     def _startup_failed(self, exc: BaseException) -> None:
         self.status = "ready"
         self.show_error("Could not start", str(exc))
+
+    # -- the dice tower ------------------------------------------------------------------
+    def _tower_io(self, root: Path) -> tuple[Any, str | None, bool, str, RollJournal]:
+        cfg = load_tower_config(root)
+        url, simulated, why = choose_url(cfg, self.tower_url)
+        return cfg, url, simulated, why, RollJournal(root / "rolls.jsonl")
+
+    def _tower_failed(self, exc: BaseException) -> None:
+        self.tower_state = "stopped"
+        self.tower_detail = f"The dice tower is off: {exc}"
+        self.toast(self.tower_detail)
+
+    def _start_tower(self, result: tuple[Any, str | None, bool, str, RollJournal]) -> None:
+        cfg, url, simulated, why, journal = result
+        self.roll_journal = journal
+        self.tower_simulated = simulated
+        self.tower_detail = ("Simulated tower: " if simulated else "") + why
+        self.roll_history = [r.text() for r in reversed(journal.recent_rolls(12))]
+        self.tower_link = Link(url, journal, self._tower_event, usb=cfg.usb_match,
+                               baudrates=cfg.baudrates).start()
+        self.tower_state = "connecting"
+
+    def _tower_event(self, event: tower_events.LinkEvent) -> None:
+        """Called on the link's reader thread: the one crossing point to the GUI thread."""
+        Clock.schedule_once(lambda dt: self._on_tower_event(event), 0)
+
+    def _on_tower_event(self, event: tower_events.LinkEvent) -> None:
+        link = self.tower_link
+        if link is None:
+            return
+        self.tower_state = link.state
+        if isinstance(event, tower_events.Connected):
+            self.tower_detail = (("Simulated tower " if self.tower_simulated else "")
+                                 + f"{event.firmware} on {event.port}, protocol {event.proto}")
+        elif isinstance(event, tower_events.RollEvent):
+            self._on_roll(event)
+        elif isinstance(event, tower_events.RollsDropped):
+            n = event.count
+            self.toast(f"The dice tower lost {n} roll{'s' if n > 1 else ''} "
+                       f"({event.reason}): roll again")
+        elif isinstance(event, tower_events.DeviceReset):
+            self.banner("The dice tower restarted")
+        elif hasattr(event, "reason"):
+            self.tower_detail = f"{event.reason} — retrying"  # type: ignore[attr-defined]
+        elif hasattr(event, "detail"):
+            self.tower_detail = event.detail  # type: ignore[attr-defined]
+        elif isinstance(event, tower_events.ProtocolMismatch):
+            self.tower_detail = (f"The tower speaks protocol {event.tower_version}; this app "
+                                 f"{event.host_version}. Update the tower's firmware.")
+        if self.root is not None and self.root.current == "dice":
+            self.root.get_screen("dice").refresh()
+
+    def _on_roll(self, roll: tower_events.RollEvent) -> None:
+        dice = [d.to_json() for d in roll.dice]
+        self.last_roll = dice
+        self.last_roll_text = roll.text()
+        self.last_roll_unclean = not roll.clean
+        self.roll_history = [roll.text()] + list(self.roll_history[:11])
+        if self.root is not None:
+            self.root.get_screen("dice").refresh()
+        if self.session is not None:
+            try:
+                self.session.record_roll(roll.boot_id, roll.seq, dice)
+            except (IllegalActionError, OSError) as exc:
+                self.toast(f"The roll is in the dice history but not in the game: {exc}")
+        if self.root is not None and self.root.current != "dice":
+            self.banner(f"Dice: {roll.text()}")
+
+    def simulated_roll(self) -> None:
+        """The demo's "Roll" button: the in-process simulated tower throws ``sim_dice``."""
+        link = self.tower_link
+        if link is None or not (link.url or "").startswith("sim://"):
+            return
+        from firmware_bridge.urlhandlers import protocol_sim
+
+        name, _ = protocol_sim.parse_url(link.url)
+        protocol_sim.hub(name).roll(self.sim_dice)
+
+    def next_sim_dice(self) -> None:
+        names = list(DICE_SETS)
+        self.sim_dice = names[(names.index(self.sim_dice) + 1) % len(names)]
+
+    def go_back_from_dice(self) -> None:
+        if self.session is not None:
+            self.go(GAME_SCREENS[self.session.game])
+        else:
+            self.go("home")
 
     # -- threads -------------------------------------------------------------------------
     def in_background(self, work: Callable[..., Any], done: Callable[[Any], None],
@@ -413,9 +529,9 @@ class CompanionApp(App):
         return self.confirm(message, lambda: None, ok_text="OK", cancel_text="", title=title)
 
 
-def run_app(data_root: Path | None = None) -> None:
+def run_app(data_root: Path | None = None, tower_url: str | None = None) -> None:
     """Start the tablet app on ``data_root`` (default: $COMPANION_HOME)."""
-    CompanionApp(data_root=data_root).run()
+    CompanionApp(data_root=data_root, tower_url=tower_url).run()
 
 
 if __name__ == "__main__":

@@ -1,0 +1,24 @@
+"""Colours and words for dice and the tower's link state (shared by .kv rules)."""
+
+from __future__ import annotations
+
+DIE_COLOURS = {
+    "red": (0.78, 0.13, 0.13, 1),
+    "yellow": (0.93, 0.76, 0.12, 1),
+    "white": (0.92, 0.92, 0.9, 1),
+    "black": (0.16, 0.16, 0.18, 1),
+}
+UNKNOWN_COLOUR = (0.45, 0.47, 0.52, 1)
+STATE_LOOK = {
+    "connected": ("Connected", (0.20, 0.72, 0.35, 1)),
+    "connecting": ("Connecting…", (1.0, 0.62, 0.15, 1)),
+    "reconnecting": ("Reconnecting…", (1.0, 0.62, 0.15, 1)),
+    "not_found": ("Not found", (0.88, 0.18, 0.18, 1)),
+    "busy": ("Port busy", (0.88, 0.18, 0.18, 1)),
+    "mismatch": ("Wrong protocol", (0.88, 0.18, 0.18, 1)),
+    "stopped": ("Off", (0.38, 0.40, 0.45, 1)),
+}
+
+
+def state_look(state: str) -> tuple[str, tuple[float, float, float, float]]:
+    return STATE_LOOK.get(state, (state or "Off", (0.38, 0.40, 0.45, 1)))

@@ -1,0 +1,59 @@
+"""The dice tower panel: connection state with its reason, the last roll as dice, the history.
+
+Everything shown here comes from properties of the App that the tower's reader thread updates
+through one crossing point (``CompanionApp._tower_event``, scheduled on the Kivy clock).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kivy.lang import Builder
+from kivy.properties import ColorProperty, StringProperty
+from kivy.uix.label import Label
+from kivy.uix.screenmanager import Screen
+
+from ..dice_look import DIE_COLOURS, UNKNOWN_COLOUR
+
+
+class DieFace(Label):
+    """One die: its face name big on the die's own colour; amber ring and a word when the
+    tower could not read it cleanly."""
+
+    die_bg = ColorProperty(UNKNOWN_COLOUR)
+    ring = ColorProperty((0, 0, 0, 0))
+    caption = StringProperty("")
+
+    @classmethod
+    def of(cls, die: dict) -> "DieFace":
+        colour = die.get("colour")
+        bg = DIE_COLOURS.get(colour or "", UNKNOWN_COLOUR)
+        dark_text = colour in ("yellow", "white")
+        face = die.get("face") if die.get("face") is not None else "?"
+        status = die.get("status", "clean")
+        widget = cls(text=str(face), die_bg=bg,
+                     color=(0.08, 0.08, 0.1, 1) if dark_text else (1, 1, 1, 1))
+        widget.caption = f"{colour or ''} {die.get('kind', '')}".strip()
+        if status != "clean":
+            widget.ring = (1.0, 0.62, 0.15, 1)
+            widget.caption = status.upper()
+        return widget
+
+
+class DiceScreen(Screen):
+    def on_pre_enter(self, *args) -> None:
+        self.refresh()
+
+    def refresh(self, *args) -> None:
+        from kivy.app import App
+
+        app = App.get_running_app()
+        if app is None:
+            return
+        row = self.ids.last_roll
+        row.clear_widgets()
+        for die in app.last_roll:
+            row.add_widget(DieFace.of(die))
+
+
+Builder.load_file(str(Path(__file__).with_name("dice.kv")))

@@ -1,0 +1,73 @@
+"""The dice tower as the app configures it: which port, which USB ids, the simulated fallback.
+
+Kivy-free (the CLI checks it before a window opens). The link itself is ``firmware_bridge``;
+only ``companion.app`` imports it, as DESIGN.md wants.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from firmware_bridge.discovery import PortNotFoundError, UsbMatch, find_tower
+
+from .. import storage
+from ..config import load_typed
+
+SIM_URL = "sim://demo"
+
+
+@dataclass(frozen=True)
+class UsbIds:
+    vid: int | None = None
+    pid: int | None = None
+    serial_number: str | None = None
+
+    def validate(self) -> tuple[str, str] | None:
+        for key in ("vid", "pid"):
+            value = getattr(self, key)
+            if value is not None and not 0 <= value <= 0xFFFF:
+                return key, f"{value:#x} is not a 16-bit USB id (0 to 0xFFFF)"
+        return None
+
+
+@dataclass(frozen=True)
+class DiceTowerConfig:
+    port: str = "auto"
+    usb: UsbIds = field(default_factory=UsbIds)
+    baudrates: tuple[int, ...] = (115200,)
+    simulate_when_absent: bool = True
+
+    def validate(self) -> tuple[str, str] | None:
+        if not self.port.strip():
+            return "port", "empty: write auto, a port path or a URL"
+        if not self.baudrates:
+            return "baudrates", "needs at least one baud rate"
+        for i, baud in enumerate(self.baudrates):
+            if not 300 <= baud <= 4_000_000:
+                return f"baudrates[{i}]", f"{baud} is not a serial baud rate"
+        return None
+
+    @property
+    def usb_match(self) -> UsbMatch:
+        return UsbMatch(self.usb.vid, self.usb.pid, self.usb.serial_number)
+
+
+def load_tower_config(root: Path | None = None) -> DiceTowerConfig:
+    return load_typed(DiceTowerConfig, storage.config_path("dice_tower", root))
+
+
+def choose_url(cfg: DiceTowerConfig, override: str | None = None) -> tuple[str | None, bool, str]:
+    """(url for the link, simulated?, why). ``None`` as url means "find by USB ids on every
+    reconnect" (the device node may change on replug)."""
+    if override:
+        return override, override.startswith("sim://"), "given on the command line"
+    if cfg.port != "auto":
+        return cfg.port, cfg.port.startswith("sim://"), "from dice_tower.yaml"
+    try:
+        port = find_tower(cfg.usb_match)
+    except PortNotFoundError as exc:
+        if cfg.simulate_when_absent:
+            return SIM_URL, True, f"no tower plugged in ({exc})"
+        return None, False, str(exc)
+    return None, False, f"found at {port.device}"

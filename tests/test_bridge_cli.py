@@ -1,0 +1,65 @@
+"""``python -m firmware_bridge``: ports, listen, simulate (the soak has its smoke test)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from firmware_bridge.cli import main
+
+
+def test_ports_lists_json_lines(capsys):
+    assert main(["ports", "--usb", "2E8A:0005"]) == 0
+    out = capsys.readouterr()
+    for line in out.out.splitlines():
+        item = json.loads(line)
+        assert {"device", "vid", "pid", "matches"} <= set(item)
+    if not out.out:
+        assert "no serial ports found" in out.err
+
+
+def test_listen_prints_rolls_and_link_events(tmp_path):
+    """`simulate` serves a tower on a pty; `listen` prints one JSON line per event."""
+    link = tmp_path / "tower"
+    sim = subprocess.Popen([sys.executable, "-m", "firmware_bridge", "simulate", "--pty", str(link),
+                            "--seed", "4"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        served = json.loads(sim.stdout.readline())
+        assert served["serving"] == str(link)
+        listen = subprocess.Popen([sys.executable, "-m", "firmware_bridge", "listen", str(link),
+                                   "--journal", str(tmp_path / "rolls.jsonl"), "--count", "2",
+                                   "--seconds", "20"], stdout=subprocess.PIPE, text=True)
+        first = json.loads(listen.stdout.readline())
+        assert first["event"] == "connected" and first["firmware"] == "sim 1.0.0"
+        for spec in ("d12:red:7 d12:yellow:1", "kotd:black:CLAW"):
+            sim.stdin.write(f"roll {spec}\n")
+            sim.stdin.flush()
+            assert json.loads(sim.stdout.readline())["ok"] == "roll"
+        out, _ = listen.communicate(timeout=20)
+        events = [json.loads(x) for x in out.splitlines()]
+        rolls = [e for e in events if e["event"] == "roll"]
+        assert [[d["face"] for d in r["dice"]] for r in rolls] == [["7", "1"], ["CLAW"]]
+        assert events[-1]["event"] == "counters" and events[-1]["rolls_recorded"] == 2
+        assert len((tmp_path / "rolls.jsonl").read_text().splitlines()) == 2
+    finally:
+        sim.stdin.write("quit\n")
+        sim.stdin.flush()
+        sim.wait(5)
+
+
+def test_simulate_refuses_a_bad_roll_with_the_reason(tmp_path):
+    sim = subprocess.run([sys.executable, "-m", "firmware_bridge", "simulate", "--pty",
+                          str(tmp_path / "t")], input="roll d12:red:13\nroll d7:red:1\nquit\n",
+                         capture_output=True, text=True, timeout=20)
+    lines = [json.loads(x) for x in sim.stdout.splitlines()[1:]]
+    assert "d12 has faces 1, 2" in lines[0]["error"]
+    assert "unknown die kind 'd7'" in lines[1]["error"]
+
+
+def test_listen_names_a_missing_port(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "firmware_bridge", "listen",
+                           str(tmp_path / "nope"), "--seconds", "1"],
+                          capture_output=True, text=True, timeout=20)
+    events = [json.loads(x) for x in proc.stdout.splitlines()]
+    assert events[0]["event"] == "port_not_found" and "nope" in events[0]["detail"]
