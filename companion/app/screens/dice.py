@@ -13,6 +13,7 @@ from kivy.properties import ColorProperty, StringProperty
 from kivy.uix.label import Label
 from kivy.uix.screenmanager import Screen
 
+from .. import widgets  # noqa: F401  (its <Label> rule must load before the rules below)
 from ..dice_look import DIE_COLOURS, UNKNOWN_COLOUR
 
 
