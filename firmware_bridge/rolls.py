@@ -75,6 +75,7 @@ class RollJournal:
         self.dropped_keys: set[tuple[int, int]] = set()
         self.history: list[dict[str, Any]] = []
         self.repaired: Path | None = None
+        self.fsync_ms: list[float] = []  # how long each fsync took: the floor of a roll's latency
         self._load()
         self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
 
@@ -117,7 +118,11 @@ class RollJournal:
         with self._lock:
             os.write(self._fd, line)
             if self._fsync:
+                t = time.perf_counter()
                 os.fsync(self._fd)
+                self.fsync_ms.append((time.perf_counter() - t) * 1000)
+                if len(self.fsync_ms) > 100_000:
+                    del self.fsync_ms[:50_000]
             self.history.append(item)
             if len(self.history) > 1000:
                 del self.history[:500]
