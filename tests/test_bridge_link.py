@@ -155,8 +155,9 @@ def test_reset_with_rolls_in_flight_loses_and_doubles_nothing(tower, journal, tm
     assert len((tmp_path / "rolls.jsonl").read_text().splitlines()) == 4
 
 
-def test_duplicated_and_reordered_frames(tmp_path, journal):
-    t = SimPtyTower(tmp_path, faults=Faults(duplicate=0.3, delay=0.3, delay_max_s=0.2))
+def test_duplicated_reordered_and_truncated_frames(tmp_path, journal):
+    t = SimPtyTower(tmp_path, faults=Faults(duplicate=0.3, delay=0.3, delay_max_s=0.2,
+                                            truncate=0.1))
     rec = Recorder()
     try:
         with Link(t.path, journal, rec) as link:
@@ -168,7 +169,8 @@ def test_duplicated_and_reordered_frames(tmp_path, journal):
     finally:
         t.stop()
     assert sorted(r.seq for r in rec.rolls()) == list(range(30))
-    assert t.server.wire.stats["duplicated"] > 0 and t.server.wire.stats["delayed"] > 0
+    stats = t.server.wire.stats
+    assert stats["duplicated"] > 0 and stats["delayed"] > 0 and stats["truncated"] > 0
     assert link.counters()["duplicates"] > 0
     assert len(journal.keys) == 30
 
@@ -301,3 +303,35 @@ def test_sim_url_in_process():
         rec.wait(lambda: len(rec.rolls()) == 1, what="a roll")
     protocol_sim.forget(name)
     assert rec.rolls()[0].dice[0].face == "NO_SPAWN"
+
+
+def test_a_tower_of_another_major_version_is_refused(tmp_path, journal):
+    from firmware_bridge import messages as m
+    from firmware_bridge.codec import encode_frame
+    from firmware_bridge.events import ProtocolMismatch
+
+    port = PtyPort(tmp_path / "tower")
+    port.plug()
+    stop = threading.Event()
+    reply = m.HelloReply(2, 3, 0, 77, 0, 32, "future 2.3", (), (m.DieKind("d6", tuple("123456")),), 1)
+    roll = m.Roll(77, 0, 0, 0, (m.Die(0, 0, 5),))
+
+    def future_tower():
+        while not stop.is_set():
+            port.write(encode_frame(reply.pack()) + encode_frame(roll.pack()))
+            time.sleep(0.1)
+
+    th = threading.Thread(target=future_tower, daemon=True)
+    th.start()
+    rec = Recorder()
+    try:
+        with Link(str(port.link), journal, rec) as link:
+            rec.wait(lambda: rec.of(ProtocolMismatch), what="protocol mismatch")
+            time.sleep(0.5)
+            assert link.state == "mismatch" and "protocol 2.3" in link.reason
+            assert len(rec.of(ProtocolMismatch)) == 1 and rec.rolls() == []
+            assert not journal.keys
+    finally:
+        stop.set()
+        th.join()
+        port.unplug()
