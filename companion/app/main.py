@@ -367,6 +367,14 @@ class CompanionApp(App):
                      title="Saved game damaged")
 
     def _show_session(self, session: Session) -> None:
+        if session.game not in GAME_SCREENS:
+            title = session.rules.title
+            session.close()
+            self.show_error("Not on the tablet yet",
+                            f"This is a {title} game. Its screen is not built yet; follow it with "
+                            f"`companion log {session.path}`.")
+            self.go("home")
+            return
         if self.session is not None and self.session is not session:
             self.session.close()
         self.session = session

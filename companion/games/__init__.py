@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .takkure import RULES as TAKKURE
 from .tekken import RULES as TEKKEN
 
-GAMES = {TEKKEN.name: TEKKEN}
+GAMES = {TEKKEN.name: TEKKEN, TAKKURE.name: TAKKURE}

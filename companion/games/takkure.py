@@ -1,0 +1,874 @@
+"""Takkure: the pure rules engine of the match tracker.
+
+Follows ``shared/rules/takkure.md`` (rulebook ``shared/seeds/takkure.en.txt``). The companion
+tracks what coaches otherwise keep with tokens: fatigue (active, inactive, permanent), wounds,
+grounded, the ball, activation tokens, the time dashboard, halves, score, injuries and their
+lasting stat changes, and team skill tokens. Moves on the pitch stay on the pitch.
+
+Teams are numbered 0 and 1; players by their line-up index 0..3 within a team. Every state is
+a frozen value. Decisions where the rulebook is silent or unclear are marked ``DECISION`` and
+listed in docs/events.md; each has a test.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any, Literal, Mapping
+
+from ..errors import IllegalActionError
+from .base import evolve
+from . import takkure_dice as dice
+
+POSITIONS = ("Wing", "Scrum-Half", "Full-Back", "Forward")
+POSITION_SKILLS = ("Side step", "Precise Pass", "Onslaught", "Defensive Vision", "Expert Tackler")
+TEAM_SKILLS = ("yamato", "teriomorphs", "none")
+STATS = ("mov_attack", "mov_defense", "bac", "bac_try", "str", "ref", "int", "prt", "bdy")
+STAT_NAMES = {"mov_attack": "MOV (attack)", "mov_defense": "MOV (defense)", "bac": "BaC",
+              "bac_try": "BaC (try)", "str": "STR", "ref": "REF", "int": "INT", "prt": "PRT",
+              "bdy": "BDY"}
+FATIGUE_HITS = ("str", "bac", "bac_try", "ref", "int")  # -1 with 3 active fatigue tokens
+MAX_FATIGUE = 4
+TIME_START_BOX = 5
+GRANT = 4
+
+Phase = Literal["kickoff", "play", "halftime", "over"]
+Status = Literal["field", "injured", "out"]
+
+# ----------------------------------------------------------------------------- roster config
+
+
+@dataclass(frozen=True)
+class SkillConfig:
+    name: str
+    training: bool = False
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class PlayerCard:
+    """One player card (config). Ranges are ours: the rulebook prints cards, not limits."""
+
+    name: str
+    mov: tuple[float, float]
+    bac: tuple[int, int]
+    str: int
+    ref: int
+    int: int
+    prt: int
+    bdy: int
+    base_mm: int
+    positions: tuple[str, ...]
+    position_skill: str
+    skills: tuple[SkillConfig, ...] = ()
+    defaults: tuple[str, ...] = ()  # fields whose value is ours, not the printed card's
+
+    def validate(self) -> tuple[str, str] | None:
+        if not self.name.strip():
+            return ("name", "a player needs a name")
+        for i, key in enumerate(self.defaults):
+            if key not in ("mov", "bac", "str", "ref", "int", "prt", "bdy", "base_mm",
+                           "positions", "position_skill", "skills"):
+                return (f"defaults[{i}]", f"{key!r} is not a field of a player card")
+        for i, value in enumerate(self.mov):
+            if not 0 < value <= 12:
+                return (f"mov[{i}]", f"{value} is not a movement in inches (above 0, at most 12)")
+        for i, value in enumerate(self.bac):
+            if not 1 <= value <= 12:
+                return (f"bac[{i}]", f"{value} is out of range (1 to 12)")
+        for key in ("str", "ref", "int", "bdy"):
+            value = getattr(self, key)
+            if not 1 <= value <= 12:
+                return (key, f"{value} is out of range (1 to 12)")
+        if not 0 <= self.prt <= 12:
+            return ("prt", f"{self.prt} is out of range (0 to 12)")
+        if not 20 <= self.base_mm <= 80:
+            return ("base_mm", f"{self.base_mm} mm is not a base size (20 to 80)")
+        if not self.positions:
+            return ("positions", "list at least one position the player can line up in")
+        for i, pos in enumerate(self.positions):
+            if pos not in POSITIONS:
+                return (f"positions[{i}]", f"{pos!r} is not a position ({', '.join(POSITIONS)})")
+        if self.position_skill not in POSITION_SKILLS:
+            return ("position_skill", f"{self.position_skill!r} is not a skill by position "
+                                      f"({', '.join(POSITION_SKILLS)})")
+        return None
+
+
+@dataclass(frozen=True)
+class TeamConfig:
+    name: str
+    team_skill: str
+    players: tuple[PlayerCard, ...] = ()
+
+    def validate(self) -> tuple[str, str] | None:
+        if self.team_skill not in TEAM_SKILLS:
+            return ("team_skill", f"{self.team_skill!r} is not a team skill ({', '.join(TEAM_SKILLS)})")
+        names = [p.name for p in self.players]
+        for i, name in enumerate(names):
+            if name in names[:i]:
+                return (f"players[{i}].name", f"{name!r} is listed twice")
+        return None
+
+    def player(self, name: str) -> PlayerCard:
+        for p in self.players:
+            if p.name == name:
+                return p
+        raise KeyError(name)
+
+
+@dataclass(frozen=True)
+class TakkureConfig:
+    """config/takkure.yaml (and the user's roster file)."""
+
+    teams: tuple[TeamConfig, ...]
+
+    def validate(self) -> tuple[str, str] | None:
+        names = [t.name for t in self.teams]
+        for i, name in enumerate(names):
+            if name in names[:i]:
+                return (f"teams[{i}].name", f"{name!r} is listed twice")
+        return None
+
+    def team(self, name: str) -> TeamConfig:
+        for t in self.teams:
+            if t.name == name:
+                return t
+        raise KeyError(name)
+
+
+def card_data(card: PlayerCard) -> dict[str, Any]:
+    """A card as plain data for ``game.start`` (a journal never depends on config later)."""
+    return {"name": card.name, "mov": list(card.mov), "bac": list(card.bac), "str": card.str,
+            "ref": card.ref, "int": card.int, "prt": card.prt, "bdy": card.bdy,
+            "base_mm": card.base_mm, "positions": list(card.positions),
+            "position_skill": card.position_skill,
+            "skills": [{"name": s.name, "training": s.training} for s in card.skills]}
+
+
+def lineup_setup(team: TeamConfig, lineup: Mapping[str, str]) -> dict[str, Any]:
+    """Check a line-up (position -> player name) against the roster; the team's start data.
+
+    One player per position, each allowed there, nobody twice."""
+    if set(lineup) != set(POSITIONS):
+        missing = [p for p in POSITIONS if p not in lineup]
+        extra = [p for p in lineup if p not in POSITIONS]
+        raise IllegalActionError(f"{team.name}: the line-up needs exactly one player per position"
+                                 + (f"; missing {', '.join(missing)}" if missing else "")
+                                 + (f"; unknown {', '.join(extra)}" if extra else ""))
+    seen: dict[str, str] = {}
+    players = []
+    for pos in POSITIONS:
+        name = lineup[pos]
+        if name in seen:
+            raise IllegalActionError(f"{team.name}: {name} is lined up twice ({seen[name]} and {pos})")
+        seen[name] = pos
+        try:
+            card = team.player(name)
+        except KeyError:
+            raise IllegalActionError(f"{team.name}: no player called {name!r} in the roster") from None
+        if pos not in card.positions:
+            raise IllegalActionError(f"{team.name}: {name} cannot line up as {pos} "
+                                     f"(card positions: {', '.join(card.positions)})")
+        players.append({"position": pos, **card_data(card)})
+    return {"name": team.name, "team_skill": team.team_skill, "players": players}
+
+
+# ----------------------------------------------------------------------------- state
+
+
+@dataclass(frozen=True, slots=True)
+class Player:
+    name: str
+    position: str
+    base: tuple[tuple[str, float], ...]   # (stat, value) for STATS
+    position_skill: str
+    skills: tuple[tuple[str, bool], ...]  # (name, training)
+    changes: tuple[tuple[str, float], ...] = ()   # lasting changes from injuries
+    fatigue: tuple[bool, ...] = ()   # True = active, in the order received
+    permanent: int = 0               # Fractured rib tokens: active, never flipped or removed
+    wounds: int = 0
+    grounded: bool = False
+    activations: int = 0             # activation tokens received in the current grant
+    status: Status = "field"
+    injury_pending: bool = False     # injured: the injury roll is still to be made
+    injuries: tuple[str, ...] = ()
+    lost_all_skills: bool = False    # Broken skull
+    needs_bdy_roll: bool = False     # Fractured vertebrae
+    skill_tokens: int = 0            # Yamato team skill tokens are the player's
+    halftime_rested: bool = False
+
+    def stat(self, key: str) -> float:
+        return dict(self.base)[key] + sum(v for k, v in self.changes if k == key)
+
+    @property
+    def active_fatigue(self) -> int:
+        return sum(self.fatigue) + self.permanent
+
+    @property
+    def fatigue_tokens(self) -> int:
+        return len(self.fatigue) + self.permanent
+
+    def effective(self, key: str) -> float:
+        """The characteristic with injuries and the 3-active-fatigue -1 applied."""
+        value = self.stat(key)
+        if key in FATIGUE_HITS and self.active_fatigue >= 3:
+            value -= 1
+        return value
+
+    @property
+    def skills_lost(self) -> tuple[str, ...]:
+        """What fatigue or injury switches off (1 active token: position and training skills)."""
+        if self.lost_all_skills:
+            return (self.position_skill, *[s for s, _ in self.skills])
+        if self.active_fatigue >= 1:
+            return (self.position_skill, *[s for s, training in self.skills if training])
+        return ()
+
+    @property
+    def one_mov_action(self) -> bool:
+        return self.active_fatigue >= 2
+
+
+@dataclass(frozen=True, slots=True)
+class Team:
+    name: str
+    team_skill: str
+    players: tuple[Player, ...]
+    score: int = 0
+    skill_tokens: int = 0            # Teriomorphs: the team's (DECISION)
+
+
+@dataclass(frozen=True, slots=True)
+class TakkureState:
+    teams: tuple[Team, Team]
+    half: int = 1
+    phase: Phase = "kickoff"
+    box: int = TIME_START_BOX          # both time tokens always share a box
+    time_active: tuple[bool, bool] = (True, True)
+    attacker: int | None = None
+    pool: int = 0                      # activation tokens the attacker holds
+    kickoff_by: int | None = None      # who chooses the kicking team now (None: referee roll)
+    first_kicker: int | None = None    # the team that kicked off the 1st half
+    ball: tuple[int, int] | None = None  # (team, player) carrying; None: loose or not in play
+    result: str | None = None          # "0", "1" or "draw" once over
+
+    def player(self, team: int, index: int) -> Player:
+        return self.teams[team].players[index]
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def _fail(message: str) -> IllegalActionError:
+    return IllegalActionError(message)
+
+
+def _int(data: Mapping[str, Any], key: str, lo: int, hi: int) -> int:
+    value = data.get(key)
+    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+        raise _fail(f"{key} must be a whole number from {lo} to {hi}, not {value!r}")
+    return value
+
+
+def _who(state: TakkureState, data: Mapping[str, Any]) -> tuple[int, int]:
+    return _int(data, "team", 0, 1), _int(data, "player", 0, len(state.teams[0].players) - 1)
+
+
+def _set_player(state: TakkureState, team: int, index: int, player: Player) -> TakkureState:
+    t = state.teams[team]
+    players = t.players[:index] + (player,) + t.players[index + 1:]
+    teams = list(state.teams)
+    teams[team] = evolve(t, players=players)
+    return evolve(state, teams=tuple(teams))
+
+
+def _set_team(state: TakkureState, team: int, new: Team) -> TakkureState:
+    teams = list(state.teams)
+    teams[team] = new
+    return evolve(state, teams=tuple(teams))
+
+
+def _on_field(state: TakkureState, team: int, index: int, what: str) -> Player:
+    p = state.player(team, index)
+    if p.status != "field":
+        raise _fail(f"{p.name} is {'injured' if p.status == 'injured' else 'out of the game'}: "
+                    f"cannot {what}")
+    return p
+
+
+def _injure(state: TakkureState, team: int, index: int, cause: str) -> TakkureState:
+    """Off the field, wounds and (non-permanent) fatigue cleared, injury roll pending; an
+    injured ball carrier drops the ball (scatter it on the table)."""
+    p = state.player(team, index)
+    p = evolve(p, status="injured", injury_pending=True, wounds=0, fatigue=(), grounded=False,
+               injuries=p.injuries + (cause,))
+    state = _set_player(state, team, index, p)
+    if state.ball == (team, index):
+        state = evolve(state, ball=None)
+    return state
+
+
+def _gain_fatigue(state: TakkureState, team: int, index: int) -> TakkureState:
+    """Flip an inactive token if there is one, else add an active one; the 4th is Max
+    Fatigue, and Max Fatigue is an injury."""
+    p = state.player(team, index)
+    if False in p.fatigue:
+        i = p.fatigue.index(False)
+        return _set_player(state, team, index, evolve(p, fatigue=p.fatigue[:i] + (True,) + p.fatigue[i + 1:]))
+    if p.fatigue_tokens + 1 >= MAX_FATIGUE:
+        return _injure(state, team, index, "Max Fatigue")
+    return _set_player(state, team, index, evolve(p, fatigue=p.fatigue + (True,)))
+
+
+def _wound(state: TakkureState, team: int, index: int, n: int = 1) -> TakkureState:
+    p = state.player(team, index)
+    tokens = n if state.teams[team].team_skill == "yamato" else 0  # Unwavering Honor
+    p = evolve(p, wounds=p.wounds + n, skill_tokens=p.skill_tokens + tokens)
+    state = _set_player(state, team, index, p)
+    if p.wounds >= p.stat("bdy"):
+        state = _injure(state, team, index, "wounds")
+    return state
+
+
+def _grant(state: TakkureState) -> TakkureState:
+    """The time procedure when the attacker needs activation tokens."""
+    a = state.attacker
+    assert a is not None
+    active = list(state.time_active)
+    box = state.box
+    if not active[a]:
+        box -= 1
+        active = [True, True]
+    if box <= 0:
+        return _end_half(evolve(state, box=0, time_active=(True, True), pool=0))
+    active[a] = False
+    players = tuple(evolve(p, activations=0) for p in state.teams[a].players)
+    state = _set_team(state, a, evolve(state.teams[a], players=players))
+    return evolve(state, box=box, time_active=tuple(active), pool=GRANT)
+
+
+def _end_half(state: TakkureState) -> TakkureState:
+    state = evolve(state, pool=0, ball=None)
+    if state.half == 2:
+        a, b = (t.score for t in state.teams)
+        result = "draw" if a == b else ("0" if a > b else "1")
+        return evolve(state, phase="over", result=result)
+    teams = tuple(evolve(t, players=tuple(evolve(p, halftime_rested=False) for p in t.players))
+                  for t in state.teams)
+    return evolve(state, phase="halftime", teams=teams)
+
+
+def _clear_activations(state: TakkureState) -> TakkureState:
+    teams = tuple(evolve(t, players=tuple(evolve(p, activations=0) for p in t.players))
+                  for t in state.teams)
+    return evolve(state, teams=teams)
+
+
+# ----------------------------------------------------------------------------- injuries
+
+@dataclass(frozen=True)
+class InjuryResult:
+    name: str
+    changes: tuple[tuple[str, float], ...] = ()
+    fatigue: int = 0
+    wound: int = 0
+    permanent: bool = False
+    roll_grave: bool = False
+    roll_common: bool = False
+    remove: bool = False
+    lose_all_skills: bool = False
+    bdy_roll: bool = False
+    mov_floor: tuple[float, float] | None = None
+
+
+COMMON = {
+    1: InjuryResult("I'm just tired", fatigue=1, wound=1),
+    2: InjuryResult("Simple scratches", (("bdy", -1),)),
+    3: InjuryResult("Cut in the head", (("int", -2),)),
+    4: InjuryResult("Damaged shoulder", (("str", -1),)),
+    5: InjuryResult("Broken finger", (("bac", -1), ("bac_try", -1), ("str", -1))),
+    6: InjuryResult("Broken toe", (("ref", -1), ("mov_attack", -1))),
+    7: InjuryResult("Damaged eye", (("bac", -2), ("bac_try", -2))),
+    8: InjuryResult("Fractured rib", permanent=True),
+    9: InjuryResult("Cervical sprain", (("str", -1), ("bac", -1), ("bac_try", -1), ("ref", -1))),
+    10: InjuryResult("Dislocated shoulder", (("bac", -2), ("bac_try", -2), ("str", -2))),
+    11: InjuryResult("Sprained ankle", (("ref", -2), ("mov_attack", -2), ("mov_defense", -1))),
+    12: InjuryResult("Grave injury", roll_grave=True),
+}
+"""The Common injuries table (7.01). DECISION: "-1 BaC" lowers both BaC values (general
+and try); "Active MOV" is the attack movement."""
+
+
+def grave(roll: int) -> InjuryResult:
+    """The Grave injuries table (7.01)."""
+    if roll == 1:
+        return InjuryResult("It's not as bad as it looks", fatigue=1, roll_common=True)
+    if 2 <= roll <= 4:
+        return InjuryResult("Broken arm", (("bac", -3), ("bac_try", -3), ("str", -3)))
+    if 5 <= roll <= 7:
+        # DECISION: printed "-7.5/-5 MOV (down to a minimum of 2.5/2.5 MOV)", applied as
+        # printed; the floor keeps it from removing the player.
+        return InjuryResult("Broken leg", (("ref", -3), ("mov_attack", -7.5), ("mov_defense", -5)),
+                            mov_floor=(2.5, 2.5))
+    if 8 <= roll <= 10:
+        return InjuryResult("Fractured vertebrae", (("ref", -3), ("str", -3), ("bac", -3),
+                                                    ("bac_try", -3)), bdy_roll=True)
+    if roll == 11:
+        return InjuryResult("Broken skull", (("int", -3), ("ref", -3), ("bdy", -2)),
+                            lose_all_skills=True)
+    return InjuryResult("Severely injured", remove=True)
+
+
+def read_injury(rolls: list[int]) -> tuple[list[InjuryResult], int]:
+    """Follow the tables with the dice given in order; returns the results and the number of
+    dice used. Raises when more dice are needed."""
+    results: list[InjuryResult] = []
+    used = 0
+    table = "common"
+    while True:
+        if used >= len(rolls):
+            raise _fail(f"the injury needs another D12 (for the {table} injuries table)")
+        roll = rolls[used]
+        if isinstance(roll, bool) or not isinstance(roll, int) or not 1 <= roll <= 12:
+            raise _fail(f"an injury die shows 1 to 12, not {roll!r}")
+        used += 1
+        r = COMMON[roll] if table == "common" else grave(roll)
+        results.append(r)
+        if r.roll_grave:
+            table = "grave"
+        elif r.roll_common:
+            # DECISION: "If you roll 12 again, apply the effect": a 12 on this second common
+            # roll is a Grave injury again, rolled on the grave table like the first.
+            table = "common"
+        else:
+            return results, used
+
+
+def _apply_injury(state: TakkureState, team: int, index: int, rolls: list[int]) -> TakkureState:
+    p = state.player(team, index)
+    if not p.injury_pending:
+        raise _fail(f"{p.name} has no injury to roll for")
+    results, used = read_injury(rolls)
+    if used != len(rolls):
+        raise _fail(f"the injury used {used} dice; {len(rolls)} were given")
+    changes = list(p.changes)
+    names = list(p.injuries)
+    fatigue, permanent, wounds = p.fatigue, p.permanent, p.wounds
+    lost_all, bdy_roll, remove = p.lost_all_skills, p.needs_bdy_roll, False
+    for r in results:
+        if r.roll_grave:  # "Grave injury" only sends the next die to the grave table
+            continue
+        names.append(r.name)
+        changes += list(r.changes)
+        fatigue = fatigue + (True,) * r.fatigue
+        wounds += r.wound
+        permanent += 1 if r.permanent else 0
+        lost_all = lost_all or r.lose_all_skills
+        bdy_roll = bdy_roll or r.bdy_roll
+        remove = remove or r.remove
+        if r.mov_floor:
+            for key, floor in zip(("mov_attack", "mov_defense"), r.mov_floor):
+                base = dict(p.base)[key] + sum(v for k, v in changes if k == key)
+                if base < floor:
+                    changes.append((key, floor - base))
+    p = evolve(p, changes=tuple(changes), injuries=tuple(names), fatigue=fatigue,
+               permanent=permanent, wounds=wounds, lost_all_skills=lost_all,
+               needs_bdy_roll=bdy_roll, injury_pending=False)
+    # "If multiple injuries cause any attribute to reach 0 or less": only stats the injuries
+    # changed count (a printed PRT of 0 is not an injury).
+    changed = {k for k, _ in changes}
+    if remove or any(p.stat(k) <= 0 for k in changed):
+        p = evolve(p, status="out")
+    return _set_player(state, team, index, p)
+
+
+# ----------------------------------------------------------------------------- rules
+
+EVENT_TYPES = frozenset({
+    "takkure.kickoff", "takkure.take_tokens", "takkure.activate", "takkure.fatigue",
+    "takkure.wound", "takkure.endurance", "takkure.injury", "takkure.grounded", "takkure.ball",
+    "takkure.steal", "takkure.try", "takkure.kick_out", "takkure.halftime_rest",
+    "takkure.second_half", "takkure.skill_token", "takkure.roll",
+})
+
+
+class TakkureRules:
+    name = "takkure"
+    title = "Takkure"
+    event_types = EVENT_TYPES
+
+    def start(self, setup: Mapping[str, Any], rng: random.Random) -> dict[str, Any]:
+        teams = setup.get("teams")
+        if not isinstance(teams, list) or len(teams) != 2:
+            raise _fail("a Takkure match needs exactly two teams")
+        for t in teams:
+            players = t.get("players")
+            if not isinstance(players, list) or len(players) != len(POSITIONS):
+                raise _fail(f"{t.get('name', 'a team')}: four players, one per position")
+            if sorted(p["position"] for p in players) != sorted(POSITIONS):
+                raise _fail(f"{t.get('name')}: one player per position")
+        return {"teams": teams}
+
+    def initial(self, data: Mapping[str, Any]) -> TakkureState:
+        teams = []
+        for t in data["teams"]:
+            players = []
+            for p in t["players"]:
+                base = (("mov_attack", p["mov"][0]), ("mov_defense", p["mov"][1]),
+                        ("bac", p["bac"][0]), ("bac_try", p["bac"][1]), ("str", p["str"]),
+                        ("ref", p["ref"]), ("int", p["int"]), ("prt", p["prt"]), ("bdy", p["bdy"]))
+                players.append(Player(p["name"], p["position"], base, p["position_skill"],
+                                      tuple((s["name"], bool(s.get("training"))) for s in p.get("skills", []))))
+            teams.append(Team(t["name"], t["team_skill"], tuple(players)))
+        return TakkureState((teams[0], teams[1]))
+
+    def decide(self, state: TakkureState, type_: str, data: Mapping[str, Any],
+               rng: random.Random) -> dict[str, Any]:
+        return dict(data)
+
+    def apply(self, state: TakkureState, type_: str, data: Mapping[str, Any]) -> TakkureState:
+        handler = _HANDLERS.get(type_)
+        if handler is None:
+            raise _fail(f"unknown Takkure action {type_!r}")
+        if state.phase == "over" and type_ != "takkure.roll":
+            raise _fail("the match is over")
+        return handler(state, data)
+
+    def describe(self, before: TakkureState, type_: str, data: Mapping[str, Any],
+                 after: TakkureState) -> str:
+        return describe(before, type_, data, after)
+
+    def to_json(self, state: TakkureState, *, reveal_hidden: bool = False) -> dict[str, Any]:
+        return to_json(state)
+
+    def is_over(self, state: TakkureState) -> bool:
+        return state.phase == "over"
+
+    def summary(self, state: TakkureState) -> str:
+        a, b = state.teams
+        score = f"{a.name} {a.score} – {b.score} {b.name}"
+        if state.phase == "over":
+            return f"{score}, " + ("draw" if state.result == "draw" else f"{state.teams[int(state.result or 0)].name} win")
+        return f"{score}, half {state.half}"
+
+
+def _kickoff(state: TakkureState, data: Mapping[str, Any]) -> TakkureState:
+    if state.phase != "kickoff":
+        raise _fail("no kick-off is due now")
+    kicking = _int(data, "kicking", 0, 1)
+    if state.half == 2 and state.first_kicker is not None and state.attacker is None \
+            and kicking == state.first_kicker:
+        raise _fail(f"the 2nd half is kicked off by the team that did not kick the 1st "
+                    f"({state.teams[1 - state.first_kicker].name})")
+    # activation tokens come off every player; injured players may come back now
+    teams = []
+    for t in state.teams:
+        players = tuple(evolve(p, activations=0, status="field" if p.status == "injured"
+                               and not p.injury_pending else p.status) for p in t.players)
+        teams.append(evolve(t, players=players))
+    first = state.first_kicker if state.first_kicker is not None else kicking
+    state = evolve(state, teams=tuple(teams), phase="play", attacker=1 - kicking, pool=0,
+                   kickoff_by=None, first_kicker=first, ball=None)
+    return _grant(state)
+
+
+def _take_tokens(state: TakkureState, data: Mapping[str, Any]) -> TakkureState:
+    if state.phase != "play" or state.attacker is None:
+        raise _fail("activation tokens are taken during play")
+    if state.pool > 0:
+        raise _fail(f"{state.teams[state.attacker].name} still has {state.pool} activation "
+                    f"token{'s' if state.pool > 1 else ''} to use")
+    return _grant(state)
+
+
+def _activate(state: TakkureState, data: Mapping[str, Any]) -> TakkureState:
+    team, index = _who(state, data)
+    if state.phase != "play" or state.attacker != team:
+        raise _fail("only the attacking team activates players")
+    if state.pool <= 0:
+        raise _fail("no activation token left: take the next four first")
+    p = _on_field(state, team, index, "be activated")
+    p = evolve(p, activations=p.activations + 1)
+    state = evolve(_set_player(state, team, index, p), pool=state.pool - 1)
+    if p.activations == 3:  # the 3rd activation token within one grant of four
+        state = _gain_fatigue(state, team, index)
+    return state
+
+
+def _fatigue(state: TakkureState, data: Mapping[str, Any]) -> TakkureState:
+    team, index = _who(state, data)
+    op = data.get("op")
+    p = _on_field(state, team, index, "take or shed fatigue")
+    if op == "gain":
+        return _gain_fatigue(state, team, index)
+    if op == "rest":  # remove an inactive token; if none, flip an active one to inactive
+        if False in p.fatigue:
+            i = p.fatigue.index(False)
+            return _set_player(state, team, index, evolve(p, fatigue=p.fatigue[:i] + p.fatigue[i + 1:]))
+        if True in p.fatigue:
+            i = p.fatigue.index(True)
+            return _set_player(state, team, index, evolve(p, fatigue=p.fatigue[:i] + (False,) + p.fatigue[i + 1:]))
+        raise _fail(f"{p.name} has no fatigue token that REST can take")
+    if op == "flip":  # a tap on one token: the screen's correction, or the Yamato skill
+        i = _int(data, "token", 0, max(0, len(p.fatigue) - 1))
+        if i >= len(p.fatigue):
+            raise _fail(f"{p.name} has no fatigue token to flip (a permanent one never flips)")
+        return _set_player(state, team, index, evolve(p, fatigue=p.fatigue[:i] + (not p.fatigue[i],) + p.fatigue[i + 1:]))
+    raise _fail(f"fatigue op must be gain, rest or flip, not {op!r}")
+
+
+def _wound_event(state: TakkureState, data: Mapping[str, Any]) -> TakkureState:
+    team, index = _who(state, data)
+    _on_field(state, team, index, "take a wound")
+    return _wound(state, team, index, _int(data, "count", 1, 12) if "count" in data else 1)
+
+
+def _endurance(state: TakkureState, data: Mapping[str, Any]) -> TakkureState:
+    team, index = _who(state, data)
+    p = _on_field(state, team, index, "roll ENDURANCE")
+    roll = _int(data, "roll", 1, 12)
+    if dice.succeeds(roll, int(p.stat("bdy") + p.stat("prt"))):
+        return state
+    return _wound(state, team, index)
+
+
+def _injury(state: TakkureState, data: Mapping[str, Any]) -> TakkureState:
+    team, index = _who(state, data)
+    rolls = data.get("rolls")
+    if not isinstance(rolls, list):
+        raise _fail("rolls: the injury dice, in the order rolled")
+    return _apply_injury(state, team, index, rolls)
+
+
+def _grounded(state: TakkureState, data: Mapping[str, Any]) -> TakkureState:
+    team, index = _who(state, data)
+    p = _on_field(state, team, index, "be grounded or stand up")
+    value = data.get("value")
+    if not isinstance(value, bool):
+        raise _fail("value must be true (grounded) or false (standing)")
+    return _set_player(state, team, index, evolve(p, grounded=value))
+
+
+def _ball(state: TakkureState, data: Mapping[str, Any]) -> TakkureState:
+    """The ball goes to a player of the attacking team, or falls loose (``team`` missing).
+    A defender taking it is a steal (``takkure.steal``)."""
+    if state.phase != "play":
+        raise _fail("the ball is in play only during play")
+    if data.get("team") is None:
+        return evolve(state, ball=None)
+    team, index = _who(state, data)
+    if team != state.attacker:
+        raise _fail("a defender who takes the ball steals it: record a steal")
+    _on_field(state, team, index, "take the ball")
+    return evolve(state, ball=(team, index))
+
+
+def _steal(state: TakkureState, data: Mapping[str, Any]) -> TakkureState:
+    team, index = _who(state, data)
+    if state.phase != "play" or state.attacker is None or team == state.attacker:
+        raise _fail("only a defender steals the ball")
+    _on_field(state, team, index, "steal the ball")
+    # the old attacker discards what is left; the new attacker takes tokens by the clock
+    state = evolve(state, attacker=team, pool=0, ball=(team, index))
+    return _grant(state)
+
+
+def _try(state: TakkureState, data: Mapping[str, Any]) -> TakkureState:
+    if state.phase != "play" or state.ball is None or state.ball[0] != state.attacker:
+        raise _fail("a try is attempted by the attacking team's ball carrier")
+    success = data.get("success")
+    if not isinstance(success, bool):
+        raise _fail("success must be true or false")
+    team, index = state.ball
+    scorer = state.teams[team]
+    if success:
+        extra = 1 if scorer.team_skill == "teriomorphs" else 0  # Superstars
+        state = _set_team(state, team, evolve(scorer, score=scorer.score + 1,
+                                              skill_tokens=scorer.skill_tokens + extra))
+        # after a try the coach who conceded it decides who kicks off
+        return evolve(state, phase="kickoff", kickoff_by=1 - team, pool=0, ball=None)
+    # a failed try: kick-off, chosen by the defending coach
+    return evolve(state, phase="kickoff", kickoff_by=1 - team, pool=0, ball=None)
+
+
+def _kick_out(state: TakkureState, data: Mapping[str, Any]) -> TakkureState:
+    a = state.attacker
+    if state.phase != "play" or a is None:
+        raise _fail("only the attacking team kicks the ball out, during play")
+    if state.box != 1:
+        raise _fail(f"the ball can be kicked out only with the time tokens on box 1 (now {state.box})")
+    if state.teams[a].score >= state.teams[1 - a].score:
+        raise _fail("only a trailing attacking team may kick the ball out")
+    return _end_half(evolve(state, box=1))
+
+
+def _halftime_rest(state: TakkureState, data: Mapping[str, Any]) -> TakkureState:
+    team, index = _who(state, data)
+    if state.phase != "halftime":
+        raise _fail("this is done at halftime")
+    p = state.player(team, index)
+    if p.halftime_rested:
+        raise _fail(f"{p.name} has already removed a fatigue token this halftime")
+    if not p.fatigue:
+        raise _fail(f"{p.name} has no fatigue token to remove (a permanent one stays)")
+    active = data.get("active")
+    if active not in (True, False) or active not in p.fatigue:
+        raise _fail(f"{p.name} has no {'active' if active else 'inactive'} token to remove")
+    i = p.fatigue.index(active)
+    return _set_player(state, team, index, evolve(p, fatigue=p.fatigue[:i] + p.fatigue[i + 1:],
+                                                  halftime_rested=True))
+
+
+def _second_half(state: TakkureState, data: Mapping[str, Any]) -> TakkureState:
+    if state.phase != "halftime":
+        raise _fail("the 2nd half starts after halftime")
+    state = _clear_activations(state)
+    kicking = 1 - (state.first_kicker or 0)
+    return evolve(state, half=2, phase="kickoff", box=TIME_START_BOX, time_active=(True, True),
+                  attacker=None, pool=0, kickoff_by=kicking, ball=None)
+
+
+def _skill_token(state: TakkureState, data: Mapping[str, Any]) -> TakkureState:
+    team = _int(data, "team", 0, 1)
+    delta = data.get("delta")
+    if isinstance(delta, bool) or not isinstance(delta, int) or delta == 0:
+        raise _fail("delta: tokens gained (+) or spent (-)")
+    t = state.teams[team]
+    if t.team_skill == "yamato":
+        _, index = _who(state, data)
+        p = t.players[index]
+        if p.skill_tokens + delta < 0:
+            raise _fail(f"{p.name} has {p.skill_tokens} team skill token(s)")
+        return _set_player(state, team, index, evolve(p, skill_tokens=p.skill_tokens + delta))
+    if t.skill_tokens + delta < 0:
+        raise _fail(f"{t.name} has {t.skill_tokens} team skill token(s)")
+    return _set_team(state, team, evolve(t, skill_tokens=t.skill_tokens + delta))
+
+
+def _roll(state: TakkureState, data: Mapping[str, Any]) -> TakkureState:
+    """A dice resolution recorded for the log; its effects are separate events."""
+    if not isinstance(data.get("text"), str):
+        raise _fail("a recorded roll carries its explanation")
+    return state
+
+
+_HANDLERS = {
+    "takkure.kickoff": _kickoff,
+    "takkure.take_tokens": _take_tokens,
+    "takkure.activate": _activate,
+    "takkure.fatigue": _fatigue,
+    "takkure.wound": _wound_event,
+    "takkure.endurance": _endurance,
+    "takkure.injury": _injury,
+    "takkure.grounded": _grounded,
+    "takkure.ball": _ball,
+    "takkure.steal": _steal,
+    "takkure.try": _try,
+    "takkure.kick_out": _kick_out,
+    "takkure.halftime_rest": _halftime_rest,
+    "takkure.second_half": _second_half,
+    "takkure.skill_token": _skill_token,
+    "takkure.roll": _roll,
+}
+
+
+# ----------------------------------------------------------------------------- presentation
+
+def _reminders(before: TakkureState, after: TakkureState) -> list[str]:
+    """Said once, by the event that causes them: replay and undo never repeat them."""
+    out = []
+    for t in (0, 1):
+        for b, a in zip(before.teams[t].players, after.teams[t].players):
+            if a.activations == 3 and b.activations == 2:
+                out.append(f"3rd activation: {a.name} +1 fatigue")
+            if a.status == "injured" and b.status == "field":
+                out.append(f"{a.name} is injured ({a.injuries[-1]}): off the field, roll on the injuries table")
+            if a.status == "out" and b.status != "out":
+                out.append(f"{a.name} is out of the game")
+    if after.phase == "halftime" and before.phase != "halftime":
+        out.append("Halftime: each player removes one fatigue token")
+    if after.phase == "over" and before.phase != "over":
+        out.append("Full time: " + ("a draw" if after.result == "draw"
+                                    else f"{after.teams[int(after.result or 0)].name} win"))
+    if after.box < before.box and after.phase == "play":
+        out.append(f"Time tokens down to box {after.box}")
+    if before.ball is not None and after.ball is None and after.phase == "play":
+        out.append("The ball is loose: scatter it")
+    return out
+
+
+def describe(before: TakkureState, type_: str, data: Mapping[str, Any], after: TakkureState) -> str:
+    def name(d: Mapping[str, Any] = data) -> str:
+        return before.player(d["team"], d["player"]).name
+
+    kind = type_.split(".", 1)[1]
+    if kind == "kickoff":
+        text = f"Kick-off by {before.teams[data['kicking']].name}; {after.teams[after.attacker or 0].name} attack with 4 activation tokens"
+    elif kind == "take_tokens":
+        text = f"{before.teams[before.attacker or 0].name} take 4 activation tokens"
+    elif kind == "activate":
+        text = f"{name()} activated ({after.pool} token{'s' if after.pool != 1 else ''} left)"
+    elif kind == "fatigue":
+        text = {"gain": f"{name()} +1 fatigue", "rest": f"{name()} rests",
+                "flip": f"{name()} flips a fatigue token"}.get(data.get("op"), "fatigue")
+    elif kind == "wound":
+        text = f"{name()} wounded"
+    elif kind == "endurance":
+        p = before.player(data["team"], data["player"])
+        target = int(p.stat("bdy") + p.stat("prt"))
+        ok = dice.succeeds(data["roll"], target)
+        text = (f"{p.name} ENDURANCE: BDY+PRT {target}; rolled {data['roll']}: "
+                + ("no damage" if ok else "fail, +1 wound"))
+    elif kind == "injury":
+        p = after.player(data["team"], data["player"])
+        text = f"{p.name} injury roll {', '.join(str(r) for r in data['rolls'])}: {p.injuries[-1]}"
+    elif kind == "grounded":
+        text = f"{name()} {'grounded' if data['value'] else 'stands up'}"
+    elif kind == "ball":
+        text = "The ball is loose" if data.get("team") is None else f"{name()} has the ball"
+    elif kind == "steal":
+        text = f"{name()} steals the ball: {before.teams[data['team']].name} attack"
+    elif kind == "try":
+        scorer = before.player(*before.ball) if before.ball else None
+        who = scorer.name if scorer else "?"
+        text = f"TRY by {who}! {after.teams[0].score}–{after.teams[1].score}" if data["success"] \
+            else f"{who} fails to score: kick-off"
+    elif kind == "kick_out":
+        text = f"{before.teams[before.attacker or 0].name} kick the ball out: the half ends"
+    elif kind == "halftime_rest":
+        text = f"{name()} removes an {'active' if data['active'] else 'inactive'} fatigue token"
+    elif kind == "second_half":
+        text = "Second half"
+    elif kind == "skill_token":
+        verb = "gain" if data["delta"] > 0 else "spend"
+        text = f"{before.teams[data['team']].name} {verb} {abs(data['delta'])} team skill token(s)"
+    elif kind == "roll":
+        text = data["text"]
+    else:
+        text = type_
+    extra = _reminders(before, after)
+    return text + ("; " + "; ".join(extra) if extra else "")
+
+
+def to_json(state: TakkureState) -> dict[str, Any]:
+    return {
+        "half": state.half, "phase": state.phase, "box": state.box,
+        "time_active": list(state.time_active), "attacker": state.attacker, "pool": state.pool,
+        "ball": list(state.ball) if state.ball else None, "result": state.result,
+        "teams": [{
+            "name": t.name, "team_skill": t.team_skill, "score": t.score,
+            "skill_tokens": t.skill_tokens,
+            "players": [{
+                "name": p.name, "position": p.position, "status": p.status,
+                "fatigue": ["active" if f else "inactive" for f in p.fatigue] + ["permanent"] * p.permanent,
+                "wounds": p.wounds, "grounded": p.grounded, "activations": p.activations,
+                "injuries": list(p.injuries), "skill_tokens": p.skill_tokens,
+                "stats": {k: p.effective(k) for k in STATS},
+                "skills_lost": list(p.skills_lost),
+            } for p in t.players],
+        } for t in state.teams],
+    }
+
+
+RULES = TakkureRules()

@@ -1,0 +1,279 @@
+"""Takkure dice resolution, explained: pure functions over characteristics, modifiers and D12s.
+
+Follows ``shared/rules/takkure.md`` ("Dice" and "Modifiers", rulebook 1.14-1.17, 3.07-3.08,
+4.06). A roll succeeds when the D12 is at most the modified characteristic; 1 is a critical
+(always succeeds) and 12 a fumble (always fails). Every result carries the sentence a coach
+reads on the screen, e.g. ``"STR 8 -1 pressure = 7; rolled 5: success"``.
+
+Nothing here knows about players or the match: the engine (``takkure.py``) and the screen pass
+in numbers and names. Distances are inches, typed or (later) measured by the camera.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal, Sequence
+
+from ..errors import IllegalActionError
+
+CRITICAL = 1
+FUMBLE = 12
+Outcome = Literal["success", "fail", "cancelled", "tie", "reroll"]
+
+
+@dataclass(frozen=True, slots=True)
+class Modifier:
+    label: str
+    value: int
+
+    def text(self) -> str:
+        return f"{self.value:+d} {self.label}"
+
+
+# -- modifiers from the tables (distances in inches) ------------------------------------------
+
+# (upper bound of the band, modifier); a distance exactly on a bound takes the better
+# (earlier) band: 2.0" is "0"-2"" for a pass, +4.
+PASS_BANDS = ((2.0, 4), (4.0, 2), (8.0, 0))
+PASS_BEYOND = -2
+RECEPTION_BANDS = ((2.0, 2), (4.0, 0), (8.0, -2))
+RECEPTION_BEYOND = -4
+PRESSURE_RANGE_IN = 2.0
+
+
+def _distance(inches: float) -> float:
+    if not isinstance(inches, (int, float)) or inches != inches or inches < 0:
+        raise IllegalActionError(f"a distance is a number of inches, 0 or more, not {inches!r}")
+    return float(inches)
+
+
+def _band(inches: float, bands: tuple[tuple[float, int], ...], beyond: int) -> int:
+    for bound, value in bands:
+        if inches <= bound:
+            return value
+    return beyond
+
+
+def pass_modifier(inches: float, *, from_ground: bool = False) -> list[Modifier]:
+    """The pass distance modifier (and -2 from the ground, where 8" is the limit)."""
+    d = _distance(inches)
+    if from_ground and d > 8.0:
+        raise IllegalActionError(f'a pass from the ground cannot go beyond 8" ({d:g}" asked)')
+    mods = [Modifier(f'pass {d:g}"', _band(d, PASS_BANDS, PASS_BEYOND))]
+    if from_ground:
+        mods.append(Modifier("pass from the ground", -2))
+    return mods
+
+
+def reception_modifier(inches: float) -> Modifier:
+    d = _distance(inches)
+    return Modifier(f'reception {d:g}"', _band(d, RECEPTION_BANDS, RECEPTION_BEYOND))
+
+
+def pressure(defenders: int) -> list[Modifier]:
+    """-1 per defending player within 2" doing PRESSURE (they stack)."""
+    if defenders < 0:
+        raise IllegalActionError("the number of pressing defenders cannot be negative")
+    return [Modifier("pressure" if defenders == 1 else f"pressure x{defenders}", -defenders)] if defenders else []
+
+
+PICK_UP = Modifier("ball pick-up", 4)
+STEAL_LOOSE = Modifier("steal a loose ball", 4)
+STEAL_GROUNDED = Modifier("steal from a grounded carrier", 0)
+INTERCEPTION = Modifier("interception", -2)
+KICKOFF_CATCH_CLOSE = Modifier('kick-off caught within 2"', -2)
+
+
+def try_fatigue(tokens: int) -> list[Modifier]:
+    """SCORE A TRY: -1 BaC per fatigue token, active or not."""
+    return [Modifier("fatigue" if tokens == 1 else f"fatigue x{tokens}", -tokens)] if tokens else []
+
+
+# -- a characteristic and a die ----------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """Who rolls against what: "Yokozuna", "STR", 8 and the modifiers that apply."""
+
+    who: str
+    stat: str
+    base: int
+    modifiers: tuple[Modifier, ...] = ()
+
+    @property
+    def target(self) -> int:
+        return self.base + sum(m.value for m in self.modifiers)
+
+    def text(self) -> str:
+        mods = "".join(f" {m.text()}" for m in self.modifiers)
+        return f"{self.stat} {self.base}{mods} = {self.target}" if mods else f"{self.stat} {self.base}"
+
+
+def _die(roll: int) -> int:
+    if isinstance(roll, bool) or not isinstance(roll, int) or not 1 <= roll <= 12:
+        raise IllegalActionError(f"a D12 shows 1 to 12, not {roll!r}")
+    return roll
+
+
+def succeeds(roll: int, target: int) -> bool:
+    roll = _die(roll)
+    return roll == CRITICAL or (roll != FUMBLE and roll <= target)
+
+
+def _roll_word(roll: int, target: int) -> str:
+    if roll == CRITICAL:
+        return "critical"
+    if roll == FUMBLE:
+        return "fumble"
+    return "success" if roll <= target else "fail"
+
+
+@dataclass(frozen=True, slots=True)
+class Rolled:
+    check: Check
+    roll: int
+    outcome: Outcome
+    others: tuple[int, ...] = ()  # extra dice rolled and not kept
+
+    @property
+    def success(self) -> bool:
+        return succeeds(self.roll, self.check.target)
+
+    @property
+    def critical(self) -> bool:
+        return self.roll == CRITICAL
+
+    def text(self) -> str:
+        kept = f"rolled {self.roll}"
+        if self.others:
+            kept = f"rolled {', '.join(str(r) for r in (self.roll, *self.others))}, kept {self.roll}"
+        word = _roll_word(self.roll, self.check.target)
+        tail = "" if self.outcome in ("success", "fail") else f" -> {self.outcome}"
+        return f"{self.check.who}: {self.check.text()}; {kept}: {word}{tail}"
+
+
+@dataclass(frozen=True, slots=True)
+class Resolution:
+    kind: str
+    results: tuple[Rolled, ...]
+    winner: int | None  # index into results, None when nobody won
+    tied: tuple[int, ...] = ()  # melee: who rolls again
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    def outcome_of(self, who: str) -> Outcome:
+        for r in self.results:
+            if r.check.who == who:
+                return r.outcome
+        raise KeyError(who)
+
+    def text(self) -> str:
+        parts = [r.text() for r in self.results]
+        if self.kind != "unopposed":
+            if self.winner is not None:
+                parts.append(f"{self.results[self.winner].check.who} wins")
+            elif self.tied and self.kind == "melee":
+                parts.append("tie for best: " + ", ".join(self.results[i].check.who for i in self.tied)
+                             + " roll again")
+            elif all(r.outcome == "fail" for r in self.results):
+                parts.append("nobody succeeds")
+            else:
+                parts.append("tie: all cancelled")
+        return "; ".join(parts + list(self.notes))
+
+
+def _rank(roll: int, target: int) -> tuple[int, int]:
+    """Order successes: a critical beats everything, then the higher die."""
+    return (1 if roll == CRITICAL else 0, roll if roll != CRITICAL else 0)
+
+
+def best_die(check: Check, rolls: Sequence[int]) -> tuple[int, tuple[int, ...]]:
+    """Multiple dice, keep the best: a critical, else the highest success, else (all failed)
+    the lowest die. Returns (kept, the others in the order rolled)."""
+    if not rolls:
+        raise IllegalActionError(f"{check.who} has no die to keep")
+    rolls = [_die(r) for r in rolls]
+    successes = [r for r in rolls if succeeds(r, check.target)]
+    kept = max(successes, key=lambda r: _rank(r, check.target)) if successes else min(rolls)
+    others = list(rolls)
+    others.remove(kept)
+    return kept, tuple(others)
+
+
+def unopposed(check: Check, *rolls: int) -> Resolution:
+    """One player against their own characteristic (several dice: the best is kept)."""
+    kept, others = best_die(check, rolls)
+    ok = succeeds(kept, check.target)
+    r = Rolled(check, kept, "success" if ok else "fail", others)
+    return Resolution("unopposed", (r,), 0 if ok else None)
+
+
+def face_to_face(*entries: tuple[Check, int | Sequence[int]]) -> Resolution:
+    """Everyone rolls against their own characteristic.
+
+    None succeeds: all fail. One succeeds: it wins, the others fail. Several succeed: the
+    highest successful die wins and the others are cancelled (not failed); equal highest is
+    a tie and everyone is cancelled. A critical beats any non-critical; several criticals tie.
+    """
+    if len(entries) < 2:
+        raise IllegalActionError("a face-to-face roll needs at least two players")
+    kept: list[tuple[Check, int, tuple[int, ...]]] = []
+    for check, dice in entries:
+        rolls = [dice] if isinstance(dice, int) else list(dice)
+        k, others = best_die(check, rolls)
+        kept.append((check, k, others))
+    ok = [i for i, (c, r, _) in enumerate(kept) if succeeds(r, c.target)]
+    if not ok:
+        results = tuple(Rolled(c, r, "fail", o) for c, r, o in kept)
+        return Resolution("face_to_face", results, None)
+    if len(ok) == 1:
+        results = tuple(Rolled(c, r, "success" if i == ok[0] else "fail", o)
+                        for i, (c, r, o) in enumerate(kept))
+        return Resolution("face_to_face", results, ok[0])
+    best = max(_rank(kept[i][1], kept[i][0].target) for i in ok)
+    top = [i for i in ok if _rank(kept[i][1], kept[i][0].target) == best]
+    winner = top[0] if len(top) == 1 else None
+    results = []
+    for i, (c, r, o) in enumerate(kept):
+        if i not in ok:
+            outcome: Outcome = "fail"
+        elif i == winner:
+            outcome = "success"
+        else:
+            outcome = "cancelled" if winner is not None else "tie"
+        results.append(Rolled(c, r, outcome, o))
+    return Resolution("face_to_face", tuple(results), winner)
+
+
+def multiple_face_to_face(active: Check, pairings: Sequence[tuple[Check, int | None, int]]
+                          ) -> list[Resolution]:
+    """The active player assigns one of their dice to each defender: ``(defender check,
+    defender's die or None, the active die assigned)``. Each pairing is resolved on its own in
+    the order given; a defender without a die rolls unopposed (their die is then the third
+    value and the active die is not used)."""
+    out = []
+    for defender, defender_roll, active_roll in pairings:
+        if defender_roll is None:
+            out.append(unopposed(defender, active_roll))
+        else:
+            out.append(face_to_face((active, active_roll), (defender, defender_roll)))
+    return out
+
+
+def melee(*entries: tuple[Check, int]) -> Resolution:
+    """All dice at once (scrums, a try against several tacklers): the best success wins;
+    equal best successes roll again between the tied players."""
+    if len(entries) < 2:
+        raise IllegalActionError("a melee needs at least two players")
+    rolled = [(c, _die(r)) for c, r in entries]
+    ok = [i for i, (c, r) in enumerate(rolled) if succeeds(r, c.target)]
+    if not ok:
+        return Resolution("melee", tuple(Rolled(c, r, "fail") for c, r in rolled), None)
+    best = max(_rank(rolled[i][1], rolled[i][0].target) for i in ok)
+    top = tuple(i for i in ok if _rank(rolled[i][1], rolled[i][0].target) == best)
+    if len(top) > 1:
+        results = tuple(Rolled(c, r, "reroll" if i in top else ("fail" if i not in ok else "cancelled"))
+                        for i, (c, r) in enumerate(rolled))
+        return Resolution("melee", results, None, top)
+    results = tuple(Rolled(c, r, "success" if i == top[0] else ("cancelled" if i in ok else "fail"))
+                    for i, (c, r) in enumerate(rolled))
+    return Resolution("melee", results, top[0])
