@@ -470,3 +470,23 @@ def test_a_roll_reaches_the_open_game_once_and_survives_undo(app):
     pump(3)
     assert session.state.fighters[0].hp == session.state.fighters[0].max_hp
     assert len(session.rolls) == 1 and not session.can_undo
+
+
+def test_a_game_without_a_screen_yet_is_refused_not_crashed(app, tmp_path):
+    """Takkure has a rules engine but no screen: opening its journal says so."""
+    import random as _random
+
+    from companion.games.takkure import lineup_setup
+    from companion.session import Session
+    from tests.test_takkure_rules import LINEUP, _team
+
+    close_popups(app)
+    teams = [lineup_setup(_team(), LINEUP), lineup_setup(_team(), LINEUP)]
+    path = tmp_path / "takkure.jsonl"
+    Session.create(path, "takkure", {"teams": teams}, _random.Random(1)).close()
+    before = app.session
+    app.open_game(path)
+    wait_for(lambda: app.popup is not None, what="the refusal")
+    assert "Takkure" in app.popup.content.message and "companion log" in app.popup.content.message
+    assert app.session is before
+    close_popups(app)

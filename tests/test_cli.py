@@ -92,10 +92,13 @@ def test_torn_last_line_gives_line_number_exit_6_and_changes_nothing(game, tmp_p
 
 def test_a_journal_of_another_game_gives_exit_5(tmp_path):
     bad = tmp_path / "other.jsonl"
-    bad.write_text('{"seq":1,"type":"game.start","at":"","data":{"game":"takkure"}}\n')
+    bad.write_text('{"seq":1,"type":"game.start","at":"","data":{"game":"chess"}}\n')
     out = run("log", str(bad), home=tmp_path)
     assert out.returncode == 5 and "Traceback" not in out.stderr
-    assert "other.jsonl:1: unknown game 'takkure'" in out.stderr
+    assert "other.jsonl:1: unknown game 'chess'" in out.stderr
+    bad.write_text('{"seq":1,"type":"game.start","at":"","data":{"game":"takkure"}}\n')
+    out = run("log", str(bad), home=tmp_path)
+    assert out.returncode == 5 and "other.jsonl:1: bad game.start" in out.stderr
 
 
 def test_missing_journal_gives_exit_5(tmp_path):

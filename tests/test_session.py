@@ -205,12 +205,12 @@ def test_a_journal_from_another_game_is_refused(tmp_path):
     s = new_session(tmp_path)
     path = tmp_path / "g.jsonl"
     with pytest.raises(JournalError, match="g.jsonl:1: this is a TEKKEN – The Board Game "
-                                           "game, not takkure"):
+                                           "game, not Takkure"):
         Session.open(path, expected_game="takkure")
     with open(path, "ab") as f:
         f.write(b'{"seq":2,"type":"takkure.fatigue","at":"","data":{}}\n')
     with pytest.raises(JournalError, match=r"g.jsonl:2: event 'takkure.fatigue' does not "
-                                           r"belong to a TEKKEN"):
+                                           r"belong to a TEKKEN.* game \(an event of the game 'takkure'\)"):
         Session.open(path)
     s.close()
 
