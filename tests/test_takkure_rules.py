@@ -600,3 +600,14 @@ def test_a_long_match_replays_to_the_same_state(tmp_path):
     assert final.half == 2 and types.count("takkure.second_half") == 1
     assert sum(t.score for t in final.teams) >= 1 and "takkure.injury" in types
     assert "session.undo" in types
+
+
+def test_tower_roll_gives_each_coach_their_colour():
+    roll = [{"slot": 0, "kind": "d12", "face": "7", "colour": "red", "status": "clean"},
+            {"slot": 1, "kind": "d12", "face": "12", "colour": "yellow", "status": "clean"},
+            {"slot": 2, "kind": "d12", "face": "1", "colour": "red", "status": "clean"}]
+    assert d.tower_dice(roll, "red") == [7, 1] and d.tower_dice(roll, "yellow") == [12]
+    cocked = roll + [{"slot": 3, "kind": "d12", "face": None, "colour": "yellow", "status": "cocked"}]
+    assert d.tower_dice(cocked, "red") == [7, 1]
+    with pytest.raises(IllegalActionError, match="yellow die is cocked"):
+        d.tower_dice(cocked, "yellow")

@@ -12,7 +12,7 @@ in numbers and names. Distances are inches, typed or (later) measured by the cam
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal, Sequence
+from typing import Literal, Mapping, Sequence
 
 from ..errors import IllegalActionError
 
@@ -277,3 +277,22 @@ def melee(*entries: tuple[Check, int]) -> Resolution:
     results = tuple(Rolled(c, r, "success" if i == top[0] else ("cancelled" if i in ok else "fail"))
                     for i, (c, r) in enumerate(rolled))
     return Resolution("melee", results, top[0])
+
+
+# -- dice from the tower ------------------------------------------------------------------------
+
+def tower_dice(dice_json: Sequence[Mapping[str, object]], colour: str) -> list[int]:
+    """The D12 faces of one coach's colour in a dice tower roll (``dice.roll`` data): Takkure
+    uses 3 red and 3 yellow D12s, so one throw can carry both coaches' dice.
+
+    A die of that colour that was not read cleanly stops everything: nothing is resolved on
+    a partial roll (the player re-rolls it or types it)."""
+    faces = []
+    for die in dice_json:
+        if die.get("kind") != "d12" or die.get("colour") != colour:
+            continue
+        if die.get("status", "clean") != "clean" or die.get("face") is None:
+            raise IllegalActionError(f"a {colour} die is {die.get('status', 'unreadable')}: "
+                                     "roll it again or type its face")
+        faces.append(_die(int(str(die["face"]))))
+    return faces
