@@ -1,0 +1,495 @@
+"""The Takkure roll panel, without Kivy: which roll, who rolls what, the dice, the modifiers,
+the explained outcome and the follow-up actions that outcome calls for.
+
+The coach picks a roll (``KINDS``: the actions of the rulebook, 1.18-1.20 and the ball
+actions), taps the players involved on the cards (attacker side: the attacking team;
+defender side: the other), and the dice arrive through one entry point,
+:meth:`RollPanel.receive`: typed on the keypad, tapped, or read by the dice tower (red D12s
+for the first team, yellow for the second, ``TEAM_COLOURS``). Distances come in through
+:meth:`RollPanel.set_distance` (typed now, the overhead camera later).
+
+Recording a roll is one ``takkure.roll`` event carrying the explanation (an ENDURANCE roll
+is the engine's own ``takkure.endurance``). What the outcome does to the players (GROUNDED,
+a wound, the ball, a try) is offered as follow-ups: each is one engine event, one tap, and
+undoable on its own, because the table sometimes plays on differently (a second tackler, a
+skill card) and the coach stays in charge.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, Mapping, Sequence
+
+from ..errors import IllegalActionError
+from . import takkure_dice as dice
+from .takkure import STAT_NAMES, TakkureState
+
+Role = Literal["attacker", "defender"]
+ATTACKER: Role = "attacker"
+DEFENDER: Role = "defender"
+TEAM_COLOURS = ("red", "yellow")  # the rulebook's 3 red and 3 yellow D12s, one colour a coach
+ENDURANCE = "bdy+prt"
+
+
+@dataclass(frozen=True)
+class Part:
+    """One side's action in a roll: who (by role), what they do and on which stat."""
+
+    role: Role
+    action: str                      # "TACKLE", "DODGE", ...
+    stat: str                        # an engine stat key, or ENDURANCE
+    skill: str | None = None         # the skill by position that rolls two dice here
+    pressure: bool = False           # the attacker's 2nd action: PRESSURE applies
+    fixed: tuple[dice.Modifier, ...] = ()
+    distance: Literal["pass", "reception"] | None = None
+    try_fatigue: bool = False        # SCORE A TRY: -1 per fatigue token, active or not
+    many: bool = False               # several players of this side (melee)
+
+
+@dataclass(frozen=True)
+class RollKind:
+    key: str
+    title: str
+    mode: Literal["face_to_face", "unopposed", "melee", "endurance"]
+    parts: tuple[Part, ...]
+    hint: str = ""
+
+
+_TACKLE = Part(DEFENDER, "TACKLE", "str", skill="Expert Tackler")
+KINDS: tuple[RollKind, ...] = (
+    RollKind("tackle_dodge", "Tackle vs Dodge", "face_to_face",
+             (Part(ATTACKER, "DODGE", "ref", skill="Side step", pressure=True), _TACKLE),
+             "The carrier dodges a declared TACKLE (1.19)"),
+    RollKind("tackle_break", "Tackle vs Break through", "face_to_face",
+             (Part(ATTACKER, "BREAK THROUGH", "str", pressure=True), _TACKLE),
+             "The carrier breaks through a declared TACKLE (1.20)"),
+    RollKind("tackle_pass", "Tackle vs Pass", "face_to_face",
+             (Part(ATTACKER, "PASS", "bac", pressure=True, distance="pass"), _TACKLE),
+             "A pass thrown past the tackler's action"),
+    RollKind("tackle_try", "Tackle vs Try", "face_to_face",
+             (Part(ATTACKER, "SCORE A TRY", "bac_try", pressure=True, try_fatigue=True), _TACKLE),
+             "One tackler against a try"),
+    RollKind("try_melee", "Try vs tacklers", "melee",
+             (Part(ATTACKER, "SCORE A TRY", "bac_try", pressure=True, try_fatigue=True),
+              Part(DEFENDER, "TACKLE", "str", many=True)),
+             "Several tacklers against a try: a melee"),
+    RollKind("tackle", "Tackle", "unopposed", (_TACKLE,),
+             "The attacker does something that does not affect the tackler"),
+    RollKind("tackle_ref", "REF after a missed tackle", "unopposed",
+             (Part(DEFENDER, "REF after a missed TACKLE", "ref"),),
+             "A failed TACKLE: fail this and the tackler is GROUNDED"),
+    RollKind("pass", "Pass", "unopposed",
+             (Part(ATTACKER, "PASS", "bac", pressure=True, distance="pass"),),
+             "Distance passer to receiver, measured in step 5"),
+    RollKind("reception", "Ball reception", "unopposed",
+             (Part(ATTACKER, "RECEPTION", "bac", distance="reception"),),
+             "After a missed pass: the receiver's roll"),
+    RollKind("pick_up", "Pick up the ball", "unopposed",
+             (Part(ATTACKER, "PICK UP", "bac", fixed=(dice.PICK_UP,)),)),
+    RollKind("steal_loose", "Steal a loose ball", "unopposed",
+             (Part(DEFENDER, "STEAL", "bac", fixed=(dice.STEAL_LOOSE,)),)),
+    RollKind("steal_grounded", "Steal from a grounded carrier", "unopposed",
+             (Part(DEFENDER, "STEAL", "bac", fixed=(dice.STEAL_GROUNDED,)),)),
+    RollKind("interception", "Interception", "unopposed",
+             (Part(DEFENDER, "INTERCEPTION", "bac", fixed=(dice.INTERCEPTION,)),),
+             "A defender on the pass's path"),
+    RollKind("scrum", "Scrum for the ball", "melee",
+             (Part(ATTACKER, "PICK UP", "bac", fixed=(dice.PICK_UP,), many=True),
+              Part(DEFENDER, "STEAL", "bac", fixed=(dice.STEAL_LOOSE,), many=True)),
+             "Players of both teams go for a loose ball: a melee"),
+    RollKind("try", "Score a try", "unopposed",
+             (Part(ATTACKER, "SCORE A TRY", "bac_try", pressure=True, try_fatigue=True),)),
+    RollKind("kickoff_catch", 'Kick-off catch within 2"', "unopposed",
+             (Part(ATTACKER, "CATCH", "bac", fixed=(dice.KICKOFF_CATCH_CLOSE,)),)),
+    RollKind("endurance_attacker", "ENDURANCE: attacker", "endurance",
+             (Part(ATTACKER, "ENDURANCE", ENDURANCE),)),
+    RollKind("endurance_defender", "ENDURANCE: defender", "endurance",
+             (Part(DEFENDER, "ENDURANCE", ENDURANCE),)),
+)
+KIND = {k.key: k for k in KINDS}
+
+
+@dataclass(frozen=True)
+class Roller:
+    """One player rolling in the current roll, with the check they roll against."""
+
+    team: int
+    player: int
+    part: Part
+    check: dice.Check
+    n_dice: int
+
+
+@dataclass(frozen=True)
+class FollowUp:
+    """One tap after a roll: an engine event, or the next roll to set up."""
+
+    label: str
+    event: tuple[str, dict[str, Any]] | None = None
+    next_kind: str | None = None
+    picks: tuple[tuple[int, int], ...] = ()   # (team, player) to pick for ``next_kind``
+
+
+@dataclass
+class RollPanel:
+    kind: RollKind = field(default_factory=lambda: KINDS[0])
+    picks: dict[Role, list[int]] = field(default_factory=lambda: {ATTACKER: [], DEFENDER: []})
+    dice_in: dict[tuple[int, int], list[int]] = field(default_factory=dict)  # (team, player)
+    pressure: int = 0
+    distance: float | None = None
+    distance_source: str = ""
+    from_ground: bool = False
+    extra: dict[tuple[int, int], int] = field(default_factory=dict)  # plays/skills: +dice
+    source: str = ""                 # where the dice came from: "typed", "tower"
+
+    # -- who is involved ---------------------------------------------------------------------
+    @staticmethod
+    def attacking_team(state: TakkureState) -> int:
+        return state.attacker if state.attacker is not None else 0
+
+    def team_of(self, state: TakkureState, role: Role) -> int:
+        a = self.attacking_team(state)
+        return a if role == ATTACKER else 1 - a
+
+    def choose(self, key: str) -> None:
+        if key not in KIND:
+            raise IllegalActionError(f"unknown roll {key!r}")
+        self.kind = KIND[key]
+        self.clear_dice()
+        for role in (ATTACKER, DEFENDER):
+            if not self._many(role):
+                self.picks[role] = self.picks[role][-1:]
+
+    def _many(self, role: Role) -> bool:
+        return any(p.many for p in self.kind.parts if p.role == role)
+
+    def _part(self, role: Role) -> Part | None:
+        for p in self.kind.parts:
+            if p.role == role:
+                return p
+        return None
+
+    def pick(self, state: TakkureState, team: int, player: int) -> None:
+        """A tap on a player card: the attacking team's players fill the attacker side."""
+        role: Role = ATTACKER if team == self.attacking_team(state) else DEFENDER
+        chosen = self.picks[role]
+        if self._many(role):
+            self.picks[role] = [i for i in chosen if i != player] if player in chosen \
+                else chosen + [player]
+        else:
+            self.picks[role] = [] if chosen == [player] else [player]
+        self.clear_dice()
+
+    def picked(self, state: TakkureState, team: int, player: int) -> bool:
+        role: Role = ATTACKER if team == self.attacking_team(state) else DEFENDER
+        return player in self.picks[role]
+
+    def missing(self, state: TakkureState) -> list[str]:
+        """What the coach still has to tap or type before the roll can be resolved."""
+        out = []
+        for part in self.kind.parts:
+            team = self.team_of(state, part.role)
+            if not self.picks[part.role]:
+                out.append(f"tap the {state.teams[team].name} player{'s' if part.many else ''} "
+                           f"who {'roll' if part.many else 'rolls'} {part.action}")
+            if part.distance and self.distance is None:
+                out.append(f"type the {part.distance} distance in inches")
+        return out
+
+    def rollers(self, state: TakkureState) -> list[Roller]:
+        out = []
+        for part in self.kind.parts:
+            team = self.team_of(state, part.role)
+            for index in self.picks[part.role]:
+                check = self._check(state, team, index, part)
+                n = 1
+                if self.kind.mode != "melee":
+                    p = state.player(team, index)
+                    skilled = part.skill is not None and p.position_skill == part.skill \
+                        and part.skill not in p.skills_lost
+                    n = 1 + int(skilled) + self.extra.get((team, index), 0)
+                out.append(Roller(team, index, part, check, n))
+        return out
+
+    def _check(self, state: TakkureState, team: int, index: int, part: Part) -> dice.Check:
+        p = state.player(team, index)
+        if part.stat == ENDURANCE:
+            return dice.Check(p.name, "BDY+PRT", int(p.stat("bdy") + p.stat("prt")))
+        mods: list[dice.Modifier] = []
+        if p.active_fatigue >= 3 and p.effective(part.stat) != p.stat(part.stat):
+            mods.append(dice.Modifier("fatigue (3 active)", -1))
+        if part.distance == "pass" and self.distance is not None:
+            mods += dice.pass_modifier(self.distance, from_ground=self.from_ground)
+        elif part.distance == "reception" and self.distance is not None:
+            mods.append(dice.reception_modifier(self.distance))
+        mods += list(part.fixed)
+        if part.try_fatigue:
+            mods += dice.try_fatigue(p.fatigue_tokens)
+        if part.pressure:
+            mods += dice.pressure(self.pressure)
+        return dice.Check(p.name, STAT_NAMES.get(part.stat, part.stat.upper()),
+                          int(p.stat(part.stat)), tuple(mods))
+
+    # -- dice and distances: the one entry point ---------------------------------------------
+    def slots(self, state: TakkureState) -> list[tuple[Roller, list[int | None]]]:
+        out = []
+        for r in self.rollers(state):
+            got = self.dice_in.get((r.team, r.player), [])
+            out.append((r, [*got[:r.n_dice], *[None] * (r.n_dice - len(got[:r.n_dice]))]))
+        return out
+
+    def receive(self, state: TakkureState, faces: Sequence[int], *, team: int | None = None,
+                source: str = "typed") -> None:
+        """Dice in. ``team=None``: each face fills the next empty die (typed or tapped);
+        ``team``: that coach's dice, in order, replacing what was there (the tower)."""
+        for f in faces:
+            dice._die(f)  # 1..12 or a clear refusal
+        rollers = self.rollers(state)
+        if not rollers:
+            raise IllegalActionError("pick the players first: " + "; ".join(self.missing(state)))
+        if team is None:
+            todo = list(faces)
+            for r in rollers:
+                got = self.dice_in.setdefault((r.team, r.player), [])
+                while todo and len(got) < r.n_dice:
+                    got.append(todo.pop(0))
+            if todo:
+                raise IllegalActionError("every die of this roll is already in: tap a die to clear it")
+        else:
+            mine = [r for r in rollers if r.team == team]
+            need = sum(r.n_dice for r in mine)
+            if not mine:
+                return
+            if len(faces) != need:
+                raise IllegalActionError(
+                    f"{state.teams[team].name}: {need} {TEAM_COLOURS[team]} "
+                    f"D12{'s' if need != 1 else ''} in this roll; "
+                    f"the tower read {len(faces)}")
+            todo = list(faces)
+            for r in mine:
+                self.dice_in[(r.team, r.player)] = [todo.pop(0) for _ in range(r.n_dice)]
+        self.source = source if not self.source or self.source == source else "mixed"
+
+    def receive_tower(self, state: TakkureState, dice_json: Sequence[Mapping[str, Any]]) -> list[int]:
+        """A dice tower throw: each coach's colour goes to that coach's rollers. Returns the
+        teams whose dice were taken. A die not read cleanly refuses the whole throw."""
+        taken = []
+        teams = {r.team for r in self.rollers(state)}
+        per_team = {t: dice.tower_dice(dice_json, TEAM_COLOURS[t]) for t in sorted(teams)}
+        for t, faces in per_team.items():
+            if faces:
+                self.receive(state, faces, team=t, source="tower")
+                taken.append(t)
+        if not taken:
+            wanted = " or ".join(TEAM_COLOURS[t] for t in sorted(teams)) or "red or yellow"
+            raise IllegalActionError(f"no {wanted} D12 in that throw")
+        return taken
+
+    def clear_die(self, team: int, player: int) -> None:
+        self.dice_in.pop((team, player), None)
+
+    def clear_dice(self) -> None:
+        self.dice_in = {}
+        self.source = ""
+
+    def set_distance(self, inches: float | None, source: str = "typed") -> None:
+        if inches is not None:
+            dice._distance(inches)
+        self.distance = None if inches is None else float(inches)
+        self.distance_source = source if inches is not None else ""
+
+    def set_pressure(self, n: int) -> None:
+        self.pressure = max(0, min(6, n))
+
+    def add_die(self, team: int, player: int, delta: int) -> None:
+        key = (team, player)
+        self.extra[key] = max(0, min(2, self.extra.get(key, 0) + delta))
+        self.dice_in.pop(key, None)
+
+    # -- the outcome -------------------------------------------------------------------------
+    def ready(self, state: TakkureState) -> bool:
+        if self.missing(state):
+            return False
+        return all(None not in faces for _, faces in self.slots(state))
+
+    def resolve(self, state: TakkureState) -> dice.Resolution | None:
+        if not self.ready(state):
+            return None
+        entries = [(r.check, [f for f in faces if f is not None]) for r, faces in self.slots(state)]
+        if self.kind.mode == "face_to_face":
+            return dice.face_to_face(*entries)
+        if self.kind.mode == "melee":
+            return dice.melee(*[(c, fs[0]) for c, fs in entries])
+        return dice.unopposed(entries[0][0], *entries[0][1])
+
+    def explain(self, state: TakkureState) -> str:
+        """The sentence the coach reads; empty until every die is in."""
+        res = self.resolve(state)
+        if res is None:
+            return ""
+        if self.kind.mode == "endurance":
+            ok = res.winner is not None
+            return res.text() + ("; no damage" if ok else "; +1 WOUND")
+        effect = "; ".join(e for e in (_effects(self, state, res),) if e)
+        return res.text() + (f" -> {effect}" if effect else "")
+
+    def record(self, state: TakkureState) -> tuple[str, dict[str, Any]]:
+        """The event that records this roll in the match journal."""
+        res = self.resolve(state)
+        if res is None:
+            raise IllegalActionError("the roll is not complete: " + "; ".join(self.missing(state))
+                                     if self.missing(state) else "the roll is not complete: dice missing")
+        rollers = self.rollers(state)
+        if self.kind.mode == "endurance":
+            r = rollers[0]
+            return "takkure.endurance", {"team": r.team, "player": r.player,
+                                         "roll": self.dice_in[(r.team, r.player)][0]}
+        data: dict[str, Any] = {
+            "text": self.explain(state), "kind": self.kind.key, "source": self.source or "typed",
+            "rolls": [{"team": r.team, "player": r.player, "action": r.part.action,
+                       "target": r.check.target, "dice": list(self.dice_in[(r.team, r.player)])}
+                      for r in rollers]}
+        if self.distance is not None and any(p.distance for p in self.kind.parts):
+            data["distance_in"] = self.distance
+            data["distance_source"] = self.distance_source
+        return "takkure.roll", data
+
+    def follow_ups(self, state: TakkureState) -> list[FollowUp]:
+        res = self.resolve(state)
+        if res is None:
+            return []
+        return _follow_ups(self, state, res)
+
+
+# ----------------------------------------------------------------------------- consequences
+
+def _by_action(panel: RollPanel, state: TakkureState, res: dice.Resolution
+               ) -> dict[str, list[tuple[Roller, dice.Rolled]]]:
+    out: dict[str, list[tuple[Roller, dice.Rolled]]] = {}
+    for roller, rolled in zip(panel.rollers(state), res.results):
+        out.setdefault(roller.part.action, []).append((roller, rolled))
+    return out
+
+
+def _won(rolled: dice.Rolled) -> bool:
+    return rolled.outcome == "success"
+
+
+def _effects(panel: RollPanel, state: TakkureState, res: dice.Resolution) -> str:
+    """What the result means at the table, from the action descriptions (1.18-1.20, ball
+    actions)."""
+    acts = _by_action(panel, state, res)
+    name = lambda r: state.player(r.team, r.player).name  # noqa: E731
+    out: list[str] = []
+    if res.tied and panel.kind.mode == "melee":
+        return ""
+    if "TACKLE" in acts:
+        for roller, rolled in acts["TACKLE"]:
+            carrier = acts.get(next((k for k in acts if k != "TACKLE"), ""), [])
+            target = name(carrier[0][0]) if carrier else "the carrier"
+            if _won(rolled):
+                if rolled.critical:
+                    out.append(f"tackle succeeds (critical): both GROUNDED, {target} takes a WOUND")
+                else:
+                    out.append(f"tackle succeeds: both GROUNDED, {target} rolls ENDURANCE")
+            elif rolled.outcome == "fail" and panel.kind.mode != "melee":
+                out.append(f"tackle fails: {name(roller)} rolls REF (a fail: GROUNDED, ENDURANCE)")
+            elif rolled.outcome in ("cancelled", "tie") and panel.kind.mode != "melee":
+                out.append("tackle cancelled: not performed, nobody GROUNDED")
+    for action, entries in acts.items():
+        for roller, rolled in entries:
+            who = name(roller)
+            win = _won(rolled)
+            if action == "DODGE" and win:
+                out.append(f"{who} dodges: move {'4' if rolled.critical else '2'}\"")
+            elif action == "BREAK THROUGH" and win:
+                out.append("breaks through: the tackler is GROUNDED and "
+                           + ("takes a WOUND" if rolled.critical else "rolls ENDURANCE"))
+            elif action == "PASS":
+                if win:
+                    out.append("the ball reaches the receiver"
+                               + (' (critical: the receiver may move 2")' if rolled.critical else ""))
+                elif panel.kind.mode == "unopposed" or all(r.outcome == "fail" for r in res.results):
+                    out.append("missed: the receiver rolls BALL RECEPTION")
+                else:
+                    out.append("the pass is not performed, no RECEPTION roll")
+            elif action == "RECEPTION":
+                out.append(f"{who} catches the ball" if win else "dropped: the ball is loose, scatter it")
+            elif action in ("PICK UP", "CATCH") and win:
+                out.append(f"{who} has the ball")
+            elif action in ("STEAL", "INTERCEPTION") and win:
+                out.append(f"{who} steals the ball")
+            elif action == "INTERCEPTION" and not win:
+                out.append("the pass continues as normal")
+            elif action == "SCORE A TRY":
+                out.append("TRY!" if win else "no try")
+            elif action == "REF after a missed TACKLE":
+                out.append("stays up" if win else f"{who} is GROUNDED and rolls ENDURANCE")
+    return "; ".join(o for o in out if o)
+
+
+def _follow_ups(panel: RollPanel, state: TakkureState, res: dice.Resolution) -> list[FollowUp]:
+    acts = _by_action(panel, state, res)
+    out: list[FollowUp] = []
+    name = lambda r: state.player(r.team, r.player).name  # noqa: E731
+
+    def who(r: Roller) -> dict[str, Any]:
+        return {"team": r.team, "player": r.player}
+
+    def ground(r: Roller) -> FollowUp:
+        return FollowUp(f"{name(r)} GROUNDED", ("takkure.grounded", {**who(r), "value": True}))
+
+    def hurt(r: Roller, critical: bool) -> FollowUp:
+        if critical:
+            return FollowUp(f"{name(r)} +1 WOUND", ("takkure.wound", who(r)))
+        role = "attacker" if r.team == panel.attacking_team(state) else "defender"
+        return FollowUp(f"ENDURANCE: {name(r)}", next_kind=f"endurance_{role}",
+                        picks=((r.team, r.player),))
+
+    def superstar(r: Roller) -> list[FollowUp]:
+        if state.teams[r.team].team_skill == "teriomorphs":
+            return [FollowUp("Superstars +1 token", ("takkure.skill_token",
+                                                     {"team": r.team, "delta": 1}))]
+        return []
+
+    if res.tied and panel.kind.mode == "melee":
+        tied = [panel.rollers(state)[i] for i in res.tied]
+        return [FollowUp("Roll again: " + ", ".join(name(r) for r in tied), next_kind=panel.kind.key,
+                         picks=tuple((r.team, r.player) for r in tied))]
+    others = [(r, x) for k, v in acts.items() if k != "TACKLE" for r, x in v]
+    carrier = others[0][0] if others else None
+    for roller, rolled in acts.get("TACKLE", []):
+        if _won(rolled):
+            out.append(ground(roller))
+            if carrier is not None:
+                out += [ground(carrier), hurt(carrier, rolled.critical)]
+            out += superstar(roller)
+        elif rolled.outcome == "fail" and panel.kind.mode != "melee":
+            out.append(FollowUp(f"REF roll: {name(roller)}", next_kind="tackle_ref",
+                                picks=((roller.team, roller.player),)))
+    tacklers = [r for r, _ in acts.get("TACKLE", [])]
+    for roller, rolled in others:
+        win = _won(rolled)
+        action = roller.part.action
+        if action == "BREAK THROUGH" and win:
+            for t in tacklers:
+                out += [ground(t), hurt(t, rolled.critical)]
+            out += superstar(roller)
+        elif action == "PASS" and not win and (panel.kind.mode == "unopposed"
+                                               or all(r.outcome == "fail" for r in res.results)):
+            out.append(FollowUp("BALL RECEPTION roll", next_kind="reception"))
+        elif action in ("RECEPTION", "PICK UP", "CATCH") and win:
+            out.append(FollowUp(f"Ball to {name(roller)}", ("takkure.ball", who(roller))))
+        elif action == "RECEPTION" and not win:
+            out.append(FollowUp("Ball loose", ("takkure.ball", {})))
+        elif action in ("STEAL", "INTERCEPTION") and win:
+            out.append(FollowUp(f"{name(roller)} steals the ball", ("takkure.steal", who(roller))))
+        elif action == "SCORE A TRY":
+            tackled = any(_won(x) for _, x in acts.get("TACKLE", []))
+            if win:
+                out.append(FollowUp("TRY!", ("takkure.try", {"success": True})))
+            elif not tackled:
+                out.append(FollowUp("Failed try: kick-off", ("takkure.try", {"success": False})))
+        elif action == "REF after a missed TACKLE" and not win:
+            out += [ground(roller), hurt(roller, False)]
+    return out
