@@ -3,9 +3,13 @@ advanced by hand, taps as simulated touches at widgets' window coordinates."""
 
 from __future__ import annotations
 
+import os
 import re
 import time
 from typing import Any, Callable
+
+TOWER_NAME = f"gui{os.getpid()}"   # the simulated dice tower of the one GUI app
+TOWER_URL = f"sim://{TOWER_NAME}?seed=9"
 
 MARKUP = re.compile(r"\[/?[a-z]+(=[^\]]*)?\]")
 
@@ -45,3 +49,27 @@ def tap(widget: Any, frames: int = 3) -> None:
     touch.touch_up()
     if frames:
         pump(frames)
+
+
+def on_screen(app, name):
+    """The screen is current, its transition is over and no worker is still busy."""
+    return (app.root.current == name and not app.root.transition.is_active
+            and not app.busy)
+
+
+def close_popups(app):
+    """Close confirm popups, modal sheets, and banners or toasts left by an earlier test."""
+    from kivy.uix.modalview import ModalView
+
+    while app.popup is not None:
+        app.popup.dismiss(animation=False)
+        pump(2)
+    for w in list(app.root_window.children):
+        if isinstance(w, ModalView):
+            w.dismiss(animation=False)
+    for attr in ("banner_widget", "toast_widget"):
+        w = getattr(app, attr)
+        if w is not None and w.parent is not None:
+            w.parent.remove_widget(w)
+        setattr(app, attr, None)
+    pump(2)

@@ -13,54 +13,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.gui_support import plain, pump, tap, wait_for
+from tests.gui_support import TOWER_NAME, close_popups, on_screen, plain, pump, tap, wait_for
 
 pytestmark = pytest.mark.gui
 
 SEED = 20261122
-TOWER_NAME = f"gui{os.getpid()}"
-TOWER_URL = f"sim://{TOWER_NAME}?seed=9"
-
-
-@pytest.fixture(scope="module")
-def app(tmp_path_factory):
-    if not os.environ.get("DISPLAY"):
-        pytest.fail("the GUI tests need an X display: run them under xvfb-run")
-    home = tmp_path_factory.mktemp("companion-home")
-    saved_env = os.environ.get("COMPANION_HOME")
-    os.environ["COMPANION_HOME"] = str(home)
-    from companion.app.main import CompanionApp  # first: it configures the window
-
-    from kivy.base import runTouchApp
-
-    the_app = CompanionApp(data_root=home, tower_url=TOWER_URL)
-    from kivy.core.window import Window
-    assert tuple(Window.size) == (1280, 800)
-    the_app._run_prepare()
-    runTouchApp(embedded=True)
-    wait_for(lambda: the_app.status == "ready" and not the_app.busy, what="start-up")
-    yield the_app
-    the_app.stop()
-    if saved_env is None:
-        os.environ.pop("COMPANION_HOME", None)
-    else:
-        os.environ["COMPANION_HOME"] = saved_env
-
-
-def on_screen(app, name):
-    """The screen is current, its transition is over and no worker is still busy."""
-    return (app.root.current == name and not app.root.transition.is_active
-            and not app.busy)
 
 
 def screen(app, name="tekken_game"):
     return app.root.get_screen(name)
-
-
-def close_popups(app):
-    while app.popup is not None:
-        app.popup.dismiss(animation=False)
-        pump(2)
 
 
 def new_game(app, seed=SEED):
@@ -472,18 +433,18 @@ def test_a_roll_reaches_the_open_game_once_and_survives_undo(app):
     assert len(session.rolls) == 1 and not session.can_undo
 
 
-def test_a_game_without_a_screen_yet_is_refused_not_crashed(app, tmp_path):
-    """Takkure has a rules engine but no screen: opening its journal says so."""
+def test_a_game_without_a_screen_is_refused_not_crashed(app, tmp_path, monkeypatch):
+    """A journal of a game whose screen is not in this build: opening it says so."""
     import random as _random
 
-    from companion.games.takkure import lineup_setup
+    from companion.app import main
     from companion.session import Session
-    from tests.test_takkure_rules import LINEUP, _team
+    from tests.takkure_support import demo_setup
 
     close_popups(app)
-    teams = [lineup_setup(_team(), LINEUP), lineup_setup(_team(), LINEUP)]
+    monkeypatch.delitem(main.GAME_SCREENS, "takkure")
     path = tmp_path / "takkure.jsonl"
-    Session.create(path, "takkure", {"teams": teams}, _random.Random(1)).close()
+    Session.create(path, "takkure", demo_setup(), _random.Random(1)).close()
     before = app.session
     app.open_game(path)
     wait_for(lambda: app.popup is not None, what="the refusal")

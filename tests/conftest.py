@@ -1,0 +1,43 @@
+"""Shared fixtures. The GUI tests share one real Kivy window per process (Kivy cannot open
+a second one): the session fixture ``app`` builds the app on a temporary COMPANION_HOME."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from tests.gui_support import TOWER_URL, wait_for
+
+
+def pytest_collection_modifyitems(config, items):
+    """The GUI tests run last: the one app (and its simulated dice tower's reader thread)
+    then lives only while they run, not beside the timing-sensitive link tests."""
+    items.sort(key=lambda item: item.get_closest_marker("gui") is not None)
+
+
+@pytest.fixture(scope="session")
+def app(tmp_path_factory):
+    if not os.environ.get("DISPLAY"):
+        pytest.fail("the GUI tests need an X display: run them under xvfb-run")
+    home = tmp_path_factory.mktemp("companion-home")
+    saved_env = os.environ.get("COMPANION_HOME")
+    os.environ["COMPANION_HOME"] = str(home)
+    from companion.app.main import CompanionApp  # first: it configures the window
+
+    from kivy.base import runTouchApp
+
+    the_app = CompanionApp(data_root=home, tower_url=TOWER_URL)
+    from kivy.core.window import Window
+    assert tuple(Window.size) == (1280, 800)
+    the_app._run_prepare()
+    runTouchApp(embedded=True)
+    wait_for(lambda: the_app.status == "ready" and not the_app.busy, what="start-up")
+    yield the_app
+    the_app.stop()
+    if saved_env is None:
+        os.environ.pop("COMPANION_HOME", None)
+    else:
+        os.environ["COMPANION_HOME"] = saved_env
+
+
