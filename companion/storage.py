@@ -17,6 +17,7 @@ from typing import Any
 
 from .config import dump_yaml, load_typed
 from .errors import CompanionError, JournalTailError
+from .games.takkure import TakkureConfig, card_data
 from .games.tekken import TekkenConfig, stage_data
 from .journal import read_events
 from .session import replay
@@ -50,6 +51,27 @@ def config_path(name: str, root: Path | None = None) -> Path:
 
 def load_tekken_config(root: Path | None = None) -> TekkenConfig:
     return load_typed(TekkenConfig, config_path("tekken", root))
+
+
+def load_takkure_config(root: Path | None = None) -> TakkureConfig:
+    return load_typed(TakkureConfig, config_path("takkure", root))
+
+
+def takkure_config_data(cfg: TakkureConfig) -> dict[str, Any]:
+    """Plain data for writing the rosters back to YAML (the user's roster file)."""
+    teams = []
+    for t in cfg.teams:
+        players = []
+        for p in t.players:
+            card = card_data(p)
+            card["mov"] = [int(v) if float(v).is_integer() else v for v in card["mov"]]
+            card["skills"] = [{"name": s.name, "training": s.training, "text": s.text}
+                              for s in p.skills]
+            if p.defaults:
+                card["defaults"] = list(p.defaults)
+            players.append(card)
+        teams.append({"name": t.name, "team_skill": t.team_skill, "players": players})
+    return {"teams": teams}
 
 
 def save_user_config(name: str, data: dict[str, Any], cls: type, root: Path | None = None) -> Path:

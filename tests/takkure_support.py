@@ -26,7 +26,10 @@ DEMO_ROSTER: dict[str, Any] = {"teams": [
     {"name": "Yamato", "team_skill": "yamato", "players": [
         _card("Yokozuna", ["Forward"], "Onslaught", mov=[4, 2], bac=[7, 11], str=8, ref=6,
               int=7, prt=0, bdy=5, base_mm=40,
-              skills=[{"name": "Sumo", "training": True}]),
+              skills=[{"name": "Sumo", "training": True,
+                       "text": "Once per action when this player performs a successful "
+                               "BREAKTHROUGH or TACKLE, you can force your opponent to "
+                               "reroll the ENDURANCE roll."}]),
         _card("Kaze", ["Wing"], "Side step", ref=8),
         _card("Hana", ["Scrum-Half"], "Precise Pass", bac=[8, 10]),
         _card("Tetsu", ["Full-Back", "Wing"], "Expert Tackler", str=7),

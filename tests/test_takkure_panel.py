@@ -242,3 +242,15 @@ def test_picking_replaces_a_single_player_and_toggles_in_a_melee():
     assert p.picks["defender"] == [0, 2]
     with pytest.raises(IllegalActionError, match="unknown roll"):
         p.choose("fly")
+
+
+def test_a_try_stopped_by_a_tackle_is_no_failed_try_but_a_missed_try_is():
+    s = match()
+    p = panel(s, "tackle_try", attacker=3, defender=1)
+    p.receive(s, [12, 4])                            # the try fumbles, the tackle succeeds
+    labels = [f.label for f in p.follow_ups(s)]
+    assert "Failed try: kick-off" not in labels and "Lince GROUNDED" in labels
+    p = panel(s, "try", attacker=3)
+    p.receive(s, [12])
+    assert [f.label for f in p.follow_ups(s)] == ["Failed try: kick-off"]
+    assert p.explain(s).endswith("rolled 12: fumble -> no try")

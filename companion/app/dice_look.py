@@ -9,6 +9,8 @@ DIE_COLOURS = {
     "black": (0.16, 0.16, 0.18, 1),
 }
 UNKNOWN_COLOUR = (0.45, 0.47, 0.52, 1)
+# Takkure: each coach's colour on the screen is the colour of their dice
+TEAM_RGBA = {"red": (0.86, 0.22, 0.2, 1), "yellow": (0.95, 0.78, 0.18, 1)}
 STATE_LOOK = {
     "connected": ("Connected", (0.20, 0.72, 0.35, 1)),
     "connecting": ("Connecting…", (1.0, 0.62, 0.15, 1)),

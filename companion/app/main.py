@@ -79,10 +79,16 @@ from .screens.dice import DiceScreen  # noqa: E402
 from . import widgets  # noqa: E402
 from .screens.home import HomeScreen  # noqa: E402
 from .screens.saved_games import SavedGamesScreen  # noqa: E402
-from .screens.tekken_game import TekkenGameScreen, confirm_text  # noqa: E402
+from .screens.tekken_game import TekkenGameScreen  # noqa: E402
+from .screens.tekken_game import confirm_text as tekken_confirm  # noqa: E402
 from .screens.tekken_setup import TekkenSetupScreen  # noqa: E402
+from .screens.takkure_game import TakkureGameScreen  # noqa: E402
+from .screens.takkure_game import confirm_text as takkure_confirm  # noqa: E402
+from .screens.takkure_setup import TakkureRosterScreen, TakkureSetupScreen  # noqa: E402
+from ..games.takkure import TakkureConfig  # noqa: E402
 
-GAME_SCREENS = {"tekken": "tekken_game"}
+GAME_SCREENS = {"tekken": "tekken_game", "takkure": "takkure_game"}
+CONFIRMS = {"tekken": tekken_confirm, "takkure": takkure_confirm}
 TOAST_SECONDS = 3.0
 
 
@@ -92,6 +98,7 @@ class CompanionApp(App):
     title = "Tabletop Companion"
     session = ObjectProperty(None, allownone=True)     # the open companion.session.Session
     tekken_config = ObjectProperty(None, allownone=True)
+    takkure_config = ObjectProperty(None, allownone=True)
     status = StringProperty("")                        # "", "loading", "ready"
     # the dice tower, as the reader thread last reported it (set on the GUI thread only)
     tower_state = StringProperty("stopped")
@@ -129,6 +136,9 @@ class CompanionApp(App):
         sm.add_widget(TekkenGameScreen(name="tekken_game"))
         sm.add_widget(SavedGamesScreen(name="saved"))
         sm.add_widget(DiceScreen(name="dice"))
+        sm.add_widget(TakkureSetupScreen(name="takkure_setup"))
+        sm.add_widget(TakkureRosterScreen(name="takkure_roster"))
+        sm.add_widget(TakkureGameScreen(name="takkure_game"))
         return sm
 
     def on_start(self) -> None:
@@ -257,6 +267,13 @@ class CompanionApp(App):
                 self.session.record_roll(roll.boot_id, roll.seq, dice)
             except (IllegalActionError, OSError) as exc:
                 self.toast(f"The roll is in the dice history but not in the game: {exc}")
+        if self.root is not None and self.root.current == "takkure_game" and roll.clean:
+            # the roll panel takes each coach's colour; it says what it could not use
+            if self.root.get_screen("takkure_game").tower_roll(dice):
+                return
+        elif self.root is not None and self.root.current == "takkure_game":
+            self.toast(f"Dice: {roll.text()} - a die was not read cleanly: roll it again")
+            return
         if self.root is not None and self.root.current != "dice":
             self.banner(f"Dice: {roll.text()}")
 
@@ -334,6 +351,40 @@ class CompanionApp(App):
 
         self.in_background(work, self._show_session, self._open_failed)
 
+    def start_takkure(self, setup: dict[str, Any], label: str) -> None:
+        """Create a new Takkure match from the line-ups and show it."""
+        def work(root: Path) -> Session:
+            return Session.create(storage.new_game_path("takkure", label, root), "takkure",
+                                  setup, rng=self.new_game_rng)
+
+        self.in_background(work, self._show_session, self._open_failed)
+
+    def load_takkure(self, then: Callable[[], None]) -> None:
+        """Load the Takkure rosters (the user's file if there is one): a bad file is named
+        in a popup, with its line, player and field, and nothing is opened."""
+        def done(cfg: TakkureConfig) -> None:
+            self.takkure_config = cfg
+            then()
+
+        def failed(exc: BaseException) -> None:
+            self.show_error("Takkure rosters not loaded", str(exc))
+
+        self.in_background(storage.load_takkure_config, done, failed)
+
+    def save_takkure_roster(self, cfg: TakkureConfig,
+                            then: Callable[[Path], None] | None = None) -> None:
+        """Write the user's roster file (validated first: a refused roster writes nothing)."""
+        def work(root: Path) -> Path:
+            return storage.save_user_config("takkure", storage.takkure_config_data(cfg),
+                                            TakkureConfig, root)
+
+        def done(path: Path) -> None:
+            self.takkure_config = cfg
+            if then is not None:
+                then(path)
+
+        self.in_background(work, done, lambda exc: self.toast(f"Not saved: {exc}"))
+
     def open_game(self, path: str | Path, rng: random.Random | None = None) -> None:
         """Reopen a saved game exactly where it was (errors become popups, never crashes)."""
         path = Path(path)
@@ -397,10 +448,11 @@ class CompanionApp(App):
         except IllegalActionError as exc:
             self.toast(str(exc))
             return
-        text = confirm_text(session.state, after) if session.game == "tekken" else None
+        confirm = CONFIRMS.get(session.game)
+        text = confirm(session.state, after) if confirm is not None else None
         if text:
             self.confirm(text, lambda: self._do(type_, data, then), ok_text="Confirm",
-                         title="End of round")
+                         title="End of round" if session.game == "tekken" else "Confirm")
         else:
             self._do(type_, data, then)
 
@@ -408,6 +460,7 @@ class CompanionApp(App):
         session = self.session
         if session is None:
             return False
+        before = session.state
         try:
             session.do(type_, **data)
         except IllegalActionError as exc:
@@ -418,6 +471,10 @@ class CompanionApp(App):
             return False
         if then is not None:
             then()
+        # reminders belong to a new action only: undo, redo and replay never announce
+        screen = self.root.get_screen(GAME_SCREENS[session.game]) if self.root else None
+        if screen is not None and hasattr(screen, "announce"):
+            screen.announce(before, session.state)
         return True
 
     def undo(self) -> None:

@@ -775,7 +775,7 @@ _HANDLERS = {
 
 # ----------------------------------------------------------------------------- presentation
 
-def _reminders(before: TakkureState, after: TakkureState) -> list[str]:
+def reminders(before: TakkureState, after: TakkureState) -> list[str]:
     """Said once, by the event that causes them: replay and undo never repeat them."""
     out = []
     for t in (0, 1):
@@ -847,7 +847,7 @@ def describe(before: TakkureState, type_: str, data: Mapping[str, Any], after: T
         text = data["text"]
     else:
         text = type_
-    extra = _reminders(before, after)
+    extra = reminders(before, after)
     return text + ("; " + "; ".join(extra) if extra else "")
 
 

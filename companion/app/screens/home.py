@@ -9,10 +9,10 @@ from kivy.lang import Builder
 from kivy.properties import ObjectProperty, StringProperty
 from kivy.uix.screenmanager import Screen
 
-# (title, enabled) - the games of the design card; only TEKKEN is built so far.
+# (title, enabled) - the games of the design card.
 GAMES = (
     ("TEKKEN", True),
-    ("Takkure", False),
+    ("Takkure", True),
     ("King of Tokyo Duel", False),
     ("Tag Team", False),
     ("Danchie Go", False),
@@ -36,8 +36,11 @@ class HomeScreen(Screen):
             self.resume_path = saved.path
 
     def pick(self, title: str) -> None:
+        app = App.get_running_app()
         if title == "TEKKEN":
-            App.get_running_app().go("tekken_setup")
+            app.go("tekken_setup")
+        elif title == "Takkure":
+            app.load_takkure(lambda: app.go("takkure_setup"))
 
     def resume(self) -> None:
         if self.resume_path is not None:

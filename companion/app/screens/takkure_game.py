@@ -1,0 +1,683 @@
+"""The Takkure match screen: both teams' players as cards, the time dashboard, the roll panel
+in the centre, the action log and undo.
+
+What is shown comes from :func:`takkure_view` (pure: the session and the roll panel in, plain
+values out); buttons are enabled only when ``session.preview`` accepts their action, so the
+rules engine stays the only judge. The roll panel (``companion.games.takkure_panel``) is UI
+state: picking a roll, the players and the dice changes nothing in the journal until the
+coach taps "Record roll".
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+from kivy.app import App
+from kivy.core.window import Window
+from kivy.lang import Builder
+from kivy.metrics import dp
+from kivy.properties import (BooleanProperty, ColorProperty, ListProperty, NumericProperty,
+                             ObjectProperty, StringProperty)
+from kivy.uix.behaviors import ButtonBehavior
+from kivy.uix.boxlayout import BoxLayout
+from kivy.uix.modalview import ModalView
+from kivy.uix.screenmanager import Screen
+from kivy.uix.widget import Widget
+
+from ...errors import IllegalActionError
+from ...games import takkure as tk
+from ...games.takkure_panel import KINDS, TEAM_COLOURS, FollowUp, RollPanel
+from .. import widgets  # noqa: F401  (its <Label> rule must load first)
+from ..dice_look import TEAM_RGBA
+from ..widgets import BigButton
+
+SLOTS = tk.MAX_FATIGUE   # the 4th slot is Max Fatigue: filling it is an injury
+
+
+# ----------------------------------------------------------------------------- pure view
+
+def _legal(session: Any, type_: str, **data: Any) -> bool:
+    try:
+        session.preview(type_, **data)
+    except IllegalActionError:
+        return False
+    return True
+
+
+def confirm_text(before: tk.TakkureState, after: tk.TakkureState) -> str | None:
+    """The question to ask before an action that injures a player or ends a half."""
+    lines = []
+    for t in (0, 1):
+        for b, a in zip(before.teams[t].players, after.teams[t].players):
+            if b.status == "field" and a.status == "injured":
+                why = "Max Fatigue (a 4th fatigue token)" if a.injuries[-1] == "Max Fatigue" \
+                    else f"wounds reach BDY {int(b.stat('bdy'))}"
+                lines.append(f"{a.name} is injured: {why}. Off the field, then the injury roll.")
+    if before.phase == "play" and after.phase == "halftime":
+        lines.append("This ends the 1st half.")
+    if before.phase != "over" and after.phase == "over":
+        lines.append("This ends the match: " + tk.RULES.summary(after) + ".")
+    return ("\n".join(lines) + "\nConfirm?") if lines else None
+
+
+def _stats_markup(p: tk.Player) -> str:
+    def one(label: str, key: str) -> str:
+        value, base = p.effective(key), p.stat(key)
+        printed = dict(p.base)[key]
+        text = f"{value:g}"
+        if value != printed:
+            text = f"[color=ffa040]{text}[/color]"
+        elif base != printed:
+            text = f"[color=ffa040]{text}[/color]"
+        return f"{label} [b]{text}[/b]"
+
+    mov = f"MOV [b]{p.effective('mov_attack'):g}/{p.effective('mov_defense'):g}[/b]"
+    bac = f"BaC [b]{p.effective('bac'):g}/{p.effective('bac_try'):g}[/b]"
+    if (p.effective("bac"), p.effective("bac_try")) != (dict(p.base)["bac"], dict(p.base)["bac_try"]):
+        bac = f"BaC [b][color=ffa040]{p.effective('bac'):g}/{p.effective('bac_try'):g}[/color][/b]"
+    return "  ".join([one("STR", "str"), one("REF", "ref"), one("INT", "int"), bac, mov,
+                      one("BDY", "bdy"), one("PRT", "prt")])
+
+
+def card_view(session: Any, panel: RollPanel, team: int, index: int) -> dict[str, Any]:
+    s: tk.TakkureState = session.state
+    p = s.player(team, index)
+    attacking = s.attacker == team and s.phase == "play"
+    fatigue = (["active" if f else "inactive" for f in p.fatigue] + ["permanent"] * p.permanent)
+    fatigue = (fatigue + ["empty"] * SLOTS)[:max(SLOTS, len(fatigue))]
+    has_ball = s.ball == (team, index)
+    who = {"team": team, "player": index}
+    if has_ball:
+        ball_text, ball_event = "Drop", ("takkure.ball", {})
+    elif s.attacker == team:
+        ball_text, ball_event = "Ball", ("takkure.ball", who)
+    else:
+        ball_text, ball_event = "Steal", ("takkure.steal", who)
+    notes = []
+    if p.skills_lost:
+        notes.append("lost: " + ", ".join(p.skills_lost))
+    if p.one_mov_action:
+        notes.append("1 MOV action")
+    if p.injuries and p.status == "field":
+        notes.append("injuries: " + ", ".join(p.injuries))
+    if p.skill_tokens:
+        notes.append(f"team skill tokens {p.skill_tokens}")
+    if p.status == "injured":
+        status_text = ("Injured: roll on the injuries table" if p.injury_pending else
+                       f"Injured ({', '.join(p.injuries)}): back at a kick-off")
+    elif p.status == "out":
+        status_text = f"Out of the game ({', '.join(p.injuries)})"
+    else:
+        status_text = ""
+    return {
+        "team": team, "index": index, "pname": p.name, "position": p.position,
+        "stats_text": _stats_markup(p), "fatigue": fatigue,
+        "wounds_text": f"W {p.wounds}/{int(p.stat('bdy'))}",
+        "grounded": p.grounded, "has_ball": has_ball, "activations": p.activations,
+        "status": p.status, "status_text": status_text, "injury_pending": p.injury_pending,
+        "picked": panel.picked(s, team, index), "attacking": attacking,
+        "note": "; ".join(notes),
+        "can_act": attacking and _legal(session, "takkure.activate", **who),
+        "can_gain": _legal(session, "takkure.fatigue", **who, op="gain"),
+        "can_wound": _legal(session, "takkure.wound", **who),
+        "can_ground": _legal(session, "takkure.grounded", **who, value=not p.grounded),
+        "ball_text": ball_text, "ball_event": ball_event,
+        "can_ball": _legal(session, ball_event[0], **ball_event[1]),
+        "halftime": s.phase == "halftime",
+        "can_rest_active": _legal(session, "takkure.halftime_rest", **who, active=True),
+        "can_rest_inactive": _legal(session, "takkure.halftime_rest", **who, active=False),
+        "colour": TEAM_COLOURS[team],
+    }
+
+
+def panel_view(session: Any, panel: RollPanel) -> dict[str, Any]:
+    s: tk.TakkureState = session.state
+    rows = []
+    try:
+        slots = panel.slots(s)
+        problem = ""
+    except IllegalActionError as exc:   # e.g. a pass from the ground beyond 8"
+        slots, problem = [], str(exc)
+    for roller, faces in slots:
+        rows.append({"team": roller.team, "player": roller.player,
+                     "text": f"{roller.check.who} {roller.part.action}: {roller.check.text()}",
+                     "faces": faces, "colour": TEAM_COLOURS[roller.team]})
+    missing = panel.missing(s)
+    explanation = ""
+    follow: list[FollowUp] = []
+    if not problem:
+        try:
+            explanation = panel.explain(s)
+        except IllegalActionError as exc:
+            problem = str(exc)
+    if not explanation and not problem:
+        problem = ("To do: " + "; ".join(missing)) if missing else "Type or roll the dice"
+    needs_distance = any(p.distance for p in panel.kind.parts)
+    return {
+        "kind_title": panel.kind.title, "kind_hint": panel.kind.hint, "rows": rows,
+        "explanation": explanation, "prompt": problem,
+        "can_record": bool(explanation) and panel.ready(s),
+        "pressure": panel.pressure,
+        "shows_pressure": any(p.pressure for p in panel.kind.parts),
+        "needs_distance": needs_distance,
+        "distance_text": "" if panel.distance is None else f"{panel.distance:g}",
+        "shows_ground": any(p.distance == "pass" for p in panel.kind.parts),
+        "from_ground": panel.from_ground,
+        "follow": follow,
+    }
+
+
+def takkure_view(session: Any, panel: RollPanel) -> dict[str, Any]:
+    s: tk.TakkureState = session.state
+    a, b = s.teams
+    attacker = s.teams[s.attacker].name if s.attacker is not None else ""
+    if s.phase == "kickoff":
+        chooser = ("the referee roll decides" if s.kickoff_by is None else
+                   f"{s.teams[s.kickoff_by].name}' coach chooses")
+        phase_text = f"Kick-off: {chooser} who kicks"
+    elif s.phase == "halftime":
+        phase_text = "Halftime: each player removes one fatigue token"
+    elif s.phase == "over":
+        phase_text = "Full time: " + ("a draw" if s.result == "draw" else
+                                      f"{s.teams[int(s.result or 0)].name} win")
+    else:
+        phase_text = f"{attacker} attack"
+    view: dict[str, Any] = {
+        "score_text": f"{a.name} [b]{a.score} – {b.score}[/b] {b.name}",
+        "half_text": f"Half {s.half}",
+        "phase": s.phase, "phase_text": phase_text,
+        "box": s.box, "time_active": list(s.time_active),
+        "pool": s.pool if s.phase == "play" else 0,
+        "attacker": -1 if s.attacker is None else s.attacker,
+        "team_names": [a.name, b.name],
+        "team_notes": [_team_note(s, t) for t in (0, 1)],
+        "cards": [[card_view(session, panel, t, i) for i in range(len(s.teams[t].players))]
+                  for t in (0, 1)],
+        "can_take": _legal(session, "takkure.take_tokens"),
+        "can_kick_out": _legal(session, "takkure.kick_out"),
+        "can_kick": [_legal(session, "takkure.kickoff", kicking=t) for t in (0, 1)],
+        "can_second_half": _legal(session, "takkure.second_half"),
+        "panel": panel_view(session, panel),
+    }
+    log = [e.text for e in session.log()]
+    view["log_lines"] = log[::-1][:40]
+    view["undo_text"] = ("Undo: " + _short(session.next_undo_text())) if session.can_undo else "Undo"
+    view["redo_text"] = ("Redo: " + _short(session.next_redo_text())) if session.can_redo else "Redo"
+    view["can_undo"], view["can_redo"] = session.can_undo, session.can_redo
+    return view
+
+
+def _team_note(s: tk.TakkureState, t: int) -> str:
+    team = s.teams[t]
+    bits = [f"{TEAM_COLOURS[t]} dice"]
+    if s.attacker == t and s.phase == "play":
+        bits.insert(0, "ATTACK")
+    if team.team_skill == "teriomorphs":
+        bits.append(f"Superstars tokens {team.skill_tokens}")
+    elif team.team_skill == "yamato":
+        bits.append("Unwavering Honor")
+    return " · ".join(bits)
+
+
+def _short(text: str | None, limit: int = 34) -> str:
+    text = text or ""
+    return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
+
+
+# ----------------------------------------------------------------------------- widgets
+
+class FatigueSlot(ButtonBehavior, Widget):
+    """One fatigue slot: empty (tap: +1 fatigue), an active or inactive token (tap: flip it),
+    or a permanent token (never flips)."""
+
+    kind = StringProperty("empty")
+    slot = NumericProperty(0)
+    card = ObjectProperty(None, allownone=True)
+
+
+class TimeBox(Widget):
+    """One box of the time dashboard; both tokens drawn when they are here."""
+
+    number = NumericProperty(5)
+    here = BooleanProperty(False)
+    active0 = BooleanProperty(True)
+    active1 = BooleanProperty(True)
+
+
+class DieBox(ButtonBehavior, Widget):
+    """A die of the roll panel: its face, or empty; a tap clears it."""
+
+    face = StringProperty("")
+    colour = ColorProperty(TEAM_RGBA["red"])
+    team = NumericProperty(0)
+    player = NumericProperty(0)
+
+
+class RollerRow(BoxLayout):
+    text = StringProperty("")
+    team = NumericProperty(0)
+    player = NumericProperty(0)
+
+
+class PlayerCard(BoxLayout):
+    team = NumericProperty(0)
+    index = NumericProperty(0)
+    pname = StringProperty("")
+    position = StringProperty("")
+    stats_text = StringProperty("")
+    fatigue = ListProperty([])
+    wounds_text = StringProperty("")
+    grounded = BooleanProperty(False)
+    has_ball = BooleanProperty(False)
+    activations = NumericProperty(0)
+    status = StringProperty("field")
+    status_text = StringProperty("")
+    injury_pending = BooleanProperty(False)
+    picked = BooleanProperty(False)
+    attacking = BooleanProperty(False)
+    note = StringProperty("")
+    can_act = BooleanProperty(False)
+    can_gain = BooleanProperty(False)
+    can_wound = BooleanProperty(False)
+    can_ground = BooleanProperty(False)
+    ball_text = StringProperty("Ball")
+    ball_event = ObjectProperty(None, allownone=True)
+    can_ball = BooleanProperty(False)
+    halftime = BooleanProperty(False)
+    can_rest_active = BooleanProperty(False)
+    can_rest_inactive = BooleanProperty(False)
+    colour = StringProperty("red")
+    screen = ObjectProperty(None, allownone=True)
+
+    def on_fatigue(self, *args: Any) -> None:
+        box = self.ids.get("slots")
+        if box is None:
+            return
+        if len(box.children) != len(self.fatigue):
+            box.clear_widgets()
+            for i in range(len(self.fatigue)):
+                box.add_widget(FatigueSlot(slot=i, card=self))
+        for child in box.children:
+            child.kind = self.fatigue[child.slot]
+
+    def who(self) -> dict[str, int]:
+        return {"team": int(self.team), "player": int(self.index)}
+
+    def tap_slot(self, slot: int) -> None:
+        app = App.get_running_app()
+        kind = self.fatigue[slot]
+        if kind == "permanent":
+            app.toast("A permanent fatigue token (Fractured rib) never flips")
+        elif kind == "empty":
+            app.act("takkure.fatigue", **self.who(), op="gain")
+        else:
+            app.act("takkure.fatigue", **self.who(), op="flip", token=slot)
+
+    def act(self, type_: str, **data: Any) -> None:
+        App.get_running_app().act(type_, **self.who(), **data)
+
+    def ball(self) -> None:
+        if self.ball_event is not None:
+            App.get_running_app().act(self.ball_event[0], **self.ball_event[1])
+
+    def pick(self) -> None:
+        if self.screen is not None:
+            self.screen.pick(int(self.team), int(self.index))
+
+    def more(self) -> None:
+        PlayerSheet(card=self).open(animation=False)
+
+
+class PlayerSheet(ModalView):
+    """Everything else a player can take or do, one tap each: REST, +1 fatigue, +1 wound,
+    an ENDURANCE roll in the panel, team skill tokens, the injury roll."""
+
+    card = ObjectProperty(None)
+    title = StringProperty("")
+
+    def on_open(self) -> None:
+        app = App.get_running_app()
+        screen = app.root.get_screen("takkure_game")
+        session = screen.session
+        c = self.card
+        who = c.who()
+        s: tk.TakkureState = session.state
+        team = s.teams[who["team"]]
+        p = s.player(who["team"], who["player"])
+        self.title = f"{p.name} · {p.position} · {team.name}"
+        entries: list[tuple[str, Any, bool]] = [
+            ("REST (defense)", lambda: c.act("takkure.fatigue", op="rest"),
+             _legal(session, "takkure.fatigue", **who, op="rest")),
+            ("+1 fatigue", lambda: c.act("takkure.fatigue", op="gain"),
+             _legal(session, "takkure.fatigue", **who, op="gain")),
+            ("+1 wound", lambda: c.act("takkure.wound"), _legal(session, "takkure.wound", **who)),
+            ("ENDURANCE roll", lambda: screen.roll_for("endurance", who["team"], who["player"]),
+             p.status == "field"),
+        ]
+        if p.injury_pending:
+            entries.append(("Injury roll", lambda: screen.open_injury(c), True))
+        if team.team_skill == "yamato":
+            entries += [
+                (f"Unwavering Honor +1 ({p.skill_tokens})",
+                 lambda: app.act("takkure.skill_token", **who, delta=1), True),
+                (f"Spend a token ({p.skill_tokens})",
+                 lambda: app.act("takkure.skill_token", **who, delta=-1), p.skill_tokens > 0)]
+        elif team.team_skill == "teriomorphs":
+            t = who["team"]
+            entries += [
+                (f"Superstars +1 ({team.skill_tokens})",
+                 lambda: app.act("takkure.skill_token", team=t, delta=1), True),
+                ("Spend 1: +1 attribute",
+                 lambda: app.act("takkure.skill_token", team=t, delta=-1), team.skill_tokens >= 1),
+                ("Spend 3: re-roll a die",
+                 lambda: app.act("takkure.skill_token", team=t, delta=-3), team.skill_tokens >= 3)]
+        grid = self.ids.actions
+        grid.clear_widgets()
+        for label, fn, enabled in entries:
+            b = BigButton(text=label, font_size="21sp", height=dp(68), disabled=not enabled)
+            b.bind(on_release=lambda _b, fn=fn: (self.dismiss(animation=False), fn()))
+            grid.add_widget(b)
+
+
+class KindPicker(ModalView):
+    screen = ObjectProperty(None)
+
+
+class InjuryPad(ModalView):
+    """The injury roll: D12s in order (12 on the common table leads to the grave table)."""
+
+    card = ObjectProperty(None)
+    rolls = ListProperty([])
+    prompt = StringProperty("")
+
+    def on_open(self) -> None:
+        if not self.ids.dice_keys.children:
+            for n in range(1, 13):
+                b = BigButton(text=str(n), height=dp(64))
+                b.bind(on_release=lambda _b, n=n: self.enter(n))
+                self.ids.dice_keys.add_widget(b)
+        self.rolls = []
+        self.prompt = f"{self.card.pname}: roll a D12 on the Common injuries table"
+
+    def enter(self, face: int) -> None:
+        rolls = list(self.rolls) + [face]
+        try:
+            tk.read_injury(rolls)
+        except IllegalActionError as exc:
+            if "needs another" in str(exc):
+                self.rolls = rolls
+                table = "Grave" if "grave" in str(exc) else "Common"
+                self.prompt = (f"{', '.join(map(str, rolls))}: roll another D12 on the "
+                               f"{table} injuries table")
+                return
+            App.get_running_app().toast(str(exc))
+            return
+        self.dismiss(animation=False)
+        self.card.act("takkure.injury", rolls=rolls)
+
+
+# ----------------------------------------------------------------------------- screen
+
+class TakkureGameScreen(Screen):
+    score_text = StringProperty("")
+    half_text = StringProperty("")
+    phase = StringProperty("kickoff")
+    phase_text = StringProperty("")
+    box = NumericProperty(5)
+    time_active = ListProperty([True, True])
+    pool = NumericProperty(0)
+    attacker = NumericProperty(-1)
+    team_names = ListProperty(["", ""])
+    team_notes = ListProperty(["", ""])
+    can_take = BooleanProperty(False)
+    can_kick_out = BooleanProperty(False)
+    can_kick = ListProperty([False, False])
+    can_second_half = BooleanProperty(False)
+    log_lines = ListProperty([])
+    undo_text = StringProperty("Undo")
+    redo_text = StringProperty("Redo")
+    can_undo = BooleanProperty(False)
+    can_redo = BooleanProperty(False)
+    # the roll panel
+    kind_title = StringProperty("")
+    kind_hint = StringProperty("")
+    explanation = StringProperty("")
+    prompt = StringProperty("")
+    can_record = BooleanProperty(False)
+    pressure = NumericProperty(0)
+    shows_pressure = BooleanProperty(False)
+    needs_distance = BooleanProperty(False)
+    distance_text = StringProperty("")
+    shows_ground = BooleanProperty(False)
+    from_ground = BooleanProperty(False)
+    coin_text = StringProperty("")
+    follow_texts = ListProperty([])
+
+    _SCALARS = ("score_text", "half_text", "phase", "phase_text", "box", "pool", "attacker",
+                "can_take", "can_kick_out", "can_second_half", "undo_text", "redo_text",
+                "can_undo", "can_redo")
+    _PANEL = ("kind_title", "kind_hint", "explanation", "prompt", "can_record", "pressure",
+              "shows_pressure", "needs_distance", "shows_ground", "from_ground")
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.session: Any = None
+        self.panel = RollPanel()
+        self.cards: list[list[PlayerCard]] = [[], []]
+        self.follow: list[FollowUp] = []
+        self._follow_at = 0
+        self._rows_key: Any = None
+
+    # -- session -------------------------------------------------------------------------
+    def bind_session(self, session: Any) -> None:
+        self.session = session
+        self.panel = RollPanel()
+        self.follow, self._follow_at = [], 0
+        self.coin_text = ""
+        for t, column in enumerate((self.ids.team0, self.ids.team1)):
+            column.clear_widgets()
+            self.cards[t] = []
+            for i in range(len(session.state.teams[t].players)):
+                card = PlayerCard(team=t, index=i, screen=self)
+                column.add_widget(card)
+                self.cards[t].append(card)
+        self.refresh()
+
+    def refresh(self, *args: Any) -> None:
+        if self.session is None:
+            return
+        if len(self.session.actions) < self._follow_at:
+            self.follow = []   # the roll they follow was undone
+        view = takkure_view(self.session, self.panel)
+        for key in self._SCALARS:
+            setattr(self, key, view[key])
+        self.time_active = view["time_active"]
+        self.team_names = view["team_names"]
+        self.team_notes = view["team_notes"]
+        self.can_kick = view["can_kick"]
+        self.log_lines = view["log_lines"]
+        for t in (0, 1):
+            for card, cv in zip(self.cards[t], view["cards"][t]):
+                for key, value in cv.items():
+                    if key not in ("index",):
+                        setattr(card, key, value)
+        pv = view["panel"]
+        for key in self._PANEL:
+            setattr(self, key, pv[key])
+        if not self.ids.distance.focus:
+            self.ids.distance.text = pv["distance_text"]
+        self._draw_rows(pv["rows"])
+        self._draw_follow()
+
+    def _draw_rows(self, rows: list[dict[str, Any]]) -> None:
+        key = [(r["text"], tuple(r["faces"]), r["colour"]) for r in rows]
+        if key == self._rows_key:
+            return
+        self._rows_key = key
+        box = self.ids.rollers
+        box.clear_widgets()
+        for r in rows:
+            row = RollerRow(text=r["text"], team=r["team"], player=r["player"])
+            for face in r["faces"]:
+                row.ids.dice.add_widget(DieBox(face="" if face is None else str(face),
+                                               colour=TEAM_RGBA[r["colour"]],
+                                               team=r["team"], player=r["player"]))
+            box.add_widget(row)
+
+    def _draw_follow(self) -> None:
+        box = self.ids.follow
+        box.clear_widgets()
+        texts = []
+        for f in self.follow:
+            enabled = True
+            if f.event is not None:
+                enabled = _legal(self.session, f.event[0], **f.event[1])
+            b = BigButton(text=f.label, font_size="18sp", height=dp(56), disabled=not enabled,
+                          bg=(0.2, 0.42, 0.3, 1))
+            b.bind(on_release=lambda _b, f=f: self.do_follow(f))
+            box.add_widget(b)
+            texts.append(f.label)
+        self.follow_texts = texts
+
+    # -- announcements (never on undo, redo or replay: only a new action announces) -------
+    def announce(self, before: tk.TakkureState, after: tk.TakkureState) -> None:
+        lines = tk.reminders(before, after)
+        if lines:
+            App.get_running_app().banner("\n".join(lines), seconds=3.5)
+
+    # -- the roll panel ------------------------------------------------------------------
+    def pick(self, team: int, player: int) -> None:
+        self.panel.pick(self.session.state, team, player)
+        self.refresh()
+
+    def roll_for(self, what: str, team: int, player: int) -> None:
+        """Set the panel up for one player's roll (the ENDURANCE button of a player sheet)."""
+        s = self.session.state
+        role = "attacker" if team == self.panel.attacking_team(s) else "defender"
+        self.panel.choose(f"{what}_{role}")
+        if not self.panel.picked(s, team, player):
+            self.panel.pick(s, team, player)
+        self.follow = []
+        self.refresh()
+
+    def choose_kind(self, key: str) -> None:
+        self.panel.choose(key)
+        self.follow = []
+        self.refresh()
+
+    def open_kinds(self) -> None:
+        picker = KindPicker(screen=self)
+        grid = picker.ids.grid
+        for kind in KINDS:
+            b = BigButton(text=kind.title, font_size="20sp", height=dp(64),
+                          bg=(0.16, 0.5, 0.9, 1) if kind is self.panel.kind else (0.2, 0.21, 0.26, 1))
+            b.bind(on_release=lambda _b, k=kind.key: (picker.dismiss(animation=False),
+                                                      self.choose_kind(k)))
+            grid.add_widget(b)
+        picker.open(animation=False)
+
+    def type_die(self, face: int) -> None:
+        self._dice_in(lambda s: self.panel.receive(s, [face], source="typed"))
+
+    def tower_roll(self, dice_json: list[dict[str, Any]]) -> bool:
+        """A dice tower throw while this screen shows: the panel takes each coach's colour."""
+        if self.session is None:
+            return False
+        return self._dice_in(lambda s: self.panel.receive_tower(s, dice_json))
+
+    def _dice_in(self, fn: Any) -> bool:
+        try:
+            fn(self.session.state)
+        except IllegalActionError as exc:
+            App.get_running_app().toast(str(exc))
+            return False
+        self.follow = []
+        self.refresh()
+        return True
+
+    def clear_die(self, team: int, player: int) -> None:
+        self.panel.clear_die(team, player)
+        self.refresh()
+
+    def clear_roll(self) -> None:
+        self.panel.clear_dice()
+        self.follow = []
+        self.refresh()
+
+    def change_pressure(self, delta: int) -> None:
+        self.panel.set_pressure(self.panel.pressure + delta)
+        self.panel.clear_dice()
+        self.refresh()
+
+    def set_distance_text(self, text: str) -> None:
+        """The distance field (inches); the camera will call ``panel.set_distance`` too."""
+        text = text.strip().replace(",", ".").rstrip('"')
+        try:
+            self.panel.set_distance(float(text) if text else None, source="typed")
+        except (ValueError, IllegalActionError):
+            App.get_running_app().toast(f"{text!r} is not a distance in inches")
+            self.panel.set_distance(None)
+        self.refresh()
+
+    def toggle_ground(self) -> None:
+        self.panel.from_ground = not self.panel.from_ground
+        self.refresh()
+
+    def record(self) -> None:
+        try:
+            type_, data = self.panel.record(self.session.state)
+        except IllegalActionError as exc:
+            App.get_running_app().toast(str(exc))
+            return
+        follow = self.panel.follow_ups(self.session.state)
+
+        def done() -> None:
+            self.follow = follow
+            self._follow_at = len(self.session.actions)
+            self.panel.clear_dice()
+            self.refresh()
+
+        App.get_running_app().act(type_, then=done, **data)
+
+    def do_follow(self, f: FollowUp) -> None:
+        if f.next_kind is not None:
+            self.panel.choose(f.next_kind)
+            for team, player in f.picks:
+                if not self.panel.picked(self.session.state, team, player):
+                    self.panel.pick(self.session.state, team, player)
+            self.follow = [x for x in self.follow if x is not f]
+            self.refresh()
+            return
+        assert f.event is not None
+
+        def done() -> None:
+            self.follow = [x for x in self.follow if x is not f]
+            self.refresh()
+
+        App.get_running_app().act(f.event[0], then=done, **f.event[1])
+
+    # -- match commands --------------------------------------------------------------------
+    def kickoff(self, team: int) -> None:
+        App.get_running_app().act("takkure.kickoff", kicking=team)
+
+    def toss_coin(self) -> None:
+        """The referee roll is a coin toss: shown here, the coaches then tap who kicks."""
+        winner = random.SystemRandom().randrange(2)
+        self.coin_text = f"Coin: {self.team_names[winner]} win the referee roll"
+
+    def open_injury(self, card: PlayerCard) -> None:
+        pad = InjuryPad(card=card)
+        pad.open(animation=False)
+
+    # -- screen life ---------------------------------------------------------------------
+    def on_enter(self, *args: Any) -> None:
+        Window.allow_screensaver = False
+        self.refresh()
+
+    def on_leave(self, *args: Any) -> None:
+        Window.allow_screensaver = True
+
+
+Builder.load_file(str(Path(__file__).with_name("takkure_game.kv")))

@@ -1,0 +1,298 @@
+"""The Takkure screens, driven through the real window (under Xvfb) by taps.
+
+The made-up demo roster (tests/takkure_support.py) is written as the user's roster file, as
+the roster editor would; every test starts its own match through Home -> Takkure -> Start.
+team 0 Yamato (red):  0 Kaze, 1 Hana, 2 Tetsu, 3 Yokozuna
+team 1 Teriomorphs (yellow): 0 Kitsune, 1 Lince, 2 Lobo, 3 Oso
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from companion.config import load_typed
+from companion.games.takkure import TakkureConfig
+from tests.gui_support import TOWER_NAME, close_popups, on_screen, plain, pump, tap, wait_for
+from tests.takkure_support import write_demo_roster
+
+pytestmark = pytest.mark.gui
+
+
+def screen(app, name="takkure_game"):
+    return app.root.get_screen(name)
+
+
+def new_match(app):
+    """Home -> Takkure tile -> Start the match; then Teriomorphs kick off, Yamato attack."""
+    close_popups(app)
+    write_demo_roster(app.data_root)
+    app.go("home")
+    wait_for(lambda: on_screen(app, "home"), what="home")
+    tap(screen(app, "home").ids.tile_takkure)
+    wait_for(lambda: on_screen(app, "takkure_setup"), what="the line-up screen")
+    setup = screen(app, "takkure_setup")
+    assert setup.problems == ["", ""] and not setup.ids.start.disabled
+    before = app.session
+    tap(setup.ids.start)
+    wait_for(lambda: app.session is not before and on_screen(app, "takkure_game"),
+             what="the new match")
+    game = screen(app)
+    assert game.phase == "kickoff" and not game.ids.kick1.disabled
+    tap(game.ids.kick1)
+    wait_for(lambda: game.phase == "play", what="the kick-off")
+    return game
+
+
+def card(game, team, index):
+    return game.cards[team][index]
+
+
+def slot(c, i):
+    return next(s for s in c.ids.slots.children if s.slot == i)
+
+
+def key(game, face):
+    return next(b for b in game.ids.keypad.children if b.text == str(face))
+
+
+def test_an_activation_fatigue_tackle_vs_dodge_explained_and_undone(app):
+    game = new_match(app)
+    s = app.session
+    yokozuna, lince = card(game, 0, 3), card(game, 1, 1)
+    assert "Yamato attack" in game.phase_text and game.pool == 4
+    # activate Yokozuna: one tap
+    tap(yokozuna.ids.activate)
+    assert s.state.player(0, 3).activations == 1 and game.pool == 3
+    # fatigue: tap the first empty slot (+1 active), tap the token (flip it inactive)
+    assert [x.kind for x in sorted(yokozuna.ids.slots.children, key=lambda x: x.slot)] == ["empty"] * 4
+    tap(slot(yokozuna, 0))
+    assert s.state.player(0, 3).fatigue == (True,) and slot(yokozuna, 0).kind == "active"
+    assert "lost: Onslaught, Sumo" in yokozuna.note          # 1 active token: skills off
+    tap(slot(yokozuna, 0))
+    assert s.state.player(0, 3).fatigue == (False,) and slot(yokozuna, 0).kind == "inactive"
+    # the roll: Tackle vs Dodge, picked from the list
+    tap(game.ids.kind)
+    picker = wait_for(lambda: next((w for w in app.root_window.children
+                                    if "grid" in getattr(w, "ids", {})), None), what="the roll list")
+    tap(next(b for b in picker.ids.grid.children if b.text == "Tackle vs Dodge"))
+    assert game.kind_title == "Tackle vs Dodge"
+    tap(yokozuna.ids.pick)                                     # the dodging carrier
+    tap(lince.ids.pick)                                        # the tackler
+    assert yokozuna.picked and lince.picked
+    tap(game.ids.pressure_plus)
+    assert "To do" not in game.prompt and game.ids.record.disabled
+    tap(key(game, 6))                                          # Yokozuna's die (red)
+    tap(key(game, 5))                                          # Lince's die (yellow)
+    expected = ("Yokozuna: REF 6 -1 pressure = 5; rolled 6: fail; Lince: STR 7; rolled 5: "
+                "success; Lince wins -> tackle succeeds: both GROUNDED, Yokozuna rolls ENDURANCE")
+    assert plain(game.ids.explanation.text) == expected
+    rows = list(reversed(game.ids.rollers.children))
+    assert [[d.face for d in reversed(r.ids.dice.children)] for r in rows] == [["6"], ["5"]]
+    n = len(s.actions)
+    tap(game.ids.record)
+    assert len(s.actions) == n + 1 and s.actions[-1].data["text"] == expected
+    assert game.log_lines[0] == expected
+    assert game.follow_texts == ["Lince GROUNDED", "Yokozuna GROUNDED", "ENDURANCE: Yokozuna",
+                                 "Superstars +1 token"]
+    # one tap per consequence
+    grounded = next(b for b in game.ids.follow.children if b.text == "Lince GROUNDED")
+    tap(grounded)
+    assert s.state.player(1, 1).grounded and lince.grounded
+    assert "Lince GROUNDED" not in game.follow_texts
+    # undo the consequence, then the roll itself
+    tap(game.ids.undo)
+    assert not s.state.player(1, 1).grounded
+    assert game.undo_text.startswith("Undo: Yokozuna: REF 6")
+    tap(game.ids.undo)
+    assert len(s.actions) == n and expected not in game.log_lines
+    assert game.follow_texts == []                             # they followed an undone roll
+    assert s.state.player(0, 3).fatigue == (False,)            # the earlier taps stand
+
+
+def test_third_activation_reminder_once_never_on_undo_or_redo(app):
+    game = new_match(app)
+    s = app.session
+    kaze = card(game, 0, 0)
+    tap(kaze.ids.activate)
+    tap(kaze.ids.activate)
+    tap(kaze.ids.activate)
+    assert s.state.player(0, 0).fatigue == (True,)
+    assert "3rd activation: Kaze +1 fatigue" in plain(app.banner_widget.text)
+    assert "3rd activation: Kaze +1 fatigue" in game.log_lines[0]
+    app.banner_widget.parent.remove_widget(app.banner_widget)
+    app.banner_widget = None
+    tap(game.ids.undo)
+    tap(game.ids.redo)
+    assert s.state.player(0, 0).fatigue == (True,)
+    assert app.banner_widget is None                           # no second announcement
+
+
+def test_fourth_fatigue_token_asks_then_injures_and_the_injury_pad_reads_both_tables(app):
+    game = new_match(app)
+    s = app.session
+    tetsu = card(game, 0, 2)
+    for i in range(3):
+        tap(slot(tetsu, i))
+    assert s.state.player(0, 2).fatigue == (True, True, True)
+    assert "-1 fatigue" not in tetsu.stats_text and "ffa040" in tetsu.stats_text  # STR 7 -> 6
+    n = len(s.actions)
+    tap(slot(tetsu, 3))                                        # a 4th: Max Fatigue
+    wait_for(lambda: app.popup is not None, what="the confirmation")
+    assert "Tetsu is injured: Max Fatigue" in app.popup.content.message
+    tap(app.popup.content.ids.ok)
+    assert len(s.actions) == n + 1 and s.state.player(0, 2).status == "injured"
+    assert tetsu.status == "injured" and tetsu.injury_pending
+    tap(tetsu.ids.injury)
+    pad = wait_for(lambda: next((w for w in app.root_window.children
+                                 if hasattr(w, "ids") and "dice_keys" in w.ids), None), what="pad")
+    tap(next(b for b in pad.ids.dice_keys.children if b.text == "12"))   # common 12: grave table
+    assert "Grave injuries table" in pad.prompt
+    tap(next(b for b in pad.ids.dice_keys.children if b.text == "3"))    # grave 3: broken arm
+    assert s.state.player(0, 2).injuries[-1] == "Broken arm"
+    assert "Broken arm" in game.log_lines[0]
+
+
+def test_tower_dice_fill_each_coachs_side_by_colour(app):
+    from firmware_bridge.urlhandlers import protocol_sim
+
+    game = new_match(app)
+    wait_for(lambda: app.tower_state == "connected", what="the simulated tower")
+    game.choose_kind("tackle_break")
+    tap(card(game, 0, 3).ids.pick)
+    tap(card(game, 1, 3).ids.pick)
+    protocol_sim.hub(TOWER_NAME).roll("d12:yellow:2 d12:red:9")
+    wait_for(lambda: game.explanation, what="the tower's dice in the panel")
+    assert plain(game.explanation).startswith("Yokozuna: STR 8; rolled 9: fail; Oso: STR 9; "
+                                              "rolled 2: success; Oso wins")
+    tap(game.ids.record)
+    assert app.session.actions[-1].data["source"] == "tower"
+    # a throw with the wrong number of dice is refused with a reason, nothing half-taken
+    game.choose_kind("tackle_break")
+    protocol_sim.hub(TOWER_NAME).roll("d12:red:3 d12:red:4 d12:yellow:5")
+    wait_for(lambda: app.toast_widget is not None and "the tower read 2" in app.toast_widget.text,
+             what="the refusal")
+    assert game.explanation == ""
+
+
+def test_an_impossible_line_up_cannot_start(app):
+    close_popups(app)
+    write_demo_roster(app.data_root)
+    app.takkure_config = None
+    app.go("home")
+    wait_for(lambda: on_screen(app, "home"))
+    tap(screen(app, "home").ids.tile_takkure)
+    wait_for(lambda: on_screen(app, "takkure_setup"))
+    setup = screen(app, "takkure_setup")
+    rows = {r.position: r for r in setup.ids.positions0.children}
+    tap(next(b for b in rows["Wing"].ids.players.children if b.text == "Tetsu"))
+    assert setup.problems[0] == "Yamato: Tetsu is lined up twice (Wing and Full-Back)"
+    assert setup.ids.start.disabled
+    tap(next(b for b in rows["Wing"].ids.players.children if b.text == "Kaze"))
+    assert setup.problems == ["", ""]
+
+
+def test_a_bad_roster_file_is_named_and_no_match_is_touched(app):
+    game = new_match(app)
+    journal = app.session.path
+    before = journal.read_bytes()
+    path = app.data_root / "config" / "takkure.yaml"
+    path.write_text(path.read_text().replace("str: 9", "str: 15", 1))
+    app.takkure_config = None
+    app.go("home")
+    wait_for(lambda: on_screen(app, "home"))
+    tap(screen(app, "home").ids.tile_takkure)
+    wait_for(lambda: app.popup is not None, what="the error")
+    message = app.popup.content.message
+    assert str(path) in message and "teams[1].players[1].str: 15 is out of range" in message
+    assert app.root.current == "home" and journal.read_bytes() == before
+    close_popups(app)
+    assert game.session is app.session
+
+
+def test_roster_editor_writes_the_users_file_and_refuses_bad_cards(app):
+    close_popups(app)
+    write_demo_roster(app.data_root)
+    app.takkure_config = None
+    app.go("home")
+    wait_for(lambda: on_screen(app, "home"))
+    tap(screen(app, "home").ids.tile_takkure)
+    wait_for(lambda: on_screen(app, "takkure_setup"))
+    tap(screen(app, "takkure_setup").ids.edit_rosters)
+    wait_for(lambda: on_screen(app, "takkure_roster"), what="the roster editor")
+    editor = screen(app, "takkure_roster")
+    path = app.data_root / "config" / "takkure.yaml"
+    original = path.read_bytes()
+    # a new card with no name and no position: refused, the file untouched
+    tap(editor.ids.new_card)
+    tap(editor.ids.save)
+    wait_for(lambda: app.toast_widget is not None and "Not saved" in app.toast_widget.text)
+    assert "a player needs a name" in app.toast_widget.text and path.read_bytes() == original
+    editor.ids.name.text = "Kappa"
+    tap(editor.ids.save)
+    wait_for(lambda: "positions" in app.toast_widget.text)
+    assert path.read_bytes() == original
+    # fill it in: REF up twice, Wing, Side step, a training skill
+    tap(editor.ids.pos_wing)
+    for _ in range(2):
+        tap(next(b for b in editor.ids.st_ref.children if getattr(b, "text", "") == "+"))
+    editor.ids.skills.text = "Slippery*, Quick"
+    tap(editor.ids.save)
+    wait_for(lambda: editor.status.startswith("Saved Kappa"), what="the save")
+    cfg = load_typed(TakkureConfig, path)
+    kappa = cfg.team("Yamato").player("Kappa")
+    assert (kappa.ref, kappa.positions, kappa.skills[0].training, kappa.skills[1].training) == \
+        (8, ("Wing",), True, False)
+    assert cfg.team("Yamato").player("Yokozuna").skills[0].text.startswith("Once per action")
+    # a duplicate name is refused
+    tap(editor.ids.new_card)
+    editor.ids.name.text = "Kaze"
+    tap(editor.ids.pos_wing)
+    tap(editor.ids.save)
+    wait_for(lambda: "already has a player called Kaze" in app.toast_widget.text)
+    assert load_typed(TakkureConfig, path) == cfg
+    pump(2)
+
+
+def test_player_sheet_rest_and_team_skill_tokens(app):
+    game = new_match(app)
+    s = app.session
+    lince = card(game, 1, 1)                                   # a defender
+    tap(slot(lince, 0))                                        # +1 fatigue, active
+
+    def sheet_button(label):
+        close_popups(app)                                      # a sheet left open
+        tap(lince.ids.more)
+        sheet = wait_for(lambda: next((w for w in app.root_window.children
+                                       if "actions" in getattr(w, "ids", {})), None), what="sheet")
+        return next(b for b in sheet.ids.actions.children if b.text.startswith(label))
+
+    tap(sheet_button("REST"))                                  # no inactive: flip the active
+    assert s.state.player(1, 1).fatigue == (False,)
+    tap(sheet_button("REST"))                                  # an inactive one: removed
+    assert s.state.player(1, 1).fatigue == ()
+    assert sheet_button("REST").disabled                       # nothing left to rest
+    tap(sheet_button("Superstars +1"))
+    assert s.state.teams[1].skill_tokens == 1
+    assert sheet_button("Spend 3").disabled
+    tap(sheet_button("Spend 1"))
+    assert s.state.teams[1].skill_tokens == 0
+    tap(sheet_button("ENDURANCE"))
+    assert game.kind_title == "ENDURANCE: defender" and lince.picked
+    tap(key(game, 3))                                          # BDY 4 + PRT 1 = 5: no damage
+    assert plain(game.explanation) == "Lince: BDY+PRT 5; rolled 3: success; no damage"
+    tap(game.ids.record)
+    assert s.actions[-1].type == "takkure.endurance" and s.state.player(1, 1).wounds == 0
+
+
+def test_a_saved_match_reopens_on_its_screen_where_it_was(app):
+    game = new_match(app)
+    tap(card(game, 0, 1).ids.activate)
+    tap(slot(card(game, 1, 2), 0))
+    path, state = app.session.path, app.session.state
+    app.go("home")
+    wait_for(lambda: on_screen(app, "home"))
+    app.open_game(path)
+    wait_for(lambda: on_screen(app, "takkure_game") and app.session.state == state
+             and app.session.path == path, what="the reopened match")
+    assert card(game, 1, 2).fatigue[0] == "active" and card(game, 0, 1).activations == 1
+    assert game.pool == 3 and game.log_lines[0].startswith("Lobo +1 fatigue")
