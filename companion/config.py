@@ -87,7 +87,7 @@ class _Builder:
             if not isinstance(node, yaml.SequenceNode):
                 raise self.fail(node, path, f"expected a list, got {self._describe(node)}")
             if len(args) == 2 and args[1] is Ellipsis:
-                return tuple(self.build(args[0], item, f"{path}[{i}]")
+                return tuple(self._item(args[0], item, f"{path}[{i}]")
                              for i, item in enumerate(node.value))
             if len(node.value) != len(args):
                 raise self.fail(node, path, f"expected a list of {len(args)} values, "
@@ -126,6 +126,32 @@ class _Builder:
                 raise self.fail(node, path, f"expected text, got {value!r}")
             return value
         raise TypeError(f"config type {tp!r} at {path} is not supported")  # programming error
+
+    def _item(self, tp: Any, node: yaml.Node, path: str) -> Any:
+        """A list item; an error inside an item that has a ``name`` also says the name
+        ("... out of range (1 to 12) [Oso, in Teriomorphs]"), since an index alone is hard
+        to find in a roster."""
+        try:
+            return self.build(tp, node, path)
+        except ConfigError as err:
+            name = self._name(node)
+            if name is None:
+                raise
+            if err.problem.endswith("]") and " [" in err.problem:
+                head, inner = err.problem.rsplit(" [", 1)
+                problem = f"{head} [{inner[:-1]}, in {name}]"
+            else:
+                problem = f"{err.problem} [{name}]"
+            raise ConfigError(err.file, err.line, err.key_path, problem) from None
+
+    @staticmethod
+    def _name(node: yaml.Node) -> str | None:
+        if isinstance(node, yaml.MappingNode):
+            for k, v in node.value:
+                if getattr(k, "value", None) == "name" and isinstance(v, yaml.ScalarNode) \
+                        and str(v.value).strip():
+                    return str(v.value)
+        return None
 
     @staticmethod
     def _describe(node: yaml.Node) -> str:

@@ -204,6 +204,7 @@ def test_a_bad_roster_file_is_named_and_no_match_is_touched(app):
     wait_for(lambda: app.popup is not None, what="the error")
     message = app.popup.content.message
     assert str(path) in message and "teams[1].players[1].str: 15 is out of range" in message
+    assert message.endswith("[Oso, in Teriomorphs]")
     assert app.root.current == "home" and journal.read_bytes() == before
     close_popups(app)
     assert game.session is app.session
@@ -296,3 +297,30 @@ def test_a_saved_match_reopens_on_its_screen_where_it_was(app):
              and app.session.path == path, what="the reopened match")
     assert card(game, 1, 2).fatigue[0] == "active" and card(game, 0, 1).activations == 1
     assert game.pool == 3 and game.log_lines[0].startswith("Lobo +1 fatigue")
+
+
+def test_a_pass_with_a_typed_distance_and_a_bad_one(app):
+    game = new_match(app)
+    tap(game.ids.kind)
+    picker = wait_for(lambda: next((w for w in app.root_window.children
+                                    if "grid" in getattr(w, "ids", {})), None), what="the roll list")
+    tap(next(b for b in picker.ids.grid.children if b.text == "Pass"))
+    tap(card(game, 0, 2).ids.pick)
+    assert game.needs_distance and "type the pass distance in inches" in game.prompt
+    field = game.ids.distance
+    field.text = "3"
+    field.dispatch("on_text_validate")
+    pump(3)
+    tap(game.ids.pressure_plus)
+    tap(key(game, 8))
+    assert plain(game.explanation) == ('Tetsu: BaC 7 +2 pass 3" -1 pressure = 8; rolled 8: '
+                                       'success -> the ball reaches the receiver')
+    assert not game.receive_distance(-2, source="camera")
+    assert "a distance is a number of inches" in app.toast_widget.text
+    assert game.needs_distance and game.explanation == ""
+    assert game.receive_distance(2.0, source="camera")
+    tap(key(game, 8))
+    tap(game.ids.record)
+    data = app.session.actions[-1].data
+    assert (data["distance_in"], data["distance_source"]) == (2.0, "camera")
+    assert '+4 pass 2"' in data["text"]

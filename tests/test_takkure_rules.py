@@ -179,7 +179,7 @@ def test_roster_with_a_missing_stat_names_file_player_and_field():
     with pytest.raises(ConfigError) as err:
         loads_typed(TakkureConfig, text, "my_roster.yaml")
     assert "my_roster.yaml" in str(err.value) and "teams[0].players[0].str" in str(err.value)
-    assert "required key is missing" in str(err.value)
+    assert "required key is missing [Ace, in Testers]" in str(err.value)
 
 
 def test_roster_with_a_stat_out_of_range_is_refused():

@@ -612,14 +612,27 @@ class TakkureGameScreen(Screen):
         self.refresh()
 
     def set_distance_text(self, text: str) -> None:
-        """The distance field (inches); the camera will call ``panel.set_distance`` too."""
+        """The distance field (inches), typed by the coach."""
         text = text.strip().replace(",", ".").rstrip('"')
         try:
-            self.panel.set_distance(float(text) if text else None, source="typed")
-        except (ValueError, IllegalActionError):
+            value = float(text) if text else None
+        except ValueError:
             App.get_running_app().toast(f"{text!r} is not a distance in inches")
+            value = None
+        self.receive_distance(value, source="typed")
+
+    def receive_distance(self, inches: float | None, source: str) -> bool:
+        """The one entry point for a distance: typed now, the overhead camera later."""
+        try:
+            self.panel.set_distance(inches, source=source)
+        except IllegalActionError as exc:
+            App.get_running_app().toast(str(exc))
             self.panel.set_distance(None)
+            self.refresh()
+            return False
+        self.follow = []
         self.refresh()
+        return True
 
     def toggle_ground(self) -> None:
         self.panel.from_ground = not self.panel.from_ground
