@@ -131,8 +131,52 @@ def main(out_dir: str) -> int:
         tower.roll(spec)
         settle(lambda before=before: app.last_roll_text != before)
     shot("dice-panel", wait=0.3)
+
+    takkure(app, settle, shot, pump, home)
     app.stop()
     return 0
+
+
+def takkure(app, settle, shot, pump, home: Path) -> None:
+    """A Takkure match mid-half: the made-up demo roster (tests/takkure_support.py) is
+    written as the user's roster file, as the roster editor would."""
+    from tests.takkure_support import write_demo_roster
+
+    write_demo_roster(home)
+    app.takkure_config = None
+    app.go("home")
+    settle(lambda: app.root.current == "home")
+    app.root.get_screen("home").pick("Takkure")
+    settle(lambda: app.root.current == "takkure_setup")
+    shot("takkure-setup")
+    app.go("takkure_roster")
+    settle(lambda: app.root.current == "takkure_roster")
+    app.root.get_screen("takkure_roster").edit("Yokozuna")
+    shot("takkure-roster", wait=0.2)
+    app.go("takkure_setup")
+    settle(lambda: app.root.current == "takkure_setup")
+    app.root.get_screen("takkure_setup").start()
+    settle(lambda: app.session is not None and app.session.game == "takkure"
+           and app.root.current == "takkure_game")
+    a = app.act
+    a("takkure.kickoff", kicking=1)                    # Yamato receive and attack
+    a("takkure.ball", team=0, player=1)
+    for who in (1, 1, 3):
+        a("takkure.activate", team=0, player=who)
+    a("takkure.fatigue", team=1, player=0, op="gain")
+    a("takkure.fatigue", team=1, player=0, op="flip", token=0)
+    a("takkure.wound", team=1, player=3)
+    a("takkure.grounded", team=1, player=2, value=True)
+    settle()
+    game = app.root.get_screen("takkure_game")
+    game.choose_kind("tackle_dodge")
+    game.pick(0, 3)
+    game.pick(1, 1)
+    game.change_pressure(1)
+    game.type_die(4)
+    game.type_die(9)
+    pump(3)
+    shot("takkure-match", wait=3.8)
 
 
 if __name__ == "__main__":
