@@ -324,3 +324,36 @@ def test_a_pass_with_a_typed_distance_and_a_bad_one(app):
     data = app.session.actions[-1].data
     assert (data["distance_in"], data["distance_source"]) == (2.0, "camera")
     assert '+4 pass 2"' in data["text"]
+
+
+def test_a_half_ends_at_box_0_asks_first_then_halftime_rest_and_second_half(app):
+    game = new_match(app)                                      # Yamato attack, box 5
+    s = app.session
+    tap(slot(card(game, 1, 0), 0))                             # Kitsune: one active token
+    tap(slot(card(game, 0, 3), 0))                             # Yokozuna: active...
+    tap(slot(card(game, 0, 3), 0))                             # ...flipped inactive
+    while s.state.box > 1 or s.state.pool:
+        if s.state.pool:
+            app.act("takkure.activate", team=0, player=s.state.pool % 3)
+        else:
+            tap(game.ids.take)
+        pump(1)
+    assert s.state.box == 1 and game.box == 1
+    tap(game.ids.take)                                         # box 0: the half ends
+    wait_for(lambda: app.popup is not None, what="the confirmation")
+    assert "This ends the 1st half" in app.popup.content.message
+    tap(app.popup.content.ids.ok)
+    assert s.state.phase == "halftime" and game.phase == "halftime"
+    assert "Halftime: each player removes one fatigue token" in plain(app.banner_widget.text)
+    kitsune, yokozuna = card(game, 1, 0), card(game, 0, 3)
+    assert kitsune.ids.rest_active.opacity == 1 and not kitsune.ids.rest_active.disabled
+    assert kitsune.ids.rest_inactive.disabled                  # it has no inactive token
+    tap(kitsune.ids.rest_active)
+    row = yokozuna.ids.field_row
+    assert all(c.right <= row.width + 1 for c in row.children)   # nothing hidden off the card
+    tap(yokozuna.ids.rest_inactive)
+    assert s.state.player(1, 0).fatigue == () and s.state.player(0, 3).fatigue == ()
+    assert kitsune.ids.rest_active.disabled                    # once per player
+    tap(game.ids.second_half)
+    assert s.state.half == 2 and s.state.phase == "kickoff"
+    assert game.ids.kick1.disabled and not game.ids.kick0.disabled  # Teriomorphs kicked the 1st
