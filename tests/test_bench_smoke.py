@@ -34,8 +34,11 @@ def test_cold_start_bench_small():
     assert os.environ.get("DISPLAY"), "needs an X display: run under Xvfb, as make test does"
     figures = last_json([str(BENCH / "cold_start_bench.py"), "--runs", "1"])
     assert figures["benchmark"] == "cold_start"
-    assert 0 < figures["first_frame_s_median"] <= figures["home_ready_s_median"]
-    assert figures["resumed_game_on_screen_s_median"] > 0
+    # each launch draws its first frame before it lands; the median of the first frames is
+    # taken over fresh and resumed launches together, so it is bounded by the later landing
+    assert 0 < figures["first_frame_s_median"] <= max(figures["home_ready_s_median"],
+                                                      figures["resumed_game_on_screen_s_median"])
+    assert figures["home_ready_s_median"] > 0
 
 
 def test_dice_soak_small():
