@@ -22,15 +22,21 @@ def screen(app, name="takkure_game"):
     return app.root.get_screen(name)
 
 
-def new_match(app):
-    """Home -> Takkure tile -> Start the match; then Teriomorphs kick off, Yamato attack."""
+def open_line_ups(app):
+    """Home -> Takkure tile, with the demo roster as the user's roster file."""
     close_popups(app)
     write_demo_roster(app.data_root)
+    app.takkure_config = None                                  # read the file again
     app.go("home")
     wait_for(lambda: on_screen(app, "home"), what="home")
     tap(screen(app, "home").ids.tile_takkure)
     wait_for(lambda: on_screen(app, "takkure_setup"), what="the line-up screen")
-    setup = screen(app, "takkure_setup")
+    return screen(app, "takkure_setup")
+
+
+def new_match(app):
+    """Home -> Takkure tile -> Start the match; then Teriomorphs kick off, Yamato attack."""
+    setup = open_line_ups(app)
     assert setup.problems == ["", ""] and not setup.ids.start.disabled
     before = app.session
     tap(setup.ids.start)
@@ -175,14 +181,7 @@ def test_tower_dice_fill_each_coachs_side_by_colour(app):
 
 
 def test_an_impossible_line_up_cannot_start(app):
-    close_popups(app)
-    write_demo_roster(app.data_root)
-    app.takkure_config = None
-    app.go("home")
-    wait_for(lambda: on_screen(app, "home"))
-    tap(screen(app, "home").ids.tile_takkure)
-    wait_for(lambda: on_screen(app, "takkure_setup"))
-    setup = screen(app, "takkure_setup")
+    setup = open_line_ups(app)
     rows = {r.position: r for r in setup.ids.positions0.children}
     tap(next(b for b in rows["Wing"].ids.players.children if b.text == "Tetsu"))
     assert setup.problems[0] == "Yamato: Tetsu is lined up twice (Wing and Full-Back)"
@@ -211,14 +210,7 @@ def test_a_bad_roster_file_is_named_and_no_match_is_touched(app):
 
 
 def test_roster_editor_writes_the_users_file_and_refuses_bad_cards(app):
-    close_popups(app)
-    write_demo_roster(app.data_root)
-    app.takkure_config = None
-    app.go("home")
-    wait_for(lambda: on_screen(app, "home"))
-    tap(screen(app, "home").ids.tile_takkure)
-    wait_for(lambda: on_screen(app, "takkure_setup"))
-    tap(screen(app, "takkure_setup").ids.edit_rosters)
+    tap(open_line_ups(app).ids.edit_rosters)
     wait_for(lambda: on_screen(app, "takkure_roster"), what="the roster editor")
     editor = screen(app, "takkure_roster")
     path = app.data_root / "config" / "takkure.yaml"
