@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
+from .kotd import RULES as KOTD
 from .takkure import RULES as TAKKURE
 from .tekken import RULES as TEKKEN
 
-GAMES = {TEKKEN.name: TEKKEN, TAKKURE.name: TAKKURE}
+GAMES = {TEKKEN.name: TEKKEN, TAKKURE.name: TAKKURE, KOTD.name: KOTD}

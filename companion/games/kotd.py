@@ -1,0 +1,872 @@
+"""King of Tokyo Duel: the pure rules engine.
+
+Follows ``shared/rules/king-of-tokyo-duel.md`` (rulebook ``shared/seeds/king-of-tokyo-duel.fr.txt``,
+French). The companion tracks the two Monsters (HP capped at the starting value, energy,
+dice tokens), the roll phase (up to three rolls, keeping and taking back dice), resolves
+the dice automatically, pulls the Fame and Destruction pawns along their tug-of-war tracks
+(Buzz bonuses, The King's blocking tokens) and checks victory after every change. Energy
+cards are not modelled: buying is a counter the players adjust.
+
+Players are 0 and 1. Player 0's end of each track is cell 0 (its Victory cell), player 1's
+is the last cell. Dice faces are CLAW, HEART, ENERGY, FAME, DESTRUCTION, POWER; a die whose
+face is ``None`` was not read cleanly and must be re-rolled or set by hand before anything
+is resolved. Decisions where the rulebook is silent are marked ``DECISION`` and listed in
+docs/events.md, each with a test.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any, Literal, Mapping
+
+from ..errors import IllegalActionError
+from .base import evolve
+
+FACES = ("CLAW", "HEART", "ENERGY", "FAME", "DESTRUCTION", "POWER")
+TRACKS = ("fame", "destruction")
+BONUSES = ("none", "damage", "heal", "energy", "dice_token")
+MAX_DICE = 8
+BASE_DICE = 6
+FIRST_TURN_DICE = 5      # the first player's very first turn
+MAX_DICE_TOKENS = 2
+MAX_ROLLS = 3
+SWEEP_COST = 2
+ROLL = "dice.roll"       # a dice tower throw (firmware_bridge), taken as a roll
+TOWER_KIND = "kotd"      # the tower's die kind for these dice
+
+Phase = Literal["roll", "buy", "over"]
+
+# ----------------------------------------------------------------------------- config
+
+
+@dataclass(frozen=True)
+class MonsterConfig:
+    name: str
+    hp: int
+    power: str = ""
+    defaults: tuple[str, ...] = ()   # fields that are our defaults, not the printed sheet
+
+    def validate(self) -> tuple[str, str] | None:
+        if not self.name.strip():
+            return ("name", "a Monster needs a name")
+        if not 1 <= self.hp <= 99:
+            return ("hp", f"{self.hp} is not a starting HP (1 to 99)")
+        for i, d in enumerate(self.defaults):
+            if d not in ("hp", "power"):
+                return (f"defaults[{i}]", f"{d!r} is not a field of a Monster (hp, power)")
+        return None
+
+
+@dataclass(frozen=True)
+class TrackConfig:
+    name: str
+    cells: int          # Victory cell to Victory cell, both included
+    spotlight: int      # cells of the spotlight zone next to each Victory cell
+
+    def validate(self) -> tuple[str, str] | None:
+        if self.name not in TRACKS:
+            return ("name", f"{self.name!r} is not a track ({', '.join(TRACKS)})")
+        if self.cells < 5 or self.cells % 2 == 0 or self.cells > 41:
+            return ("cells", f"{self.cells}: a track has an odd number of cells, 5 to 41 "
+                             "(the pawn starts in the middle)")
+        if not 1 <= self.spotlight <= (self.cells - 3) // 2:
+            return ("spotlight", f"{self.spotlight}: a spotlight zone has 1 to "
+                                 f"{(self.cells - 3) // 2} cells on a {self.cells}-cell track")
+        return None
+
+
+@dataclass(frozen=True)
+class BuzzConfig:
+    """A Buzz token: the bonus on each of its cells, and how many track cells it covers
+    (fewer than its cells: it lengthens the track; more: it shortens it)."""
+
+    id: str
+    cells: tuple[str, ...]
+    covers: int = 0     # 0: as many as it has cells
+    king: bool = False  # The King's blocking token
+
+    @property
+    def covered(self) -> int:
+        return self.covers or len(self.cells)
+
+    def validate(self) -> tuple[str, str] | None:
+        if not 1 <= len(self.cells) <= 3:
+            return ("cells", "a Buzz token has 1 to 3 cells")
+        for i, b in enumerate(self.cells):
+            if b not in BONUSES:
+                return (f"cells[{i}]", f"{b!r} is not a Buzz bonus ({', '.join(BONUSES)})")
+        if not 0 <= self.covers <= 3:
+            return ("covers", f"{self.covers}: a token covers 1 to 3 track cells")
+        return None
+
+
+@dataclass(frozen=True)
+class SecondPlayerConfig:
+    energy: int = 0
+    dice_tokens: int = 0
+
+
+@dataclass(frozen=True)
+class KotdConfig:
+    """config/kotd.yaml."""
+
+    monsters: tuple[MonsterConfig, ...]
+    faces: tuple[str, ...]
+    tracks: tuple[TrackConfig, ...]
+    buzz: tuple[BuzzConfig, ...]
+    second_player: SecondPlayerConfig
+    defaults: tuple[str, ...] = ()   # top-level values that are ours (track sizes, ...)
+
+    def validate(self) -> tuple[str, str] | None:
+        if tuple(self.faces) != FACES:
+            return ("faces", "the die's six faces are " + ", ".join(FACES) + ", in that order")
+        if sorted(t.name for t in self.tracks) != sorted(TRACKS):
+            return ("tracks", "one fame track and one destruction track")
+        names = [m.name for m in self.monsters]
+        for i, n in enumerate(names):
+            if n in names[:i]:
+                return (f"monsters[{i}].name", f"{n!r} is listed twice")
+        ids = [b.id for b in self.buzz]
+        for i, n in enumerate(ids):
+            if n in ids[:i]:
+                return (f"buzz[{i}].id", f"{n!r} is listed twice")
+        if len(self.monsters) < 2:
+            return ("monsters", "list at least two Monsters")
+        if not 0 <= self.second_player.dice_tokens <= MAX_DICE_TOKENS:
+            return ("second_player.dice_tokens", f"at most {MAX_DICE_TOKENS}")
+        return None
+
+    def monster(self, name: str) -> MonsterConfig:
+        for m in self.monsters:
+            if m.name == name:
+                return m
+        raise KeyError(name)
+
+    def track(self, name: str) -> TrackConfig:
+        return next(t for t in self.tracks if t.name == name)
+
+
+def setup_from_config(cfg: KotdConfig, monsters: tuple[str, str], first: int = 0,
+                      hp: tuple[int, int] | None = None) -> dict[str, Any]:
+    """The ``game.start`` data: everything copied, so a journal never depends on config."""
+    chosen = [cfg.monster(n) for n in monsters]
+    return {
+        "monsters": [{"name": m.name, "hp": int(hp[i]) if hp else m.hp, "power": m.power}
+                     for i, m in enumerate(chosen)],
+        "first": first,
+        "tracks": [{"name": t.name, "cells": t.cells, "spotlight": t.spotlight}
+                   for t in sorted(cfg.tracks, key=lambda t: TRACKS.index(t.name))],
+        "buzz": [{"id": b.id, "cells": list(b.cells), "covers": b.covered, "king": b.king}
+                 for b in cfg.buzz],
+        "second_player": {"energy": cfg.second_player.energy,
+                          "dice_tokens": cfg.second_player.dice_tokens},
+    }
+
+
+# ----------------------------------------------------------------------------- state
+
+
+@dataclass(frozen=True, slots=True)
+class Monster:
+    name: str
+    hp: int
+    max_hp: int
+    energy: int = 0
+    dice_tokens: int = 0
+    power: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Cell:
+    zone: str                 # "victory0", "spot0", "plain", "spot1", "victory1"
+    bonus: str = "none"
+    token: str | None = None  # the Buzz token covering it
+    king: bool = False        # one of The King's blocking tokens
+
+
+@dataclass(frozen=True, slots=True)
+class Placement:
+    token: str
+    base: int                 # first base cell covered
+    covers: int
+    cells: tuple[str, ...]
+    king: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Track:
+    name: str
+    base: tuple[str, ...]                 # the printed track's zones, cell by cell
+    placements: tuple[Placement, ...] = ()
+    pawn: int = 0                         # index into ``cells``
+
+    @property
+    def cells(self) -> tuple[Cell, ...]:
+        return build_cells(self.base, self.placements)
+
+
+@dataclass(frozen=True, slots=True)
+class Die:
+    face: str | None          # None: cocked or unreadable, to re-roll or set by hand
+    kept: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class KotdState:
+    monsters: tuple[Monster, Monster]
+    tracks: tuple[Track, Track]
+    buzz: tuple[tuple[str, tuple[str, ...], int, bool], ...]   # (id, cells, covers, king)
+    first: int = 0
+    current: int = 0
+    turn: int = 1                         # counts both players' turns
+    phase: Phase = "roll"
+    dice: tuple[Die, ...] = ()
+    rolls: int = 0                        # rolls made this turn
+    n_dice: int = 6                       # dice this turn
+    bought: bool = False                  # a card bought this turn (no free energy then)
+    gained: bool = False                  # the free energy taken this turn
+    winner: int | None = None
+    win_reason: str = ""
+    last_resolution: tuple[str, ...] = ()
+
+    def track(self, name: str) -> Track:
+        return self.tracks[TRACKS.index(name)]
+
+    @property
+    def rival(self) -> int:
+        return 1 - self.current
+
+    @property
+    def pending(self) -> tuple[int, ...]:
+        return tuple(i for i, d in enumerate(self.dice) if d.face is None)
+
+
+def base_track(cells: int, spotlight: int) -> tuple[str, ...]:
+    zones = []
+    for i in range(cells):
+        if i == 0:
+            zones.append("victory0")
+        elif i == cells - 1:
+            zones.append("victory1")
+        elif i <= spotlight:
+            zones.append("spot0")
+        elif i >= cells - 1 - spotlight:
+            zones.append("spot1")
+        else:
+            zones.append("plain")
+    return tuple(zones)
+
+
+def build_cells(base: tuple[str, ...], placements: tuple[Placement, ...]) -> tuple[Cell, ...]:
+    """The track as the players see it: Buzz tokens over the printed cells.
+
+    DECISION: a token's cells are in a zone when every printed cell it covers is in that
+    zone (the rulebook: cells entirely in the zone count); a token over a Victory cell keeps
+    a Victory cell at that end (the rulebook: it is still a Victory cell)."""
+    by_start = {p.base: p for p in placements}
+    out: list[Cell] = []
+    i = 0
+    while i < len(base):
+        p = by_start.get(i)
+        if p is None:
+            out.append(Cell(base[i]))
+            i += 1
+            continue
+        covered = base[p.base:p.base + p.covers]
+        plain = [z for z in covered if not z.startswith("victory")]
+        zone = plain[0] if plain and all(z == plain[0] for z in plain) else "plain"
+        cells = [Cell(zone, b, p.token, p.king) for b in p.cells]
+        if covered[0] == "victory0":
+            cells[0] = evolve(cells[0], zone="victory0")
+        if covered[-1] == "victory1":
+            cells[-1] = evolve(cells[-1], zone="victory1")
+        out += cells
+        i += p.covers
+    return tuple(out)
+
+
+# ----------------------------------------------------------------------------- helpers
+
+def _fail(message: str) -> IllegalActionError:
+    return IllegalActionError(message)
+
+
+def _player(data: Mapping[str, Any], key: str = "player") -> int:
+    value = data.get(key)
+    if value not in (0, 1) or isinstance(value, bool):
+        raise _fail(f"{key} must be 0 or 1, not {value!r}")
+    return int(value)
+
+
+def _set_monster(state: KotdState, i: int, m: Monster) -> KotdState:
+    ms = list(state.monsters)
+    ms[i] = m
+    return evolve(state, monsters=(ms[0], ms[1]))
+
+
+def _set_track(state: KotdState, t: Track) -> KotdState:
+    ts = list(state.tracks)
+    ts[TRACKS.index(t.name)] = t
+    return evolve(state, tracks=(ts[0], ts[1]))
+
+
+def _hp(state: KotdState, i: int, delta: int) -> KotdState:
+    m = state.monsters[i]
+    return _set_monster(state, i, evolve(m, hp=max(0, min(m.max_hp, m.hp + delta))))
+
+
+def _energy(state: KotdState, i: int, delta: int) -> KotdState:
+    m = state.monsters[i]
+    if m.energy + delta < 0:
+        raise _fail(f"{m.name} has {m.energy} energy")
+    return _set_monster(state, i, evolve(m, energy=m.energy + delta))
+
+
+def _tokens(state: KotdState, i: int, delta: int) -> KotdState:
+    m = state.monsters[i]
+    return _set_monster(state, i, evolve(m, dice_tokens=max(0, min(MAX_DICE_TOKENS,
+                                                                   m.dice_tokens + delta))))
+
+
+def check_victory(state: KotdState) -> KotdState:
+    """Victory is checked at every change: a Monster at 0 HP, a pawn on a Victory cell, or
+    both pawns in one side's spotlight zone."""
+    if state.winner is not None:
+        return state
+    for i in (state.current, state.rival):
+        if state.monsters[i].hp <= 0:
+            return evolve(state, winner=1 - i, phase="over",
+                          win_reason=f"{state.monsters[i].name} has no HP left")
+    for side in (state.current, state.rival):
+        for t in state.tracks:
+            if t.cells[t.pawn].zone == f"victory{side}":
+                return evolve(state, winner=side, phase="over",
+                              win_reason=f"the {t.name.title()} pawn reached "
+                                         f"{state.monsters[side].name}'s Victory cell")
+        if all(t.cells[t.pawn].zone in (f"spot{side}", f"victory{side}") for t in state.tracks):
+            return evolve(state, winner=side, phase="over",
+                          win_reason=f"both pawns are in {state.monsters[side].name}'s spotlight")
+    return state
+
+
+def pull(state: KotdState, track: str, toward: int, cells: int) -> tuple[KotdState, list[str]]:
+    """Pull a pawn ``cells`` cells toward ``toward``'s end, cell by cell.
+
+    Each cell it enters gives its Buzz bonus to the puller (DECISION: every cell entered,
+    not only the last). A pull by The King's rival stops on a King token, and the rest of
+    that pull is lost; a pawn that starts on one moves normally. The Victory cell ends it."""
+    notes: list[str] = []
+    step = -1 if toward == 0 else 1
+    t = state.track(track)
+    king = [i for i, m in enumerate(state.monsters) if m.name == "The King"]
+    for n in range(cells):
+        cells_now = t.cells
+        nxt = t.pawn + step
+        if not 0 <= nxt < len(cells_now):
+            break
+        t = evolve(t, pawn=nxt)
+        state = _set_track(state, t)
+        cell = cells_now[nxt]
+        if cell.bonus != "none":
+            state = _bonus(state, toward, cell.bonus)
+            notes.append(f"Buzz on the {track.title()} track: {BONUS_TEXT[cell.bonus]}")
+        if cell.zone.startswith("victory"):
+            break
+        if cell.king and king and toward != king[0] and n + 1 < cells:
+            notes.append(f"The King's token stops the {track.title()} pawn "
+                         f"({cells - n - 1} cell{'s' if cells - n - 1 > 1 else ''} lost)")
+            break
+    return check_victory(state), notes
+
+
+BONUS_TEXT = {"damage": "the rival takes 1 damage", "heal": "+1 HP", "energy": "+1 energy",
+              "dice_token": "+1 dice token"}
+
+
+def _bonus(state: KotdState, who: int, bonus: str) -> KotdState:
+    if bonus == "damage":
+        return _hp(state, 1 - who, -1)
+    if bonus == "heal":
+        return _hp(state, who, 1)
+    if bonus == "energy":
+        return _energy(state, who, 1)
+    if bonus == "dice_token":
+        return _tokens(state, who, 1)
+    return state
+
+
+# ----------------------------------------------------------------------------- resolution
+
+def counts(dice: tuple[Die, ...]) -> dict[str, int]:
+    return {f: sum(1 for d in dice if d.face == f) for f in FACES}
+
+
+def pull_for(n: int) -> int:
+    """Three of a kind pulls 1 cell, each extra face one more (3 -> 1, 5 -> 3)."""
+    return 0 if n < 3 else n - 2
+
+
+def resolve(state: KotdState) -> tuple[KotdState, list[str]]:
+    """Apply the Lancer (every die on the table when the player stops). Returns the new
+    state and one line per effect, in the order applied."""
+    me, rival = state.current, state.rival
+    c = counts(state.dice)
+    lines: list[str] = []
+    if c["CLAW"]:
+        state = _hp(state, rival, -c["CLAW"])
+        lines.append(f"{c['CLAW']} CLAW: {state.monsters[rival].name} -{c['CLAW']} HP")
+    if c["HEART"]:
+        before = state.monsters[me].hp
+        state = _hp(state, me, c["HEART"])
+        gained = state.monsters[me].hp - before
+        capped = "" if gained == c["HEART"] else f" (capped at {state.monsters[me].max_hp})"
+        lines.append(f"{c['HEART']} HEART: {state.monsters[me].name} +{gained} HP{capped}")
+    if c["ENERGY"]:
+        state = _energy(state, me, c["ENERGY"])
+        lines.append(f"{c['ENERGY']} ENERGY: +{c['ENERGY']} energy")
+    for face, track in (("FAME", "fame"), ("DESTRUCTION", "destruction")):
+        n = c[face]
+        if n and state.winner is None:
+            k = pull_for(n)
+            if k:
+                before = state.track(track).pawn
+                state, notes = pull(state, track, me, k)
+                moved = abs(state.track(track).pawn - before)
+                lines.append(f"{n} {face}: pull the {track.title()} pawn {k} "
+                             f"cell{'s' if k > 1 else ''}" + ("" if moved == k else f" (moved {moved})"))
+                lines += notes
+            else:
+                lines.append(f"{n} {face}: no triple, no pull")
+    if c["POWER"]:
+        lines.append(f"{c['POWER']} POWER: {state.monsters[me].name}'s power — apply it by hand "
+                     "(HP, energy, dice tokens and pulls have buttons)")
+    state = check_victory(state)
+    if state.winner is not None:
+        lines.append(f"{state.monsters[state.winner].name} wins: {state.win_reason}")
+    return state, lines
+
+
+# ----------------------------------------------------------------------------- rules
+
+class KotdRules:
+    name = "kotd"
+    title = "King of Tokyo Duel"
+    event_types = frozenset({
+        ROLL, "kotd.roll", "kotd.keep", "kotd.set_die", "kotd.spend_tokens", "kotd.extra_die",
+        "kotd.resolve", "kotd.buy", "kotd.sweep", "kotd.gain_energy", "kotd.end_turn",
+        "kotd.adjust", "kotd.pull", "kotd.place_buzz",
+    })
+
+    def start(self, setup: Mapping[str, Any], rng: random.Random) -> dict[str, Any]:
+        monsters = setup.get("monsters")
+        if not isinstance(monsters, list) or len(monsters) != 2:
+            raise _fail("a duel needs two Monsters")
+        if monsters[0]["name"] == monsters[1]["name"]:
+            raise _fail("pick two different Monsters")
+        _player(setup, "first")
+        return dict(setup)
+
+    def initial(self, data: Mapping[str, Any]) -> KotdState:
+        ms = [Monster(m["name"], int(m["hp"]), int(m["hp"]), power=m.get("power", ""))
+              for m in data["monsters"]]
+        first = int(data["first"])
+        second = 1 - first
+        bonus = data.get("second_player", {})
+        ms[second] = evolve(ms[second], energy=int(bonus.get("energy", 0)),
+                            dice_tokens=int(bonus.get("dice_tokens", 0)))
+        tracks = []
+        for t in data["tracks"]:
+            base = base_track(int(t["cells"]), int(t["spotlight"]))
+            tracks.append(Track(t["name"], base, pawn=len(base) // 2))
+        buzz = tuple((b["id"], tuple(b["cells"]), int(b["covers"]), bool(b.get("king")))
+                     for b in data.get("buzz", []))
+        return KotdState((ms[0], ms[1]), (tracks[0], tracks[1]), buzz, first=first,
+                         current=first, n_dice=FIRST_TURN_DICE)
+
+    def decide(self, state: KotdState, type_: str, data: Mapping[str, Any],
+               rng: random.Random) -> dict[str, Any]:
+        return dict(data)
+
+    def apply(self, state: KotdState, type_: str, data: Mapping[str, Any]) -> KotdState:
+        handler = _HANDLERS.get(type_)
+        if handler is None:
+            raise _fail(f"unknown King of Tokyo Duel action {type_!r}")
+        if state.phase == "over":
+            raise _fail(f"the duel is over: {state.monsters[state.winner or 0].name} won")
+        return handler(state, data)
+
+    def describe(self, before: KotdState, type_: str, data: Mapping[str, Any],
+                 after: KotdState) -> str:
+        return describe(before, type_, data, after)
+
+    def to_json(self, state: KotdState, *, reveal_hidden: bool = False) -> dict[str, Any]:
+        return to_json(state)
+
+    def is_over(self, state: KotdState) -> bool:
+        return state.phase == "over"
+
+    def summary(self, state: KotdState) -> str:
+        a, b = state.monsters
+        text = f"{a.name} {a.hp} HP vs {b.name} {b.hp} HP"
+        if state.winner is not None:
+            return f"{text}, {state.monsters[state.winner].name} won"
+        return f"{text}, turn {state.turn}"
+
+
+# -- the roll --------------------------------------------------------------------------------
+
+def _need_roll_phase(state: KotdState, what: str) -> None:
+    if state.phase != "roll":
+        raise _fail(f"{what}: the dice are resolved already this turn")
+
+
+def _faces(values: Any) -> list[str | None]:
+    if not isinstance(values, list) or not values:
+        raise _fail("faces: the dice of the roll, as a list")
+    out: list[str | None] = []
+    for v in values:
+        if v is not None and v not in FACES:
+            raise _fail(f"{v!r} is not a face of these dice ({', '.join(FACES)})")
+        out.append(v)
+    return out
+
+
+def _take_roll(state: KotdState, faces: list[str | None]) -> KotdState:
+    _need_roll_phase(state, "no roll now")
+    pending = state.pending
+    if pending:   # the re-roll of dice the tower could not read
+        if len(faces) != len(pending):
+            raise _fail(f"re-roll the {len(pending)} {'dice' if len(pending) > 1 else 'die'} "
+                        f"not read cleanly ({len(faces)} came in), or set "
+                        f"{'them' if len(pending) > 1 else 'it'} by hand")
+        dice = list(state.dice)
+        for i, f in zip(pending, faces):
+            dice[i] = Die(f, dice[i].kept)
+        return evolve(state, dice=tuple(dice))
+    if state.rolls >= MAX_ROLLS:
+        raise _fail("three rolls already: resolve the dice")
+    if state.rolls == 0:
+        if len(faces) != state.n_dice:
+            raise _fail(f"the first roll is {state.n_dice} dice; {len(faces)} came in")
+        return evolve(state, dice=tuple(Die(f) for f in faces), rolls=1)
+    free = [i for i, d in enumerate(state.dice) if not d.kept]
+    if not free:
+        raise _fail("every die is kept: take one back to roll it, or resolve")
+    if len(faces) != len(free):
+        raise _fail(f"{len(free)} {'dice are' if len(free) > 1 else 'die is'} not kept; "
+                    f"{len(faces)} came in")
+    dice = list(state.dice)
+    for i, f in zip(free, faces):
+        dice[i] = Die(f, False)
+    return evolve(state, dice=tuple(dice), rolls=state.rolls + 1)
+
+
+def _tower_roll(state: KotdState, data: Mapping[str, Any]) -> KotdState:
+    """A dice tower throw: its King of Tokyo dice are this roll (other dice are ignored)."""
+    dice = data.get("dice")
+    if not isinstance(dice, list):
+        raise _fail("a tower roll carries its dice")
+    faces: list[str | None] = []
+    for d in dice:
+        if d.get("kind") != TOWER_KIND:
+            continue
+        clean = d.get("status", "clean") == "clean" and d.get("face") in FACES
+        faces.append(d.get("face") if clean else None)
+    if not faces:
+        raise _fail("no King of Tokyo die in that throw")
+    return _take_roll(state, faces)
+
+
+def _roll(state: KotdState, data: Mapping[str, Any]) -> KotdState:
+    return _take_roll(state, _faces(data.get("faces")))
+
+
+def _keep(state: KotdState, data: Mapping[str, Any]) -> KotdState:
+    _need_roll_phase(state, "no keeping now")
+    i = data.get("die")
+    if not isinstance(i, int) or isinstance(i, bool) or not 0 <= i < len(state.dice):
+        raise _fail(f"die must be 0 to {len(state.dice) - 1}, not {i!r}")
+    if state.pending:
+        raise _fail("a die was not read cleanly: re-roll it or set it by hand first")
+    if state.rolls >= MAX_ROLLS:
+        raise _fail("no roll is left: every die counts")
+    kept = data.get("kept")
+    if not isinstance(kept, bool):
+        raise _fail("kept must be true or false")
+    dice = list(state.dice)
+    dice[i] = evolve(dice[i], kept=kept)
+    return evolve(state, dice=tuple(dice))
+
+
+def _set_die(state: KotdState, data: Mapping[str, Any]) -> KotdState:
+    _need_roll_phase(state, "no die to set now")
+    i = data.get("die")
+    if i not in state.pending:
+        raise _fail("only a die the tower could not read is set by hand")
+    face = _faces([data.get("face")])[0]
+    if face is None:
+        raise _fail("face: the face the die shows")
+    dice = list(state.dice)
+    dice[i] = Die(face, dice[i].kept)
+    return evolve(state, dice=tuple(dice))
+
+
+def _spend_tokens(state: KotdState, data: Mapping[str, Any]) -> KotdState:
+    _need_roll_phase(state, "dice tokens")
+    if state.rolls:
+        raise _fail("dice tokens are spent before the first roll")
+    n = data.get("count", 1)
+    m = state.monsters[state.current]
+    if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= m.dice_tokens:
+        raise _fail(f"{m.name} has {m.dice_tokens} dice token(s)")
+    if state.n_dice + n > MAX_DICE:
+        raise _fail(f"never more than {MAX_DICE} dice")
+    state = _set_monster(state, state.current, evolve(m, dice_tokens=m.dice_tokens - n))
+    return evolve(state, n_dice=state.n_dice + n)
+
+
+def _extra_die(state: KotdState, data: Mapping[str, Any]) -> KotdState:
+    """A power or card gives an extra die this turn."""
+    _need_roll_phase(state, "extra dice")
+    if state.rolls:
+        raise _fail("extra dice are added before the first roll")
+    if state.n_dice >= MAX_DICE:
+        raise _fail(f"never more than {MAX_DICE} dice")
+    return evolve(state, n_dice=state.n_dice + 1)
+
+
+def _resolve(state: KotdState, data: Mapping[str, Any]) -> KotdState:
+    _need_roll_phase(state, "resolve")
+    if not state.rolls:
+        raise _fail("roll the dice first")
+    if state.pending:
+        raise _fail("a die was not read cleanly: re-roll it or set it by hand; nothing is "
+                    "resolved on a partial roll")
+    after, lines = resolve(state)
+    if after.phase == "over":
+        return evolve(after, last_resolution=tuple(lines))
+    return evolve(after, phase="buy", last_resolution=tuple(lines))
+
+
+def _buy(state: KotdState, data: Mapping[str, Any]) -> KotdState:
+    if state.phase != "buy":
+        raise _fail("cards are bought after the dice are resolved")
+    cost = data.get("cost")
+    if not isinstance(cost, int) or isinstance(cost, bool) or cost < 0:
+        raise _fail("cost: the energy paid (the card farthest from the deck costs 1 less)")
+    if state.gained:
+        raise _fail("the free energy was taken instead of buying this turn")
+    return evolve(_energy(state, state.current, -cost), bought=True)
+
+
+def _sweep(state: KotdState, data: Mapping[str, Any]) -> KotdState:
+    if state.phase != "buy":
+        raise _fail("the cards are swept in the buying phase")
+    return _energy(state, state.current, -SWEEP_COST)
+
+
+def _gain_energy(state: KotdState, data: Mapping[str, Any]) -> KotdState:
+    if state.phase != "buy":
+        raise _fail("the free energy is taken in the buying phase")
+    if state.bought or state.gained:
+        raise _fail("1 energy is gained only by a player who buys no card this turn")
+    return evolve(_energy(state, state.current, 1), gained=True)
+
+
+def _end_turn(state: KotdState, data: Mapping[str, Any]) -> KotdState:
+    if state.phase != "buy":
+        raise _fail("resolve the dice before ending the turn")
+    nxt = state.rival
+    return evolve(state, current=nxt, turn=state.turn + 1, phase="roll", dice=(), rolls=0,
+                  n_dice=BASE_DICE, bought=False, gained=False, last_resolution=())
+
+
+def _adjust(state: KotdState, data: Mapping[str, Any]) -> KotdState:
+    """A power or a card changed HP, energy or dice tokens (cards are not modelled)."""
+    who = _player(data)
+    what = data.get("what")
+    delta = data.get("delta")
+    if not isinstance(delta, int) or isinstance(delta, bool) or delta == 0:
+        raise _fail("delta: a whole number, not 0")
+    if what == "hp":
+        m = state.monsters[who]
+        if delta > 0 and m.hp >= m.max_hp:
+            raise _fail(f"{m.name} is at full HP ({m.max_hp})")
+        state = _hp(state, who, delta)
+    elif what == "energy":
+        state = _energy(state, who, delta)
+    elif what == "dice_tokens":
+        m = state.monsters[who]
+        if not 0 <= m.dice_tokens + delta <= MAX_DICE_TOKENS:
+            raise _fail(f"dice tokens: 0 to {MAX_DICE_TOKENS} ({m.name} has {m.dice_tokens})")
+        state = _tokens(state, who, delta)
+    else:
+        raise _fail(f"what must be hp, energy or dice_tokens, not {what!r}")
+    return check_victory(state)
+
+
+def _pull_event(state: KotdState, data: Mapping[str, Any]) -> KotdState:
+    """A pull from a power or a card (Gigazaur's, ...)."""
+    track = data.get("track")
+    if track not in TRACKS:
+        raise _fail(f"track must be {' or '.join(TRACKS)}")
+    who = _player(data, "toward")
+    n = data.get("cells", 1)
+    if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= 20:
+        raise _fail("cells: how far, 1 or more")
+    return pull(state, track, who, n)[0]
+
+
+def _place_buzz(state: KotdState, data: Mapping[str, Any]) -> KotdState:
+    """Place a Buzz token over printed cells (or move it there). It may not cover another
+    token or a pawn's cell; The King's tokens are placed by The King only."""
+    token = data.get("token")
+    spec = next((b for b in state.buzz if b[0] == token), None)
+    if spec is None:
+        raise _fail(f"no Buzz token {token!r} (known: {', '.join(b[0] for b in state.buzz)})")
+    tid, cells, covers, king = spec
+    track_name = data.get("track")
+    if track_name not in TRACKS:
+        raise _fail(f"track must be {' or '.join(TRACKS)}")
+    if king and state.monsters[state.current].name != "The King":
+        raise _fail("only The King places his blocking tokens")
+    # moving: take it off first (it may not carry a pawn)
+    for t in state.tracks:
+        for p in t.placements:
+            if p.token == tid:
+                if _pawn_base(t) in range(p.base, p.base + p.covers) and _on_token(t, tid):
+                    raise _fail(f"the {t.name.title()} pawn stands on {tid}: it cannot move")
+                state = _set_track(state, _without(t, tid))
+    t = state.track(track_name)
+    base = data.get("cell")
+    if not isinstance(base, int) or isinstance(base, bool) or not 0 <= base <= len(t.base) - covers:
+        raise _fail(f"cell: the first printed cell covered, 0 to {len(t.base) - covers}")
+    span = range(base, base + covers)
+    for p in t.placements:
+        if set(span) & set(range(p.base, p.base + p.covers)):
+            raise _fail(f"{tid} would cover {p.token}")
+    if _pawn_base(t) in span:
+        raise _fail(f"{tid} cannot cover the cell the {t.name.title()} pawn stands on")
+    pawn_base = _pawn_base(t)
+    placements = tuple(sorted(t.placements + (Placement(tid, base, covers, cells, king),),
+                              key=lambda p: p.base))
+    new = evolve(t, placements=placements)
+    new = evolve(new, pawn=_built_index(new, pawn_base))
+    return check_victory(_set_track(state, new))
+
+
+def _on_token(t: Track, token: str) -> bool:
+    return t.cells[t.pawn].token == token
+
+
+def _pawn_base(t: Track) -> int:
+    """The printed cell under the pawn (for a pawn on a token: the token's first cell)."""
+    i = 0
+    by_start = {p.base: p for p in t.placements}
+    built = 0
+    while i < len(t.base):
+        p = by_start.get(i)
+        width = len(p.cells) if p else 1
+        if built <= t.pawn < built + width:
+            return i
+        built += width
+        i += p.covers if p else 1
+    return len(t.base) - 1
+
+
+def _built_index(t: Track, base_index: int) -> int:
+    by_start = {p.base: p for p in t.placements}
+    built = 0
+    i = 0
+    while i < len(t.base):
+        p = by_start.get(i)
+        if i == base_index or (p and p.base <= base_index < p.base + p.covers):
+            return built
+        built += len(p.cells) if p else 1
+        i += p.covers if p else 1
+    return built - 1
+
+
+def _without(t: Track, token: str) -> Track:
+    pawn_base = _pawn_base(t)
+    new = evolve(t, placements=tuple(p for p in t.placements if p.token != token))
+    return evolve(new, pawn=_built_index(new, pawn_base))
+
+
+_HANDLERS = {
+    ROLL: _tower_roll, "kotd.roll": _roll, "kotd.keep": _keep, "kotd.set_die": _set_die,
+    "kotd.spend_tokens": _spend_tokens, "kotd.extra_die": _extra_die,
+    "kotd.resolve": _resolve, "kotd.buy": _buy, "kotd.sweep": _sweep,
+    "kotd.gain_energy": _gain_energy, "kotd.end_turn": _end_turn, "kotd.adjust": _adjust,
+    "kotd.pull": _pull_event, "kotd.place_buzz": _place_buzz,
+}
+
+
+# ----------------------------------------------------------------------------- presentation
+
+def dice_text(dice: tuple[Die, ...]) -> str:
+    return " ".join((d.face or "?") + ("*" if d.kept else "") for d in dice)
+
+
+def describe(before: KotdState, type_: str, data: Mapping[str, Any], after: KotdState) -> str:
+    me = before.monsters[before.current].name
+    kind = type_.split(".", 1)[1]
+    if type_ == ROLL or kind == "roll":
+        source = "tower" if type_ == ROLL else "typed"
+        if before.pending:
+            text = f"{me} re-rolls the unread dice ({source}): {dice_text(after.dice)}"
+        else:
+            text = f"{me} roll {after.rolls}/{MAX_ROLLS} ({source}): {dice_text(after.dice)}"
+        if after.pending:
+            text += f"; {len(after.pending)} die not read cleanly: re-roll it or set it by hand"
+    elif kind == "keep":
+        d = after.dice[data["die"]]
+        text = f"{me} {'keeps' if data['kept'] else 'takes back'} {d.face}"
+    elif kind == "set_die":
+        text = f"{me} sets a die by hand: {data['face']}"
+    elif kind == "spend_tokens":
+        text = f"{me} spends {data.get('count', 1)} dice token(s): {after.n_dice} dice"
+    elif kind == "extra_die":
+        text = f"{me} gets an extra die: {after.n_dice} dice"
+    elif kind == "resolve":
+        text = f"{me} resolves {dice_text(before.dice).replace('*', '')}: " + "; ".join(after.last_resolution)
+    elif kind == "buy":
+        text = f"{me} buys a card for {data['cost']} energy"
+    elif kind == "sweep":
+        text = f"{me} sweeps the cards (2 energy)"
+    elif kind == "gain_energy":
+        text = f"{me} buys nothing: +1 energy"
+    elif kind == "end_turn":
+        text = f"{after.monsters[after.current].name}'s turn"
+    elif kind == "adjust":
+        m = before.monsters[data["player"]].name
+        label = {"hp": "HP", "energy": "energy", "dice_tokens": "dice tokens"}[data["what"]]
+        text = f"{m} {data['delta']:+d} {label}"
+    elif kind == "pull":
+        text = (f"{before.monsters[data['toward']].name} pulls the {data['track'].title()} "
+                f"pawn {data.get('cells', 1)}")
+    elif kind == "place_buzz":
+        text = f"{me} places Buzz token {data['token']} on the {data['track'].title()} track"
+    else:
+        text = type_
+    if after.winner is not None and before.winner is None and kind != "resolve":
+        text += f"; {after.monsters[after.winner].name} wins: {after.win_reason}"
+    return text
+
+
+def to_json(state: KotdState) -> dict[str, Any]:
+    return {
+        "monsters": [{"name": m.name, "hp": m.hp, "max_hp": m.max_hp, "energy": m.energy,
+                      "dice_tokens": m.dice_tokens} for m in state.monsters],
+        "current": state.current, "turn": state.turn, "phase": state.phase,
+        "dice": [{"face": d.face, "kept": d.kept} for d in state.dice], "rolls": state.rolls,
+        "n_dice": state.n_dice,
+        "tracks": [{"name": t.name, "pawn": t.pawn,
+                    "cells": [{"zone": c.zone, "bonus": c.bonus, "token": c.token, "king": c.king}
+                              for c in t.cells]} for t in state.tracks],
+        "winner": state.winner, "win_reason": state.win_reason,
+    }
+
+
+RULES = KotdRules()
