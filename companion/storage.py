@@ -17,6 +17,7 @@ from typing import Any
 
 from .config import dump_yaml, load_typed
 from .errors import CompanionError, JournalTailError
+from .games.kotd import KotdConfig
 from .games.takkure import TakkureConfig, card_data
 from .games.tekken import TekkenConfig, stage_data
 from .journal import read_events
@@ -51,6 +52,10 @@ def config_path(name: str, root: Path | None = None) -> Path:
 
 def load_tekken_config(root: Path | None = None) -> TekkenConfig:
     return load_typed(TekkenConfig, config_path("tekken", root))
+
+
+def load_kotd_config(root: Path | None = None) -> KotdConfig:
+    return load_typed(KotdConfig, config_path("kotd", root))
 
 
 def load_takkure_config(root: Path | None = None) -> TakkureConfig:

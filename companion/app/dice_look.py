@@ -11,6 +11,12 @@ DIE_COLOURS = {
 UNKNOWN_COLOUR = (0.45, 0.47, 0.52, 1)
 # Takkure: each coach's colour on the screen is the colour of their dice
 TEAM_RGBA = {"red": (0.86, 0.22, 0.2, 1), "yellow": (0.95, 0.78, 0.18, 1)}
+# King of Tokyo Duel: each player's colour, and each face's word and colour on a die
+PLAYER_RGBA = ((0.85, 0.3, 0.25, 1), (0.25, 0.55, 0.9, 1))
+FACE_LOOK = {"CLAW": ("CLAW", (0.75, 0.2, 0.2, 1)), "HEART": ("HEART", (0.85, 0.35, 0.5, 1)),
+             "ENERGY": ("ENERGY", (0.2, 0.6, 0.85, 1)), "FAME": ("FAME", (0.9, 0.7, 0.15, 1)),
+             "DESTRUCTION": ("DESTR.", (0.5, 0.4, 0.3, 1)),
+             "POWER": ("POWER", (0.55, 0.3, 0.75, 1))}
 STATE_LOOK = {
     "connected": ("Connected", (0.20, 0.72, 0.35, 1)),
     "connecting": ("Connecting…", (1.0, 0.62, 0.15, 1)),

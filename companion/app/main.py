@@ -85,9 +85,11 @@ from .screens.tekken_setup import TekkenSetupScreen  # noqa: E402
 from .screens.takkure_game import TakkureGameScreen  # noqa: E402
 from .screens.takkure_game import confirm_text as takkure_confirm  # noqa: E402
 from .screens.takkure_setup import TakkureRosterScreen, TakkureSetupScreen  # noqa: E402
+from .screens.kotd_game import KotdGameScreen, KotdSetupScreen  # noqa: E402
+from ..games.kotd import KotdConfig  # noqa: E402
 from ..games.takkure import TakkureConfig  # noqa: E402
 
-GAME_SCREENS = {"tekken": "tekken_game", "takkure": "takkure_game"}
+GAME_SCREENS = {"tekken": "tekken_game", "takkure": "takkure_game", "kotd": "kotd_game"}
 CONFIRMS = {"tekken": tekken_confirm, "takkure": takkure_confirm}
 TOAST_SECONDS = 3.0
 
@@ -99,6 +101,7 @@ class CompanionApp(App):
     session = ObjectProperty(None, allownone=True)     # the open companion.session.Session
     tekken_config = ObjectProperty(None, allownone=True)
     takkure_config = ObjectProperty(None, allownone=True)
+    kotd_config = ObjectProperty(None, allownone=True)
     status = StringProperty("")                        # "", "loading", "ready"
     # the dice tower, as the reader thread last reported it (set on the GUI thread only)
     tower_state = StringProperty("stopped")
@@ -139,6 +142,8 @@ class CompanionApp(App):
         sm.add_widget(TakkureSetupScreen(name="takkure_setup"))
         sm.add_widget(TakkureRosterScreen(name="takkure_roster"))
         sm.add_widget(TakkureGameScreen(name="takkure_game"))
+        sm.add_widget(KotdSetupScreen(name="kotd_setup"))
+        sm.add_widget(KotdGameScreen(name="kotd_game"))
         return sm
 
     def on_start(self) -> None:
@@ -220,7 +225,21 @@ class CompanionApp(App):
         self.tower_simulated = simulated
         self.tower_detail = ("Simulated tower: " if simulated else "") + why
         self.roll_history = [r.text() for r in reversed(journal.recent_rolls(12))]
+        self._tower_cfg = cfg
         self.tower_link = Link(url, journal, self._tower_event, usb=cfg.usb_match,
+                               baudrates=cfg.baudrates).start()
+        self.tower_state = "connecting"
+
+    def connect_tower(self, url: str) -> None:
+        """Move the dice tower link to another port (a path, ``socket://`` or ``sim://``)."""
+        if self.roll_journal is None:
+            raise RuntimeError("the dice tower link has not started yet")
+        if self.tower_link is not None:
+            self.tower_link.stop()
+        cfg = self._tower_cfg
+        self.tower_simulated = url.startswith("sim://")
+        self.tower_detail = f"Connecting to {url}"
+        self.tower_link = Link(url, self.roll_journal, self._tower_event, usb=cfg.usb_match,
                                baudrates=cfg.baudrates).start()
         self.tower_state = "connecting"
 
@@ -274,6 +293,8 @@ class CompanionApp(App):
         elif self.root is not None and self.root.current == "takkure_game":
             self.toast(f"Dice: {roll.text()} - a die was not read cleanly: roll it again")
             return
+        if self.root is not None and self.root.current == "kotd_game":
+            return  # the rules took the throw as a roll; the screen shows it
         if self.root is not None and self.root.current != "dice":
             self.banner(f"Dice: {roll.text()}")
 
@@ -353,11 +374,24 @@ class CompanionApp(App):
 
     def start_takkure(self, setup: dict[str, Any], label: str) -> None:
         """Create a new Takkure match from the line-ups and show it."""
+        self.start_game("takkure", setup, label)
+
+    def start_game(self, game: str, setup: dict[str, Any], label: str) -> None:
+        """Create a new game of ``game`` from its set-up screen's data and show it."""
         def work(root: Path) -> Session:
-            return Session.create(storage.new_game_path("takkure", label, root), "takkure",
+            return Session.create(storage.new_game_path(game, label, root), game,
                                   setup, rng=self.new_game_rng)
 
         self.in_background(work, self._show_session, self._open_failed)
+
+    def load_kotd(self, then: Callable[[], None]) -> None:
+        """Load config/kotd.yaml (or the user's copy); a bad file is named in a popup."""
+        def done(cfg: KotdConfig) -> None:
+            self.kotd_config = cfg
+            then()
+
+        self.in_background(storage.load_kotd_config, done,
+                           lambda exc: self.show_error("King of Tokyo Duel not loaded", str(exc)))
 
     def load_takkure(self, then: Callable[[], None]) -> None:
         """Load the Takkure rosters (the user's file if there is one): a bad file is named

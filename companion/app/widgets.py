@@ -203,6 +203,22 @@ class Banner(Toast):
     """The big centred announcement (FLOOR BREAK!)."""
 
 
+class HideBox(BoxLayout):
+    """A row that can be hidden: then it is not drawn and takes no touch at all (a disabled
+    widget would swallow the touches that land on it, even at zero height)."""
+
+    shown = BooleanProperty(True)
+
+    def on_touch_down(self, touch):
+        return super().on_touch_down(touch) if self.shown else False
+
+    def on_touch_move(self, touch):
+        return super().on_touch_move(touch) if self.shown else False
+
+    def on_touch_up(self, touch):
+        return super().on_touch_up(touch) if self.shown else False
+
+
 class ConfirmBody(BoxLayout):
     """Message and two big buttons inside a confirm popup."""
 

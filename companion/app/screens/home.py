@@ -13,7 +13,7 @@ from kivy.uix.screenmanager import Screen
 GAMES = (
     ("TEKKEN", True),
     ("Takkure", True),
-    ("King of Tokyo Duel", False),
+    ("King of Tokyo Duel", True),
     ("Tag Team", False),
     ("Danchie Go", False),
 )
@@ -41,6 +41,8 @@ class HomeScreen(Screen):
             app.go("tekken_setup")
         elif title == "Takkure":
             app.load_takkure(lambda: app.go("takkure_setup"))
+        elif title == "King of Tokyo Duel":
+            app.load_kotd(lambda: app.go("kotd_setup"))
 
     def resume(self) -> None:
         if self.resume_path is not None:

@@ -1,0 +1,411 @@
+"""The King of Tokyo Duel screen: both Monsters, the two tug-of-war tracks with their pawns
+and Buzz tokens, the current roll as dice (tap one to keep it or take it back), the roll
+counter, and a Resolve step that shows what each die does before it is applied.
+
+Dice come from the dice tower (each throw of the unkept dice is one ``dice.roll`` event, taken
+by the rules) or are typed by tapping faces; a die the tower did not read cleanly shows as
+"?" and is re-rolled or set by hand before anything is resolved. What is shown comes from
+:func:`kotd_view` (pure); every button is enabled by ``session.preview``.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+from kivy.app import App
+from kivy.core.window import Window
+from kivy.lang import Builder
+from kivy.metrics import dp
+from kivy.properties import (BooleanProperty, ListProperty, NumericProperty, ObjectProperty,
+                             StringProperty)
+from kivy.uix.behaviors import ButtonBehavior
+from kivy.uix.boxlayout import BoxLayout
+from kivy.uix.label import Label
+from kivy.uix.modalview import ModalView
+from kivy.uix.screenmanager import Screen
+from kivy.uix.widget import Widget
+
+from ...errors import IllegalActionError
+from ...games import kotd as k
+from .. import widgets  # noqa: F401  (its <Label> rule must load first)
+from ..dice_look import FACE_LOOK
+from ..widgets import BigToggle, HideBox  # noqa: F401  (HideBox: used in the .kv)
+
+BONUS_MARK = {"none": "", "damage": "-1", "heal": "+H", "energy": "+E", "dice_token": "+T"}
+
+
+def _legal(session: Any, type_: str, **data: Any) -> bool:
+    try:
+        session.preview(type_, **data)
+    except IllegalActionError:
+        return False
+    return True
+
+
+def resolution_preview(state: k.KotdState) -> list[str]:
+    """What Resolve will do, line by line (the same function the rules apply)."""
+    return k.resolve(state)[1]
+
+
+def kotd_view(session: Any, typed: list[str]) -> dict[str, Any]:
+    s: k.KotdState = session.state
+    me = s.monsters[s.current]
+    free = [i for i, d in enumerate(s.dice) if not d.kept] if s.dice else list(range(s.n_dice))
+    need = len(s.pending) if s.pending else (len(free) if s.rolls < k.MAX_ROLLS else 0)
+    if s.phase == "over":
+        status = f"{s.monsters[s.winner or 0].name} wins: {s.win_reason}"
+    elif s.phase == "buy":
+        status = f"{me.name}: buy cards or gain 1 energy, then end the turn"
+    elif s.pending:
+        status = (f"{len(s.pending)} die not read cleanly: re-roll "
+                  f"{'them' if len(s.pending) > 1 else 'it'} through the tower, or tap "
+                  "the '?' die and its face")
+    elif s.rolls == 0:
+        status = f"{me.name}: throw {s.n_dice} dice"
+    elif s.rolls < k.MAX_ROLLS:
+        status = f"{me.name}: tap dice to keep them, throw the other {len(free)}, or resolve"
+    else:
+        status = f"{me.name}: three rolls done, resolve"
+    monsters = []
+    for i, m in enumerate(s.monsters):
+        monsters.append({
+            "name": m.name, "hp": m.hp, "max_hp": m.max_hp, "energy": m.energy,
+            "tokens": m.dice_tokens, "power": m.power, "active": i == s.current and s.phase != "over",
+            "winner": s.winner == i,
+            "can": {key: _legal(session, "kotd.adjust", player=i, what=what, delta=d)
+                    for key, what, d in (("hp_minus", "hp", -1), ("hp_plus", "hp", 1),
+                                         ("en_minus", "energy", -1), ("en_plus", "energy", 1),
+                                         ("tok_minus", "dice_tokens", -1),
+                                         ("tok_plus", "dice_tokens", 1))},
+            "can_pull": [_legal(session, "kotd.pull", track=t, toward=i, cells=1) for t in k.TRACKS],
+        })
+    tracks = []
+    for t in s.tracks:
+        tracks.append({"name": t.name, "pawn": t.pawn,
+                       "cells": [(c.zone, BONUS_MARK[c.bonus] + ("K" if c.king else ""),
+                                  c.token or "") for c in t.cells]})
+    dice = [{"face": d.face, "kept": d.kept, "index": i,
+             "pending": d.face is None} for i, d in enumerate(s.dice)]
+    view = {
+        "title": (f"Turn {s.turn} · {me.name}" + (f" · roll {s.rolls}/{k.MAX_ROLLS}"
+                                                    if s.phase == "roll" else "")),
+        "status": status, "phase": s.phase, "rolls": s.rolls, "n_dice": s.n_dice,
+        "monsters": monsters, "tracks": tracks, "dice": dice,
+        "need": need, "typed": list(typed)[:need],
+        "can_spend": _legal(session, "kotd.spend_tokens", count=1),
+        "can_extra": _legal(session, "kotd.extra_die"),
+        "can_resolve": _legal(session, "kotd.resolve"),
+        "can_gain": _legal(session, "kotd.gain_energy"),
+        "can_sweep": _legal(session, "kotd.sweep"),
+        "can_end": _legal(session, "kotd.end_turn"),
+        "log_lines": [e.text for e in session.log()][::-1][:40],
+        "can_undo": session.can_undo, "can_redo": session.can_redo,
+        "undo_text": ("Undo: " + _short(session.next_undo_text())) if session.can_undo else "Undo",
+        "redo_text": ("Redo: " + _short(session.next_redo_text())) if session.can_redo else "Redo",
+        "resolution": resolution_preview(s) if s.phase == "roll" and s.rolls and not s.pending else [],
+    }
+    return view
+
+
+def _short(text: str | None, limit: int = 40) -> str:
+    text = text or ""
+    return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
+
+
+# ----------------------------------------------------------------------------- widgets
+
+class KotdDie(ButtonBehavior, Label):
+    """One die of the roll: its face on the face's colour; kept dice are ringed green."""
+
+    face = StringProperty("")
+    kept = BooleanProperty(False)
+    pending = BooleanProperty(False)
+    selected = BooleanProperty(False)
+    index = NumericProperty(0)
+    bg = ListProperty([0.3, 0.3, 0.35, 1])
+
+
+class TrackCell(Widget):
+    zone = StringProperty("plain")
+    mark = StringProperty("")
+    token = StringProperty("")
+    pawn = StringProperty("")
+    index = NumericProperty(0)
+
+
+class TrackRow(BoxLayout):
+    title = StringProperty("")
+
+
+class MonsterPanel(BoxLayout):
+    player = NumericProperty(0)
+    name_text = StringProperty("")
+    hp = NumericProperty(10)
+    max_hp = NumericProperty(10)
+    energy = NumericProperty(0)
+    tokens = NumericProperty(0)
+    power = StringProperty("")
+    active = BooleanProperty(False)
+    winner = BooleanProperty(False)
+    can = ObjectProperty({})
+    can_pull = ListProperty([False, False])
+
+    def adjust(self, what: str, delta: int) -> None:
+        App.get_running_app().act("kotd.adjust", player=int(self.player), what=what, delta=delta)
+
+    def pull(self, track: str) -> None:
+        App.get_running_app().act("kotd.pull", track=track, toward=int(self.player), cells=1)
+
+
+class ResolveView(ModalView):
+    lines = StringProperty("")
+    screen = ObjectProperty(None)
+
+
+class BuzzPicker(ModalView):
+    """Place or move a Buzz token (a card's icon, or The King's power)."""
+
+    screen = ObjectProperty(None)
+    token = StringProperty("")
+    track = StringProperty("fame")
+    cell = NumericProperty(0)
+
+    def on_open(self) -> None:
+        s = self.screen.session.state
+        box = self.ids.tokens
+        box.clear_widgets()
+        for tid, cells, _covers, king in s.buzz:
+            label = f"{tid}\n[size=14sp]{' '.join(BONUS_MARK[c] or '·' for c in cells)}" \
+                    f"{' (King)' if king else ''}[/size]"
+            b = BigToggle(text=label, markup=True, group=f"buzz-{id(self)}", font_size="18sp",
+                          height=dp(64))
+            b.bind(on_release=lambda _b, t=tid: setattr(self, "token", t))
+            box.add_widget(b)
+        self.cell = 1
+
+    def place(self) -> None:
+        if not self.token:
+            App.get_running_app().toast("Pick a Buzz token")
+            return
+        App.get_running_app().act("kotd.place_buzz", token=self.token, track=self.track,
+                                  cell=int(self.cell), then=lambda: self.dismiss(animation=False))
+
+
+# ----------------------------------------------------------------------------- screen
+
+class KotdGameScreen(Screen):
+    title = StringProperty("")
+    status = StringProperty("")
+    phase = StringProperty("roll")
+    need = NumericProperty(0)
+    typed_text = StringProperty("")
+    can_spend = BooleanProperty(False)
+    can_extra = BooleanProperty(False)
+    can_resolve = BooleanProperty(False)
+    can_gain = BooleanProperty(False)
+    can_sweep = BooleanProperty(False)
+    can_end = BooleanProperty(False)
+    cost = NumericProperty(3)
+    log_lines = ListProperty([])
+    undo_text = StringProperty("Undo")
+    redo_text = StringProperty("Redo")
+    can_undo = BooleanProperty(False)
+    can_redo = BooleanProperty(False)
+    simulated = BooleanProperty(False)
+    selected = NumericProperty(-1)       # the pending die chosen to set by hand
+
+    _SCALARS = ("title", "status", "phase", "need", "can_spend", "can_extra", "can_resolve",
+                "can_gain", "can_sweep", "can_end", "undo_text", "redo_text", "can_undo",
+                "can_redo")
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.session: Any = None
+        self.typed: list[str] = []
+        self.resolve_view: ResolveView | None = None
+        self._drawn: Any = None
+
+    def bind_session(self, session: Any) -> None:
+        self.session = session
+        self.typed = []
+        self.selected = -1
+        self._drawn = None
+        self.refresh()
+
+    def refresh(self, *args: Any) -> None:
+        if self.session is None:
+            return
+        s = self.session.state
+        if self.selected not in s.pending:
+            self.selected = -1
+        view = kotd_view(self.session, self.typed)
+        self.typed = view["typed"]
+        for key in self._SCALARS:
+            setattr(self, key, view[key])
+        self.log_lines = view["log_lines"]
+        self.typed_text = (" ".join(self.typed) + "  " + " ".join(["_"] * (view["need"] - len(self.typed)))
+                           ).strip() if view["need"] else ""
+        for panel, mv in zip((self.ids.monster0, self.ids.monster1), view["monsters"]):
+            panel.name_text = mv["name"]
+            for key in ("hp", "max_hp", "energy", "tokens", "power", "active", "winner", "can",
+                        "can_pull"):
+                setattr(panel, key, mv[key])
+        link = App.get_running_app().tower_link
+        self.simulated = bool(link is not None and (link.url or "").startswith("sim://"))
+        key = (tuple(tuple(t["cells"]) + (t["pawn"],) for t in view["tracks"]),
+               tuple((d["face"], d["kept"]) for d in view["dice"]), self.selected)
+        if key != self._drawn:
+            self._drawn = key
+            self._draw_tracks(view["tracks"])
+            self._draw_dice(view["dice"])
+
+    def _draw_tracks(self, tracks: list[dict[str, Any]]) -> None:
+        for row, t in zip((self.ids.track_fame, self.ids.track_destruction), tracks):
+            row.title = "Fame" if t["name"] == "fame" else "Destruction"
+            box = row.ids.cells
+            box.clear_widgets()
+            for i, (zone, mark, token) in enumerate(t["cells"]):
+                pawn = ("F" if t["name"] == "fame" else "D") if i == t["pawn"] else ""
+                box.add_widget(TrackCell(zone=zone, mark=mark, token=token, pawn=pawn, index=i))
+
+    def _draw_dice(self, dice: list[dict[str, Any]]) -> None:
+        box = self.ids.dice
+        box.clear_widgets()
+        for d in dice:
+            text, bg = FACE_LOOK.get(d["face"] or "", ("?", (0.3, 0.3, 0.35, 1)))
+            w = KotdDie(text=text, face=d["face"] or "", kept=d["kept"], pending=d["pending"],
+                        index=d["index"], bg=list(bg), selected=d["index"] == self.selected)
+            w.bind(on_release=lambda _w, i=d["index"]: self.tap_die(i))
+            box.add_widget(w)
+
+    # -- dice ----------------------------------------------------------------------------
+    def tap_die(self, index: int) -> None:
+        s = self.session.state
+        if index in s.pending:
+            self.selected = index
+            self._drawn = None
+            self.refresh()
+            return
+        App.get_running_app().act("kotd.keep", die=index, kept=not s.dice[index].kept)
+
+    def tap_face(self, face: str) -> None:
+        """A face button: sets the chosen '?' die, or types the next die of the throw."""
+        app = App.get_running_app()
+        s = self.session.state
+        if self.selected in s.pending:
+            app.act("kotd.set_die", die=int(self.selected), face=face)
+            return
+        if not self.need:
+            app.toast("No die to throw now")
+            return
+        self.typed = list(self.typed) + [face]
+        if len(self.typed) >= self.need:
+            faces, self.typed = self.typed, []
+            app.act("kotd.roll", faces=faces)
+        self.refresh()
+
+    def clear_typed(self) -> None:
+        self.typed = []
+        self.refresh()
+
+    def simulated_throw(self) -> None:
+        """The demo's throw: the simulated tower rolls exactly the dice to throw now."""
+        app = App.get_running_app()
+        if not self.need or app.tower_link is None:
+            return
+        from firmware_bridge.urlhandlers import protocol_sim
+
+        name, _ = protocol_sim.parse_url(app.tower_link.url)
+        protocol_sim.hub(name).roll(" ".join(["kotd:black:*"] * self.need))
+
+    # -- resolve, buy, end -----------------------------------------------------------------
+    def open_resolve(self) -> None:
+        lines = resolution_preview(self.session.state)
+        view = ResolveView(screen=self, lines="\n".join(lines) or "Nothing happens")
+        self.resolve_view = view
+        view.open(animation=False)
+
+    def apply_resolve(self) -> None:
+        if self.resolve_view is not None:
+            self.resolve_view.dismiss(animation=False)
+            self.resolve_view = None
+        App.get_running_app().act("kotd.resolve")
+
+    def change_cost(self, delta: int) -> None:
+        self.cost = max(0, min(20, self.cost + delta))
+
+    def buy(self) -> None:
+        App.get_running_app().act("kotd.buy", cost=int(self.cost))
+
+    def open_buzz(self) -> None:
+        BuzzPicker(screen=self).open(animation=False)
+
+    def throw_count_text(self) -> str:
+        return str(self.need)
+
+    def on_enter(self, *args: Any) -> None:
+        Window.allow_screensaver = False
+        self.refresh()
+
+    def on_leave(self, *args: Any) -> None:
+        Window.allow_screensaver = True
+
+
+# ----------------------------------------------------------------------------- set-up
+
+class KotdSetupScreen(Screen):
+    names = ListProperty(["", ""])
+    first = NumericProperty(0)
+    hints = ListProperty(["", ""])
+
+    def on_pre_enter(self, *args: Any) -> None:
+        cfg = App.get_running_app().kotd_config
+        if cfg is None:
+            return
+        names = [m.name for m in cfg.monsters]
+        for side in (0, 1):
+            box = self.ids[f"monsters{side}"]
+            box.clear_widgets()
+            for n in names:
+                b = BigToggle(text=n, group=f"kotd{side}-{id(self)}", font_size="20sp",
+                              height=dp(60))
+                b.bind(on_release=lambda _b, side=side, n=n: self.choose(side, n))
+                box.add_widget(b)
+        self.choose(0, self.names[0] if self.names[0] in names else names[0])
+        self.choose(1, self.names[1] if self.names[1] in names else names[1])
+
+    def choose(self, side: int, name: str) -> None:
+        names = list(self.names)
+        names[side] = name
+        self.names = names
+        for b in self.ids[f"monsters{side}"].children:
+            b.state = "down" if b.text == name else "normal"
+        cfg = App.get_running_app().kotd_config
+        hints = []
+        for n in self.names:
+            try:
+                m = cfg.monster(n)
+            except KeyError:
+                hints.append("")
+                continue
+            hp = f"{m.hp} HP" + (" (default: check your sheet)" if "hp" in m.defaults else "")
+            hints.append(f"{hp}\n{m.power}")
+        self.hints = hints
+
+    def toss(self) -> None:
+        """Who starts: the rulebook rolls dice for it; a coin toss stands in."""
+        self.first = random.SystemRandom().randrange(2)
+
+    def start(self) -> None:
+        app = App.get_running_app()
+        if self.names[0] == self.names[1]:
+            app.toast("Pick two different Monsters")
+            return
+        setup = k.setup_from_config(app.kotd_config, (self.names[0], self.names[1]),
+                                    int(self.first))
+        app.start_game("kotd", setup, f"{self.names[0]}-vs-{self.names[1]}")
+
+
+Builder.load_file(str(Path(__file__).with_name("kotd_game.kv")))

@@ -1,0 +1,106 @@
+"""King of Tokyo Duel in the real window (Xvfb): the simulated tower throws over a
+pseudo-terminal, the screen shows the dice, the player keeps, throws again, sets a cocked
+die by hand, sees the resolution and applies it."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.bridge_support import SimPtyTower
+from tests.gui_support import TOWER_URL, close_popups, on_screen, plain, pump, tap, wait_for
+
+pytestmark = pytest.mark.gui
+
+
+def screen(app, name="kotd_game"):
+    return app.root.get_screen(name)
+
+
+def new_duel(app, first=0):
+    close_popups(app)
+    app.go("home")
+    wait_for(lambda: on_screen(app, "home"), what="home")
+    tap(screen(app, "home").ids.tile_kotd)
+    wait_for(lambda: on_screen(app, "kotd_setup"), what="the duel set-up")
+    setup = screen(app, "kotd_setup")
+    setup.choose(0, "Gigazaur")
+    setup.choose(1, "Alienoid")
+    tap(setup.ids[f"first{first}"])
+    before = app.session
+    tap(setup.ids.start)
+    wait_for(lambda: app.session is not before and on_screen(app, "kotd_game"), what="the duel")
+    return screen(app)
+
+
+def dice_widgets(game):
+    return list(reversed(game.ids.dice.children))
+
+
+@pytest.fixture
+def pty_tower(app, tmp_path):
+    tower = SimPtyTower(tmp_path, seed=11)
+    wait_for(lambda: app.roll_journal is not None, what="the tower link's start")
+    app.connect_tower(tower.path)
+    wait_for(lambda: app.tower_state == "connected", timeout=10,
+             what=lambda: f"the pty tower ({app.tower_state}: {app.tower_detail})")
+    yield tower
+    app.connect_tower(TOWER_URL)
+    tower.stop()
+    wait_for(lambda: app.tower_state == "connected", timeout=10, what="back on sim://")
+
+
+def test_a_turn_with_tower_rolls_over_a_pty_keep_reroll_cocked_die_resolve(app, pty_tower):
+    game = new_duel(app)
+    s = app.session
+    assert game.title == "Turn 1 · Gigazaur · roll 0/3" and "throw 5 dice" in game.status
+    pty_tower.roll("kotd:black:FAME kotd:black:FAME kotd:black:CLAW kotd:black:HEART "
+                   "kotd:black:ENERGY")
+    wait_for(lambda: s.state.rolls == 1, what="the first throw in the game")
+    assert [w.text for w in dice_widgets(game)] == ["FAME", "FAME", "CLAW", "HEART", "ENERGY"]
+    assert s.actions[-1].type == "dice.roll" and game.title.endswith("roll 1/3")
+    tap(dice_widgets(game)[0])
+    tap(dice_widgets(game)[1])
+    assert [d.kept for d in s.state.dice] == [True, True, False, False, False]
+    assert "throw the other 3" in game.status
+    # the second throw: 3 dice, one of them cocked
+    pty_tower.roll("kotd:black:FAME kotd:black:CLAW kotd:black:?cocked")
+    wait_for(lambda: s.state.rolls == 2, what="the second throw")
+    assert s.state.pending == (4,) and "not read cleanly" in game.status
+    assert game.ids.resolve.disabled                   # nothing on a partial roll
+    cocked = dice_widgets(game)[4]
+    assert cocked.text == "?" and cocked.pending
+    tap(cocked)
+    tap(game.ids.face_fame)                            # set it by hand
+    assert s.state.dice[4].face == "FAME" and not game.ids.resolve.disabled
+    tap(game.ids.resolve)
+    view = wait_for(lambda: game.resolve_view, what="the resolution")
+    assert plain(view.lines) == ("1 CLAW: Alienoid -1 HP\n"
+                                 "4 FAME: pull the Fame pawn 2 cells")
+    tap(view.ids.apply)
+    st = s.state
+    assert st.phase == "buy" and st.monsters[1].hp == 9 and st.track("fame").pawn == 3
+    assert game.ids.track_fame.ids.cells.children[::-1][3].pawn == "F"
+    tap(game.ids.gain)
+    tap(game.ids.end_turn)
+    assert s.state.current == 1 and game.title == "Turn 2 · Alienoid · roll 0/3"
+    # undo takes back the end of the turn, then the energy
+    tap(game.ids.undo)
+    tap(game.ids.undo)
+    assert s.state.phase == "buy" and s.state.monsters[0].energy == 0
+
+
+def test_typed_faces_make_a_roll_when_no_tower_throws(app):
+    game = new_duel(app, first=1)                      # Alienoid starts with 5 dice
+    s = app.session
+    faces = {b.face: b for b in game.ids.face_claw.parent.children}
+    for face in ("CLAW", "CLAW", "CLAW", "HEART"):
+        tap(faces[face])
+    assert s.state.rolls == 0 and game.typed_text.startswith("CLAW CLAW CLAW HEART")
+    tap(faces["POWER"])                                # the 5th face completes the throw
+    assert s.state.rolls == 1 and s.actions[-1].type == "kotd.roll"
+    tap(game.ids.resolve)
+    view = wait_for(lambda: game.resolve_view, what="the resolution")
+    assert "3 CLAW: Gigazaur -3 HP" in view.lines and "1 POWER: Alienoid's power" in view.lines
+    tap(view.ids.back)                                 # back to the dice: nothing applied
+    assert s.state.phase == "roll" and s.state.monsters[0].hp == 10
+    pump(2)
