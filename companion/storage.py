@@ -58,6 +58,31 @@ def load_kotd_config(root: Path | None = None) -> KotdConfig:
     return load_typed(KotdConfig, config_path("kotd", root))
 
 
+def kotd_config_data(cfg: KotdConfig) -> dict[str, Any]:
+    """Plain data for writing config/kotd.yaml back (the user's copy)."""
+    def monster(m: Any) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": m.name, "hp": m.hp, "power": m.power}
+        if m.defaults:
+            out["defaults"] = list(m.defaults)
+        return out
+
+    def buzz(b: Any) -> dict[str, Any]:
+        out: dict[str, Any] = {"id": b.id, "cells": list(b.cells)}
+        if b.covers:
+            out["covers"] = b.covers
+        if b.king:
+            out["king"] = True
+        return out
+
+    return {"defaults": list(cfg.defaults), "faces": list(cfg.faces),
+            "monsters": [monster(m) for m in cfg.monsters],
+            "tracks": [{"name": t.name, "cells": t.cells, "spotlight": t.spotlight}
+                       for t in cfg.tracks],
+            "buzz": [buzz(b) for b in cfg.buzz],
+            "second_player": {"energy": cfg.second_player.energy,
+                              "dice_tokens": cfg.second_player.dice_tokens}}
+
+
 def load_takkure_config(root: Path | None = None) -> TakkureConfig:
     return load_typed(TakkureConfig, config_path("takkure", root))
 

@@ -104,3 +104,33 @@ def test_typed_faces_make_a_roll_when_no_tower_throws(app):
     tap(view.ids.back)                                 # back to the dice: nothing applied
     assert s.state.phase == "roll" and s.state.monsters[0].hp == 10
     pump(2)
+
+
+def test_default_hp_is_marked_editable_and_saved_as_the_users_defaults(app):
+    from companion.config import load_typed
+    from companion.games.kotd import KotdConfig
+
+    close_popups(app)
+    app.kotd_config = None
+    app.go("home")
+    wait_for(lambda: on_screen(app, "home"))
+    tap(screen(app, "home").ids.tile_kotd)
+    wait_for(lambda: on_screen(app, "kotd_setup"))
+    setup = screen(app, "kotd_setup")
+    setup.choose(0, "Cyber Kitty")
+    setup.choose(1, "Space Penguin")
+    assert setup.hints[0].startswith("Starting HP is a default")
+    for _ in range(2):
+        tap(setup.ids.hp_plus0)
+    assert setup.hps[0] == 12 and not setup.hints[0].startswith("Starting HP is a default")
+    tap(setup.ids.save_defaults)
+    path = app.data_root / "config" / "kotd.yaml"
+    wait_for(lambda: path.exists() and not app.busy, what="the user's kotd.yaml")
+    kitty = load_typed(KotdConfig, path).monster("Cyber Kitty")
+    assert kitty.hp == 12 and "hp" not in kitty.defaults and "power" in kitty.defaults
+    before = app.session
+    tap(setup.ids.start)
+    wait_for(lambda: app.session is not before and on_screen(app, "kotd_game"))
+    assert app.session.state.monsters[0].max_hp == 12 == app.session.state.monsters[0].hp
+    path.unlink()
+    app.kotd_config = None

@@ -384,6 +384,19 @@ class CompanionApp(App):
 
         self.in_background(work, self._show_session, self._open_failed)
 
+    def save_kotd_config(self, cfg: KotdConfig, then: Callable[[], None] | None = None) -> None:
+        def work(root: Path) -> Path:
+            return storage.save_user_config("kotd", storage.kotd_config_data(cfg), KotdConfig,
+                                            root)
+
+        def done(path: Path) -> None:
+            self.kotd_config = cfg
+            self.toast(f"Saved as your defaults ({path})", error=False)
+            if then is not None:
+                then()
+
+        self.in_background(work, done, lambda exc: self.toast(f"Not saved: {exc}"))
+
     def load_kotd(self, then: Callable[[], None]) -> None:
         """Load config/kotd.yaml (or the user's copy); a bad file is named in a popup."""
         def done(cfg: KotdConfig) -> None:

@@ -359,6 +359,7 @@ class KotdSetupScreen(Screen):
     names = ListProperty(["", ""])
     first = NumericProperty(0)
     hints = ListProperty(["", ""])
+    hps = ListProperty([10, 10])
 
     def on_pre_enter(self, *args: Any) -> None:
         cfg = App.get_running_app().kotd_config
@@ -382,17 +383,43 @@ class KotdSetupScreen(Screen):
         self.names = names
         for b in self.ids[f"monsters{side}"].children:
             b.state = "down" if b.text == name else "normal"
+        hps = list(self.hps)
+        hps[side] = App.get_running_app().kotd_config.monster(name).hp
+        self.hps = hps
+        self._hints()
+
+    def _hints(self) -> None:
         cfg = App.get_running_app().kotd_config
         hints = []
-        for n in self.names:
+        for n, hp in zip(self.names, self.hps):
             try:
                 m = cfg.monster(n)
             except KeyError:
                 hints.append("")
                 continue
-            hp = f"{m.hp} HP" + (" (default: check your sheet)" if "hp" in m.defaults else "")
-            hints.append(f"{hp}\n{m.power}")
+            default = "hp" in m.defaults and hp == m.hp
+            hints.append(("Starting HP is a default: set it from your Monster sheet\n"
+                          if default else "") + (m.power + (" (summary, not the sheet's text)"
+                                                            if "power" in m.defaults else "")))
         self.hints = hints
+
+    def change_hp(self, side: int, delta: int) -> None:
+        hps = list(self.hps)
+        hps[side] = max(1, min(99, hps[side] + delta))
+        self.hps = hps
+        self._hints()
+
+    def save_defaults(self) -> None:
+        """Keep these starting HP as the Monsters' values (the user's kotd.yaml)."""
+        from dataclasses import replace
+
+        app = App.get_running_app()
+        cfg = app.kotd_config
+        chosen = dict(zip(self.names, self.hps))
+        monsters = tuple(replace(m, hp=int(chosen[m.name]),
+                                 defaults=tuple(d for d in m.defaults if d != "hp"))
+                         if m.name in chosen else m for m in cfg.monsters)
+        app.save_kotd_config(replace(cfg, monsters=monsters), then=self._hints)
 
     def toss(self) -> None:
         """Who starts: the rulebook rolls dice for it; a coin toss stands in."""
@@ -404,7 +431,7 @@ class KotdSetupScreen(Screen):
             app.toast("Pick two different Monsters")
             return
         setup = k.setup_from_config(app.kotd_config, (self.names[0], self.names[1]),
-                                    int(self.first))
+                                    int(self.first), hp=(int(self.hps[0]), int(self.hps[1])))
         app.start_game("kotd", setup, f"{self.names[0]}-vs-{self.names[1]}")
 
 
