@@ -133,6 +133,7 @@ def main(out_dir: str) -> int:
     shot("dice-panel", wait=0.3)
 
     takkure(app, settle, shot, pump, home)
+    kotd(app, settle, shot, pump)
     app.stop()
     return 0
 
@@ -177,6 +178,35 @@ def takkure(app, settle, shot, pump, home: Path) -> None:
     game.type_die(9)
     pump(3)
     shot("takkure-match", wait=3.8)
+
+
+def kotd(app, settle, shot, pump) -> None:
+    """A King of Tokyo Duel turn: the simulated tower throws, dice kept, resolve preview."""
+    from firmware_bridge.urlhandlers import protocol_sim
+
+    tower = protocol_sim.hub("shots")
+    app.go("home")
+    settle(lambda: app.root.current == "home")
+    app.root.get_screen("home").pick("King of Tokyo Duel")
+    settle(lambda: app.root.current == "kotd_setup")
+    setup = app.root.get_screen("kotd_setup")
+    setup.choose(0, "Gigazaur")
+    setup.choose(1, "The King")
+    setup.start()
+    settle(lambda: app.session is not None and app.session.game == "kotd"
+           and app.root.current == "kotd_game")
+    a = app.act
+    a("kotd.place_buzz", token="energy", track="fame", cell=3)
+    a("kotd.roll", faces=["FAME", "FAME", "CLAW", "HEART", "ENERGY"])
+    a("kotd.keep", die=0, kept=True)
+    a("kotd.keep", die=1, kept=True)
+    a("kotd.keep", die=2, kept=True)
+    before = len(app.session.actions)
+    tower.roll("kotd:black:FAME kotd:-:POWER")
+    settle(lambda: len(app.session.actions) > before)
+    shot("kotd-roll", wait=0.3)
+    app.root.get_screen("kotd_game").open_resolve()
+    shot("kotd-resolve", wait=0.3)
 
 
 if __name__ == "__main__":
