@@ -306,6 +306,14 @@ class Session(Generic[S]):
         full = self.rules.decide(self.state, type_, data, random.Random(0))
         return self.rules.apply(self.state, type_, full)
 
+    def allows(self, type_: str, /, **data: Any) -> bool:
+        """Whether the rules accept this action now (what enables a button)."""
+        try:
+            self.preview(type_, **data)
+        except IllegalActionError:
+            return False
+        return True
+
     def undo(self) -> Event:
         if not self.can_undo:
             raise IllegalActionError("nothing to undo")

@@ -385,17 +385,7 @@ class CompanionApp(App):
         self.in_background(work, self._show_session, self._open_failed)
 
     def save_kotd_config(self, cfg: KotdConfig, then: Callable[[], None] | None = None) -> None:
-        def work(root: Path) -> Path:
-            return storage.save_user_config("kotd", storage.kotd_config_data(cfg), KotdConfig,
-                                            root)
-
-        def done(path: Path) -> None:
-            self.kotd_config = cfg
-            self.toast(f"Saved as your defaults ({path})", error=False)
-            if then is not None:
-                then()
-
-        self.in_background(work, done, lambda exc: self.toast(f"Not saved: {exc}"))
+        self._save_defaults("kotd", cfg, storage.kotd_config_data(cfg), then)
 
     def load_kotd(self, then: Callable[[], None]) -> None:
         """Load config/kotd.yaml (or the user's copy); a bad file is named in a popup."""
@@ -565,12 +555,16 @@ class CompanionApp(App):
     # -- settings ------------------------------------------------------------------------
     def save_tekken_defaults(self, cfg: TekkenConfig,
                              then: Callable[[], None] | None = None) -> None:
+        self._save_defaults("tekken", cfg, storage.tekken_config_data(cfg), then)
+
+    def _save_defaults(self, game: str, cfg: Any, data: dict[str, Any],
+                       then: Callable[[], None] | None) -> None:
+        """Write the user's copy of a game's config (validated first) and use it."""
         def work(root: Path) -> Path:
-            return storage.save_user_config("tekken", storage.tekken_config_data(cfg),
-                                            TekkenConfig, root)
+            return storage.save_user_config(game, data, type(cfg), root)
 
         def done(path: Path) -> None:
-            self.tekken_config = cfg
+            setattr(self, f"{game}_config", cfg)
             self.toast(f"Saved as your defaults ({path})", error=False)
             if then is not None:
                 then()

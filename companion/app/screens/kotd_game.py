@@ -27,7 +27,6 @@ from kivy.uix.modalview import ModalView
 from kivy.uix.screenmanager import Screen
 from kivy.uix.widget import Widget
 
-from ...errors import IllegalActionError
 from ...games import kotd as k
 from .. import widgets  # noqa: F401  (its <Label> rule must load first)
 from ..dice_look import FACE_LOOK
@@ -35,13 +34,6 @@ from ..widgets import BigToggle, HideBox  # noqa: F401  (HideBox: used in the .k
 
 BONUS_MARK = {"none": "", "damage": "-1", "heal": "+H", "energy": "+E", "dice_token": "+T"}
 
-
-def _legal(session: Any, type_: str, **data: Any) -> bool:
-    try:
-        session.preview(type_, **data)
-    except IllegalActionError:
-        return False
-    return True
 
 
 def resolution_preview(state: k.KotdState) -> list[str]:
@@ -74,12 +66,12 @@ def kotd_view(session: Any, typed: list[str]) -> dict[str, Any]:
             "name": m.name, "hp": m.hp, "max_hp": m.max_hp, "energy": m.energy,
             "tokens": m.dice_tokens, "power": m.power, "active": i == s.current and s.phase != "over",
             "winner": s.winner == i,
-            "can": {key: _legal(session, "kotd.adjust", player=i, what=what, delta=d)
+            "can": {key: session.allows("kotd.adjust", player=i, what=what, delta=d)
                     for key, what, d in (("hp_minus", "hp", -1), ("hp_plus", "hp", 1),
                                          ("en_minus", "energy", -1), ("en_plus", "energy", 1),
                                          ("tok_minus", "dice_tokens", -1),
                                          ("tok_plus", "dice_tokens", 1))},
-            "can_pull": [_legal(session, "kotd.pull", track=t, toward=i, cells=1) for t in k.TRACKS],
+            "can_pull": [session.allows("kotd.pull", track=t, toward=i, cells=1) for t in k.TRACKS],
         })
     tracks = []
     for t in s.tracks:
@@ -94,12 +86,12 @@ def kotd_view(session: Any, typed: list[str]) -> dict[str, Any]:
         "status": status, "phase": s.phase, "rolls": s.rolls, "n_dice": s.n_dice,
         "monsters": monsters, "tracks": tracks, "dice": dice,
         "need": need, "typed": list(typed)[:need],
-        "can_spend": _legal(session, "kotd.spend_tokens", count=1),
-        "can_extra": _legal(session, "kotd.extra_die"),
-        "can_resolve": _legal(session, "kotd.resolve"),
-        "can_gain": _legal(session, "kotd.gain_energy"),
-        "can_sweep": _legal(session, "kotd.sweep"),
-        "can_end": _legal(session, "kotd.end_turn"),
+        "can_spend": session.allows("kotd.spend_tokens", count=1),
+        "can_extra": session.allows("kotd.extra_die"),
+        "can_resolve": session.allows("kotd.resolve"),
+        "can_gain": session.allows("kotd.gain_energy"),
+        "can_sweep": session.allows("kotd.sweep"),
+        "can_end": session.allows("kotd.end_turn"),
         "log_lines": [e.text for e in session.log()][::-1][:40],
         "can_undo": session.can_undo, "can_redo": session.can_redo,
         "undo_text": ("Undo: " + _short(session.next_undo_text())) if session.can_undo else "Undo",

@@ -38,13 +38,6 @@ SLOTS = tk.MAX_FATIGUE   # the 4th slot is Max Fatigue: filling it is an injury
 
 # ----------------------------------------------------------------------------- pure view
 
-def _legal(session: Any, type_: str, **data: Any) -> bool:
-    try:
-        session.preview(type_, **data)
-    except IllegalActionError:
-        return False
-    return True
-
 
 def confirm_text(before: tk.TakkureState, after: tk.TakkureState) -> str | None:
     """The question to ask before an action that injures a player or ends a half."""
@@ -119,15 +112,15 @@ def card_view(session: Any, panel: RollPanel, team: int, index: int) -> dict[str
         "status": p.status, "status_text": status_text, "injury_pending": p.injury_pending,
         "picked": panel.picked(s, team, index), "attacking": attacking,
         "note": "; ".join(notes),
-        "can_act": attacking and _legal(session, "takkure.activate", **who),
-        "can_gain": _legal(session, "takkure.fatigue", **who, op="gain"),
-        "can_wound": _legal(session, "takkure.wound", **who),
-        "can_ground": _legal(session, "takkure.grounded", **who, value=not p.grounded),
+        "can_act": attacking and session.allows("takkure.activate", **who),
+        "can_gain": session.allows("takkure.fatigue", **who, op="gain"),
+        "can_wound": session.allows("takkure.wound", **who),
+        "can_ground": session.allows("takkure.grounded", **who, value=not p.grounded),
         "ball_text": ball_text, "ball_event": ball_event,
-        "can_ball": _legal(session, ball_event[0], **ball_event[1]),
+        "can_ball": session.allows(ball_event[0], **ball_event[1]),
         "halftime": s.phase == "halftime",
-        "can_rest_active": _legal(session, "takkure.halftime_rest", **who, active=True),
-        "can_rest_inactive": _legal(session, "takkure.halftime_rest", **who, active=False),
+        "can_rest_active": session.allows("takkure.halftime_rest", **who, active=True),
+        "can_rest_inactive": session.allows("takkure.halftime_rest", **who, active=False),
         "colour": TEAM_COLOURS[team],
     }
 
@@ -195,10 +188,10 @@ def takkure_view(session: Any, panel: RollPanel) -> dict[str, Any]:
         "team_notes": [_team_note(s, t) for t in (0, 1)],
         "cards": [[card_view(session, panel, t, i) for i in range(len(s.teams[t].players))]
                   for t in (0, 1)],
-        "can_take": _legal(session, "takkure.take_tokens"),
-        "can_kick_out": _legal(session, "takkure.kick_out"),
-        "can_kick": [_legal(session, "takkure.kickoff", kicking=t) for t in (0, 1)],
-        "can_second_half": _legal(session, "takkure.second_half"),
+        "can_take": session.allows("takkure.take_tokens"),
+        "can_kick_out": session.allows("takkure.kick_out"),
+        "can_kick": [session.allows("takkure.kickoff", kicking=t) for t in (0, 1)],
+        "can_second_half": session.allows("takkure.second_half"),
         "panel": panel_view(session, panel),
     }
     log = [e.text for e in session.log()]
@@ -349,10 +342,10 @@ class PlayerSheet(ModalView):
         self.title = f"{p.name} · {p.position} · {team.name}"
         entries: list[tuple[str, Any, bool]] = [
             ("REST (defense)", lambda: c.act("takkure.fatigue", op="rest"),
-             _legal(session, "takkure.fatigue", **who, op="rest")),
+             session.allows("takkure.fatigue", **who, op="rest")),
             ("+1 fatigue", lambda: c.act("takkure.fatigue", op="gain"),
-             _legal(session, "takkure.fatigue", **who, op="gain")),
-            ("+1 wound", lambda: c.act("takkure.wound"), _legal(session, "takkure.wound", **who)),
+             session.allows("takkure.fatigue", **who, op="gain")),
+            ("+1 wound", lambda: c.act("takkure.wound"), session.allows("takkure.wound", **who)),
             ("ENDURANCE roll", lambda: screen.roll_for("endurance", who["team"], who["player"]),
              p.status == "field"),
         ]
@@ -533,7 +526,7 @@ class TakkureGameScreen(Screen):
         for f in self.follow:
             enabled = True
             if f.event is not None:
-                enabled = _legal(self.session, f.event[0], **f.event[1])
+                enabled = self.session.allows(f.event[0], **f.event[1])
             b = BigButton(text=f.label, font_size="18sp", height=dp(56), disabled=not enabled,
                           bg=(0.2, 0.42, 0.3, 1))
             b.bind(on_release=lambda _b, f=f: self.do_follow(f))

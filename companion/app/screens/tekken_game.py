@@ -21,7 +21,6 @@ from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.modalview import ModalView
 from kivy.uix.screenmanager import Screen
 
-from ...errors import IllegalActionError
 from ...games.tekken import TekkenState
 from ..widgets import SlotTile, TokenTile
 
@@ -30,13 +29,6 @@ DEFAULT_RAGE_NAMES = ("Rage card A", "Rage card B")
 
 # ----------------------------------------------------------------------------- pure view
 
-
-def _legal(session: Any, type_: str, **data: Any) -> bool:
-    try:
-        session.preview(type_, **data)
-    except IllegalActionError:
-        return False
-    return True
 
 
 def shorten(text: str | None, limit: int = 46) -> str:
@@ -81,9 +73,9 @@ def fighter_view(state: TekkenState, i: int, rage_names: tuple[str, str],
         "punishment": f.punishment, "stun": f.stun, "knocked_down": f.knocked_down,
         "rounds_won": f.rounds_won, "rounds_to_win": state.rounds_to_win,
         "is_offensive": i == state.offensive and fight,
-        "can_minus": fight and _legal(session, "tekken.adjust_hp", player=i, delta=-1,
+        "can_minus": fight and session.allows("tekken.adjust_hp", player=i, delta=-1,
                                       reason="manual"),
-        "can_plus": fight and _legal(session, "tekken.adjust_hp", player=i, delta=1,
+        "can_plus": fight and session.allows("tekken.adjust_hp", player=i, delta=1,
                                      reason="manual"),
         "can_pick_rage": fight and f.rage == "unchosen",
     }
@@ -104,17 +96,17 @@ def tekken_view(session: Any, rage_names: list[tuple[str, str]]) -> dict[str, An
         "slot_kinds": slots,
         "heat_note": "Heat active: 4th slot" if s.heat_this_string else "",
         "card_text": "Punishment card (unblockable)" if off_punish else "Card connects",
-        "can_hit": _legal(session, "tekken.card", result="hit"),
-        "can_block": _legal(session, "tekken.card", result="blocked"),
-        "can_heat": _legal(session, "tekken.heat"),
+        "can_hit": session.allows("tekken.card", result="hit"),
+        "can_block": session.allows("tekken.card", result="blocked"),
+        "can_heat": session.allows("tekken.heat"),
         "show_end": fight and s.free_slots == 0,
-        "can_end": _legal(session, "tekken.end_string"),
+        "can_end": session.allows("tekken.end_string"),
         "resolving": s.resolving,
-        "can_wall": _legal(session, "tekken.wall", kind="regular"),
-        "can_blast": _legal(session, "tekken.wall", kind="blasting"),
-        "can_sweep": _legal(session, "tekken.sweep"),
-        "can_stun": _legal(session, "tekken.stun"),
-        "can_rage": off.rage == "revealed" and _legal(session, "tekken.rage"),
+        "can_wall": session.allows("tekken.wall", kind="regular"),
+        "can_blast": session.allows("tekken.wall", kind="blasting"),
+        "can_sweep": session.allows("tekken.sweep"),
+        "can_stun": session.allows("tekken.stun"),
+        "can_rage": off.rage == "revealed" and session.allows("tekken.rage"),
         "has_floor": s.floor is not None,
         "stage_text": s.stage,
         "side_text": "", "tokens": [], "floor_text": "", "breaks": 0,
