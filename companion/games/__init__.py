@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from .kotd import RULES as KOTD
+from .tagteam import RULES as TAGTEAM
 from .takkure import RULES as TAKKURE
 from .tekken import RULES as TEKKEN
 
-GAMES = {TEKKEN.name: TEKKEN, TAKKURE.name: TAKKURE, KOTD.name: KOTD}
+GAMES = {TEKKEN.name: TEKKEN, TAKKURE.name: TAKKURE, KOTD.name: KOTD, TAGTEAM.name: TAGTEAM}

@@ -1,0 +1,404 @@
+"""Tag Team: the pure rules engine (simultaneous turn resolution, HP tracks, power).
+
+Follows ``shared/rules/tag-team.md`` (rulebook ``shared/seeds/tag-team.fr.txt``, French).
+Each player has two Fighters with an HP track (top cell = maximum, bottom = KO) carrying
+STOP, POWER GAIN and fighter-specific icons, and a power reserve. Both players reveal a card
+at once; the players enter what their card does and the engine resolves both together:
+
+* attack power is the attacker's power at the START of the turn; attacks on one fighter add
+  up; direct damage is not an attack (never blocked) but adds to the loss;
+* a block cancels every attack of the other team this turn; if it cancelled at least one,
+  its bonus happens once;
+* heal is netted against loss; a KO'd fighter heals no more;
+* markers stop on a STOP cell reached going up or down;
+* icons trigger when reached or crossed (not when left), all after every marker moved;
+* transfers move as much as possible, never more than the giver has;
+* a KO at the end of a turn loses; one KO each side is a draw.
+
+Players are 0 and 1, fighters 0 and 1 within a team.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any, Literal, Mapping
+
+from ..errors import IllegalActionError
+from .base import evolve
+
+REFS = ("self", "partner", "opponent", "opponent_partner")
+EFFECTS = ("attack", "direct", "block", "heal", "power", "transfer")
+STOP, POWER_GAIN = "stop", "power_gain"
+
+Phase = Literal["combat", "building", "over"]
+
+
+# ----------------------------------------------------------------------------- config
+
+@dataclass(frozen=True)
+class IconConfig:
+    hp: int
+    icon: str          # "stop", "power_gain", or a fighter-specific icon's name
+
+
+@dataclass(frozen=True)
+class FighterConfig:
+    name: str
+    max_hp: int
+    initial_power: int
+    icons: tuple[IconConfig, ...] = ()
+    start_hp: int = 0          # 0: start on the top cell
+    other_side: str = ""       # a double-sided board (Bödvar / Ours Berserk)
+    defaults: tuple[str, ...] = ()
+
+    def validate(self) -> tuple[str, str] | None:
+        if not self.name.strip():
+            return ("name", "a Fighter needs a name")
+        if not 1 <= self.max_hp <= 60:
+            return ("max_hp", f"{self.max_hp} is not a maximum HP (1 to 60)")
+        if not 0 <= self.initial_power <= 20:
+            return ("initial_power", f"{self.initial_power} is out of range (0 to 20)")
+        if not 0 <= self.start_hp <= self.max_hp:
+            return ("start_hp", f"{self.start_hp}: the starting cell is 1 to max_hp (0: the top)")
+        seen = set()
+        for i, ic in enumerate(self.icons):
+            if not 0 <= ic.hp <= self.max_hp:
+                return (f"icons[{i}].hp", f"{ic.hp} is not a cell of a 0-{self.max_hp} track")
+            if (ic.hp, ic.icon) in seen:
+                return (f"icons[{i}]", f"{ic.icon} on cell {ic.hp} is listed twice")
+            seen.add((ic.hp, ic.icon))
+        return None
+
+
+@dataclass(frozen=True)
+class TagTeamConfig:
+    fighters: tuple[FighterConfig, ...]
+
+    def validate(self) -> tuple[str, str] | None:
+        names = [f.name for f in self.fighters]
+        for i, n in enumerate(names):
+            if n in names[:i]:
+                return (f"fighters[{i}].name", f"{n!r} is listed twice")
+        for i, f in enumerate(self.fighters):
+            if f.other_side and f.other_side not in names:
+                return (f"fighters[{i}].other_side", f"no fighter called {f.other_side!r}")
+        return None
+
+    def fighter(self, name: str) -> FighterConfig:
+        for f in self.fighters:
+            if f.name == name:
+                return f
+        raise KeyError(name)
+
+
+def fighter_data(f: FighterConfig) -> dict[str, Any]:
+    return {"name": f.name, "max_hp": f.max_hp, "power": f.initial_power,
+            "hp": f.start_hp or f.max_hp, "icons": [[i.hp, i.icon] for i in f.icons]}
+
+
+# ----------------------------------------------------------------------------- state
+
+@dataclass(frozen=True, slots=True)
+class Fighter:
+    name: str
+    max_hp: int
+    hp: int
+    power: int
+    icons: tuple[tuple[int, str], ...]
+
+    @property
+    def ko(self) -> bool:
+        return self.hp <= 0
+
+    def icons_at(self, hp: int) -> list[str]:
+        return [icon for cell, icon in self.icons if cell == hp]
+
+
+@dataclass(frozen=True, slots=True)
+class TagTeamState:
+    teams: tuple[tuple[Fighter, Fighter], tuple[Fighter, Fighter]]
+    names: tuple[str, str] = ("Player 1", "Player 2")
+    round: int = 1
+    turn: int = 1                      # within the round; round n has n + 1 turns
+    phase: Phase = "combat"
+    result: str | None = None          # "0", "1" (the winner) or "draw"
+    last: tuple[str, ...] = ()         # what the last turn did, line by line
+
+    @property
+    def turns_in_round(self) -> int:
+        return self.round + 1
+
+
+# ----------------------------------------------------------------------------- resolution
+
+def _fail(message: str) -> IllegalActionError:
+    return IllegalActionError(message)
+
+
+def _ref(side: int, active: int, ref: str, actives: tuple[int, int]) -> tuple[int, int]:
+    """(team, fighter) for a reference seen from ``side`` whose active fighter is ``active``."""
+    if ref == "self":
+        return side, active
+    if ref == "partner":
+        return side, 1 - active
+    if ref == "opponent":
+        return 1 - side, actives[1 - side]
+    if ref == "opponent_partner":
+        return 1 - side, 1 - actives[1 - side]
+    raise _fail(f"{ref!r} is not a fighter reference ({', '.join(REFS)})")
+
+
+def move(f: Fighter, net: int) -> tuple[int, list[int]]:
+    """Move a marker by ``net`` cells (up if positive), stopping on a STOP cell reached in
+    either direction, never above the top nor below KO. Returns the new HP and the cells
+    reached or crossed (not the starting cell)."""
+    step = 1 if net > 0 else -1
+    hp = f.hp
+    passed: list[int] = []
+    for _ in range(abs(net)):
+        nxt = hp + step
+        if nxt > f.max_hp or nxt < 0:
+            break
+        hp = nxt
+        passed.append(hp)
+        if STOP in f.icons_at(hp):
+            break
+    return hp, passed
+
+
+def _amount(value: Any, start_power: int, what: str) -> int:
+    if value == "power":
+        return start_power
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise _fail(f"{what}: a number of 0 or more (or \"power\"), not {value!r}")
+    return value
+
+
+def resolve_turn(state: TagTeamState, sides: list[Mapping[str, Any]]) -> tuple[TagTeamState, list[str]]:
+    """Both revealed cards at once. ``sides[p]`` = {"active": 0|1, "effects": [...]}."""
+    if len(sides) != 2:
+        raise _fail("a turn has both players' cards")
+    actives: tuple[int, int] = tuple(  # type: ignore[assignment]
+        _active(s) for s in sides)
+    start_power = [[f.power for f in team] for team in state.teams]
+    effects = [list(s.get("effects", [])) for s in sides]
+    for p in (0, 1):
+        for e in effects[p]:
+            if not isinstance(e, Mapping) or e.get("kind") not in EFFECTS:
+                raise _fail(f"an effect is one of {', '.join(EFFECTS)}: {e!r}")
+    blocking = [any(e["kind"] == "block" for e in effects[p]) for p in (0, 1)]
+    attacks = [[e for e in effects[p] if e["kind"] == "attack"] for p in (0, 1)]
+    lines: list[str] = []
+    # bonuses: a block that cancelled at least one attack (once); an attack not blocked
+    for p in (0, 1):
+        me = state.teams[p][actives[p]].name
+        if blocking[p] and attacks[1 - p]:
+            bonus = next(e for e in effects[p] if e["kind"] == "block").get("bonus", [])
+            effects[p] += list(bonus)
+            lines.append(f"{me} blocks {len(attacks[1 - p])} attack"
+                         f"{'s' if len(attacks[1 - p]) > 1 else ''}" + (": bonus" if bonus else ""))
+        elif blocking[p]:
+            lines.append(f"{me} blocks, but nothing to block")
+        if attacks[p] and not blocking[1 - p]:
+            for a in attacks[p]:
+                effects[p] += list(a.get("bonus", []))
+    loss = {(t, f): 0 for t in (0, 1) for f in (0, 1)}
+    heal = {(t, f): 0 for t in (0, 1) for f in (0, 1)}
+    power = {(t, f): 0 for t in (0, 1) for f in (0, 1)}
+    transfers: list[tuple[tuple[int, int], tuple[int, int], int]] = []
+    for p in (0, 1):
+        act = actives[p]
+        for e in effects[p]:
+            kind = e["kind"]
+            if kind == "attack":
+                if blocking[1 - p]:
+                    continue
+                by = _ref(p, act, e.get("by", "self"), actives)
+                target = _ref(p, act, e.get("target", "opponent"), actives)
+                loss[target] += start_power[by[0]][by[1]]
+            elif kind == "direct":
+                target = _ref(p, act, e.get("target", "opponent"), actives)
+                loss[target] += _amount(e.get("amount"), start_power[p][act], "direct damage")
+            elif kind == "heal":
+                target = _ref(p, act, e.get("target", "self"), actives)
+                heal[target] += _amount(e.get("amount"), start_power[p][act], "heal")
+            elif kind == "power":
+                target = _ref(p, act, e.get("target", "self"), actives)
+                delta = e.get("delta")
+                if isinstance(delta, bool) or not isinstance(delta, int):
+                    raise _fail("power: delta, a whole number of cubes")
+                power[target] += delta
+            elif kind == "transfer":
+                src = _ref(p, act, e.get("from", "self"), actives)
+                dst = _ref(p, act, e.get("to", "partner"), actives)
+                transfers.append((src, dst, _amount(e.get("amount"), start_power[p][act], "transfer")))
+    teams = [list(t) for t in state.teams]
+    passed: dict[tuple[int, int], list[int]] = {}
+    # every marker moves (heal netted against loss; a KO'd fighter heals no more)
+    for (t, f), lost in loss.items():
+        fighter = teams[t][f]
+        healed = 0 if fighter.ko else heal[(t, f)]
+        net = healed - lost
+        if net == 0:
+            continue
+        hp, cells = move(fighter, net)
+        passed[(t, f)] = cells
+        teams[t][f] = evolve(fighter, hp=hp)
+        detail = f"{lost} lost" + (f", {healed} healed" if healed else "")
+        stopped = abs(hp - fighter.hp) < abs(net) and STOP in fighter.icons_at(hp)
+        lines.append(f"{fighter.name} {fighter.hp} -> {hp} HP ({detail})"
+                     + (" — stopped by a STOP cell" if stopped else ""))
+    # power: gains and losses, then transfers (as much as the giver has)
+    for (t, f), delta in power.items():
+        if delta:
+            fighter = teams[t][f]
+            teams[t][f] = evolve(fighter, power=max(0, fighter.power + delta))
+            lines.append(f"{fighter.name} power {fighter.power} -> {teams[t][f].power}")
+    for src, dst, amount in transfers:
+        giver = teams[src[0]][src[1]]
+        moved = min(amount, giver.power)
+        teams[src[0]][src[1]] = evolve(giver, power=giver.power - moved)
+        taker = teams[dst[0]][dst[1]]
+        teams[dst[0]][dst[1]] = evolve(taker, power=taker.power + moved)
+        lines.append(f"{giver.name} gives {moved} power to {taker.name}"
+                     + (f" (had only {giver.power})" if moved < amount else ""))
+    # icons reached or crossed, all after every marker moved
+    for (t, f), cells in passed.items():
+        fighter = teams[t][f]
+        for cell in cells:
+            for icon in fighter.icons_at(cell):
+                if icon == POWER_GAIN:
+                    fighter = evolve(fighter, power=fighter.power + 1)
+                    lines.append(f"{fighter.name} reaches POWER GAIN on {cell}: +1 power")
+                elif icon != STOP:
+                    lines.append(f"{fighter.name} reaches {icon} on {cell}: apply it (Fighters' Guide)")
+        teams[t][f] = fighter
+    new = evolve(state, teams=((teams[0][0], teams[0][1]), (teams[1][0], teams[1][1])))
+    return _after_turn(new, lines)
+
+
+def _active(side: Mapping[str, Any]) -> int:
+    a = side.get("active")
+    if a not in (0, 1) or isinstance(a, bool):
+        raise _fail(f"active: which fighter's card is revealed, 0 or 1, not {a!r}")
+    return int(a)
+
+
+def _after_turn(state: TagTeamState, lines: list[str]) -> tuple[TagTeamState, list[str]]:
+    kos = [any(f.ko for f in team) for team in state.teams]
+    if all(kos):
+        lines.append("Double KO: a draw")
+        return evolve(state, phase="over", result="draw", last=tuple(lines)), lines
+    for p in (0, 1):
+        if kos[p]:
+            lines.append(f"KO: {state.names[1 - p]} wins")
+            return evolve(state, phase="over", result=str(1 - p), last=tuple(lines)), lines
+    if state.turn >= state.turns_in_round:
+        lines.append(f"End of round {state.round}: deck building")
+        return evolve(state, phase="building", last=tuple(lines)), lines
+    return evolve(state, turn=state.turn + 1, last=tuple(lines)), lines
+
+
+# ----------------------------------------------------------------------------- rules
+
+class TagTeamRules:
+    name = "tagteam"
+    title = "Tag Team"
+    event_types = frozenset({"tagteam.turn", "tagteam.next_round", "tagteam.deck_exhausted",
+                             "tagteam.adjust"})
+
+    def start(self, setup: Mapping[str, Any], rng: random.Random) -> dict[str, Any]:
+        teams = setup.get("teams")
+        if not isinstance(teams, list) or len(teams) != 2 or any(len(t["fighters"]) != 2 for t in teams):
+            raise _fail("two teams of two Fighters")
+        return dict(setup)
+
+    def initial(self, data: Mapping[str, Any]) -> TagTeamState:
+        teams = []
+        names = []
+        for t in data["teams"]:
+            names.append(t.get("player", f"Player {len(names) + 1}"))
+            fs = [Fighter(f["name"], int(f["max_hp"]), int(f["hp"]), int(f["power"]),
+                          tuple((int(c), str(i)) for c, i in f.get("icons", [])))
+                  for f in t["fighters"]]
+            teams.append((fs[0], fs[1]))
+        return TagTeamState((teams[0], teams[1]), (names[0], names[1]))
+
+    def decide(self, state: TagTeamState, type_: str, data: Mapping[str, Any],
+               rng: random.Random) -> dict[str, Any]:
+        return dict(data)
+
+    def apply(self, state: TagTeamState, type_: str, data: Mapping[str, Any]) -> TagTeamState:
+        if state.phase == "over":
+            raise _fail("the fight is over")
+        if type_ == "tagteam.turn":
+            if state.phase != "combat":
+                raise _fail("deck building first: start the next round")
+            sides = data.get("sides")
+            if not isinstance(sides, list):
+                raise _fail("sides: both players' cards")
+            return resolve_turn(state, sides)[0]
+        if type_ == "tagteam.next_round":
+            if state.phase != "building":
+                raise _fail(f"round {state.round} still has turns to play")
+            return evolve(state, round=state.round + 1, turn=1, phase="combat", last=())
+        if type_ == "tagteam.deck_exhausted":
+            if state.phase != "building":
+                raise _fail("the Construction deck is drawn from in the deck-building phase")
+            return evolve(state, phase="over", result="draw",
+                          last=("A Construction deck cannot give 3 cards: a draw",))
+        if type_ == "tagteam.adjust":
+            t, f = data.get("team"), data.get("fighter")
+            if t not in (0, 1) or f not in (0, 1):
+                raise _fail("team and fighter: 0 or 1")
+            what, delta = data.get("what"), data.get("delta")
+            if isinstance(delta, bool) or not isinstance(delta, int) or not delta:
+                raise _fail("delta: a whole number, not 0")
+            fighter = state.teams[t][f]
+            if what == "power":
+                fighter = evolve(fighter, power=max(0, fighter.power + delta))
+            elif what == "hp":
+                if delta > 0 and fighter.ko:
+                    raise _fail(f"{fighter.name} is KO: no more healing")
+                fighter = evolve(fighter, hp=max(0, min(fighter.max_hp, fighter.hp + delta)))
+            else:
+                raise _fail("what: hp or power")
+            team = list(state.teams[t])
+            team[f] = fighter
+            teams = list(state.teams)
+            teams[t] = (team[0], team[1])
+            return evolve(state, teams=(teams[0], teams[1]))
+        raise _fail(f"unknown Tag Team action {type_!r}")
+
+    def describe(self, before: TagTeamState, type_: str, data: Mapping[str, Any],
+                 after: TagTeamState) -> str:
+        if type_ == "tagteam.turn":
+            return f"Round {before.round}, turn {before.turn}: " + "; ".join(after.last)
+        if type_ == "tagteam.next_round":
+            return f"Round {after.round} ({after.turns_in_round} turns)"
+        if type_ == "tagteam.deck_exhausted":
+            return after.last[0]
+        f = before.teams[data["team"]][data["fighter"]]
+        return f"{f.name} {data['delta']:+d} {data['what']} (by hand)"
+
+    def to_json(self, state: TagTeamState, *, reveal_hidden: bool = False) -> dict[str, Any]:
+        return {"round": state.round, "turn": state.turn, "phase": state.phase,
+                "result": state.result,
+                "teams": [[{"name": f.name, "hp": f.hp, "max_hp": f.max_hp, "power": f.power,
+                            "ko": f.ko} for f in team] for team in state.teams]}
+
+    def is_over(self, state: TagTeamState) -> bool:
+        return state.phase == "over"
+
+    def summary(self, state: TagTeamState) -> str:
+        a = " & ".join(f.name for f in state.teams[0])
+        b = " & ".join(f.name for f in state.teams[1])
+        if state.result == "draw":
+            return f"{a} vs {b}, draw"
+        if state.result is not None:
+            return f"{a} vs {b}, {state.names[int(state.result)]} won"
+        return f"{a} vs {b}, round {state.round}"
+
+
+RULES = TagTeamRules()
