@@ -54,6 +54,12 @@ def load_tekken_config(root: Path | None = None) -> TekkenConfig:
     return load_typed(TekkenConfig, config_path("tekken", root))
 
 
+def load_tagteam_config(root: Path | None = None) -> Any:
+    from .games.tagteam import TagTeamConfig
+
+    return load_typed(TagTeamConfig, config_path("tagteam", root))
+
+
 def load_kotd_config(root: Path | None = None) -> KotdConfig:
     return load_typed(KotdConfig, config_path("kotd", root))
 

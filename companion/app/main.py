@@ -86,10 +86,12 @@ from .screens.takkure_game import TakkureGameScreen  # noqa: E402
 from .screens.takkure_game import confirm_text as takkure_confirm  # noqa: E402
 from .screens.takkure_setup import TakkureRosterScreen, TakkureSetupScreen  # noqa: E402
 from .screens.kotd_game import KotdGameScreen, KotdSetupScreen  # noqa: E402
+from .screens.tagteam_game import TagTeamGameScreen, TagTeamSetupScreen  # noqa: E402
 from ..games.kotd import KotdConfig  # noqa: E402
 from ..games.takkure import TakkureConfig  # noqa: E402
 
-GAME_SCREENS = {"tekken": "tekken_game", "takkure": "takkure_game", "kotd": "kotd_game"}
+GAME_SCREENS = {"tekken": "tekken_game", "takkure": "takkure_game", "kotd": "kotd_game",
+                "tagteam": "tagteam_game"}
 CONFIRMS = {"tekken": tekken_confirm, "takkure": takkure_confirm}
 TOAST_SECONDS = 3.0
 
@@ -102,6 +104,7 @@ class CompanionApp(App):
     tekken_config = ObjectProperty(None, allownone=True)
     takkure_config = ObjectProperty(None, allownone=True)
     kotd_config = ObjectProperty(None, allownone=True)
+    tagteam_config = ObjectProperty(None, allownone=True)
     status = StringProperty("")                        # "", "loading", "ready"
     # the dice tower, as the reader thread last reported it (set on the GUI thread only)
     tower_state = StringProperty("stopped")
@@ -144,6 +147,8 @@ class CompanionApp(App):
         sm.add_widget(TakkureGameScreen(name="takkure_game"))
         sm.add_widget(KotdSetupScreen(name="kotd_setup"))
         sm.add_widget(KotdGameScreen(name="kotd_game"))
+        sm.add_widget(TagTeamSetupScreen(name="tagteam_setup"))
+        sm.add_widget(TagTeamGameScreen(name="tagteam_game"))
         return sm
 
     def on_start(self) -> None:
@@ -386,6 +391,15 @@ class CompanionApp(App):
 
     def save_kotd_config(self, cfg: KotdConfig, then: Callable[[], None] | None = None) -> None:
         self._save_defaults("kotd", cfg, storage.kotd_config_data(cfg), then)
+
+    def load_tagteam(self, then: Callable[[], None]) -> None:
+        """Load config/tagteam.yaml (or the user's copy); a bad file is named in a popup."""
+        def done(cfg: Any) -> None:
+            self.tagteam_config = cfg
+            then()
+
+        self.in_background(storage.load_tagteam_config, done,
+                           lambda exc: self.show_error("Tag Team not loaded", str(exc)))
 
     def load_kotd(self, then: Callable[[], None]) -> None:
         """Load config/kotd.yaml (or the user's copy); a bad file is named in a popup."""

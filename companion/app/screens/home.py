@@ -14,7 +14,7 @@ GAMES = (
     ("TEKKEN", True),
     ("Takkure", True),
     ("King of Tokyo Duel", True),
-    ("Tag Team", False),
+    ("Tag Team", True),
     ("Danchie Go", False),
 )
 
@@ -43,6 +43,8 @@ class HomeScreen(Screen):
             app.load_takkure(lambda: app.go("takkure_setup"))
         elif title == "King of Tokyo Duel":
             app.load_kotd(lambda: app.go("kotd_setup"))
+        elif title == "Tag Team":
+            app.load_tagteam(lambda: app.go("tagteam_setup"))
 
     def resume(self) -> None:
         if self.resume_path is not None:

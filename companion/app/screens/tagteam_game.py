@@ -1,0 +1,339 @@
+"""The Tag Team screen: both teams' HP tracks with their icons and power, the active fighter
+per side, a turn entry where each player sets what their revealed card does, and a Resolve
+step that shows both cards' result before it is applied.
+
+The turn entry is UI state (``TurnEntry``, pure) until "Resolve turn" → "Apply" records one
+``tagteam.turn`` event. What is shown comes from ``session.state``; buttons are enabled by
+``session.allows``.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kivy.app import App
+from kivy.clock import Clock
+from kivy.core.window import Window
+from kivy.graphics import Color, Line, Rectangle
+from kivy.lang import Builder
+from kivy.metrics import dp, sp
+from kivy.properties import (BooleanProperty, ListProperty, NumericProperty, ObjectProperty,
+                             StringProperty)
+from kivy.core.text import Label as CoreLabel
+from kivy.uix.boxlayout import BoxLayout
+from kivy.uix.modalview import ModalView
+from kivy.uix.screenmanager import Screen
+from kivy.uix.widget import Widget
+
+from ...errors import IllegalActionError
+from ...games import tagteam as tt
+from .. import widgets  # noqa: F401  (its <Label> rule must load first)
+from ..widgets import BigToggle
+
+ICON_MARK = {tt.STOP: "STOP", tt.POWER_GAIN: "+P"}
+
+
+@dataclass
+class TurnEntry:
+    """What one player's revealed card does, as counters the player taps."""
+
+    active: int = 0
+    attack: bool = False
+    partner_attack: bool = False
+    direct: int = 0          # to the opponent's active fighter
+    direct_self: int = 0     # to your own active fighter (a card's cost)
+    block: bool = False
+    block_power: int = 0     # the block's bonus: power for your active fighter
+    heal: int = 0
+    heal_on_hit: bool = False  # the attack's bonus: heal as much as your power
+    power: int = 0
+    partner_power: int = 0
+    transfer: int = 0        # power to your partner
+    extra: list[dict[str, Any]] = field(default_factory=list)
+
+    def effects(self) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        if self.attack:
+            a: dict[str, Any] = {"kind": "attack"}
+            if self.heal_on_hit:
+                a["bonus"] = [{"kind": "heal", "amount": "power"}]
+            out.append(a)
+        if self.partner_attack:
+            out.append({"kind": "attack", "by": "partner", "target": "opponent"})
+        if self.direct:
+            out.append({"kind": "direct", "target": "opponent", "amount": self.direct})
+        if self.direct_self:
+            out.append({"kind": "direct", "target": "self", "amount": self.direct_self})
+        if self.block:
+            b: dict[str, Any] = {"kind": "block"}
+            if self.block_power:
+                b["bonus"] = [{"kind": "power", "delta": self.block_power}]
+            out.append(b)
+        if self.heal:
+            out.append({"kind": "heal", "amount": self.heal})
+        if self.power:
+            out.append({"kind": "power", "delta": self.power})
+        if self.partner_power:
+            out.append({"kind": "power", "target": "partner", "delta": self.partner_power})
+        if self.transfer:
+            out.append({"kind": "transfer", "from": "self", "to": "partner",
+                        "amount": self.transfer})
+        return out + list(self.extra)
+
+    def text(self) -> str:
+        parts = []
+        if self.attack:
+            parts.append("Attack" + (" (heal = power if it lands)" if self.heal_on_hit else ""))
+        if self.partner_attack:
+            parts.append("partner attacks")
+        if self.direct:
+            parts.append(f"{self.direct} direct damage")
+        if self.direct_self:
+            parts.append(f"{self.direct_self} direct damage to self")
+        if self.block:
+            parts.append("Block" + (f" (bonus +{self.block_power} power)" if self.block_power else ""))
+        if self.heal:
+            parts.append(f"heal {self.heal}")
+        if self.power:
+            parts.append(f"power {self.power:+d}")
+        if self.partner_power:
+            parts.append(f"partner power {self.partner_power:+d}")
+        if self.transfer:
+            parts.append(f"give {self.transfer} power to partner")
+        return ", ".join(parts) or "no effect"
+
+    def side(self) -> dict[str, Any]:
+        return {"active": self.active, "effects": self.effects()}
+
+
+# ----------------------------------------------------------------------------- widgets
+
+class FighterTrack(Widget):
+    """An HP track drawn top (maximum) to bottom (KO), its icons, and the marker."""
+
+    max_hp = NumericProperty(20)
+    hp = NumericProperty(20)
+    icons = ListProperty([])
+    active = BooleanProperty(False)
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._trigger = Clock.create_trigger(self._redraw, -1)
+        self.bind(max_hp=self._trigger, hp=self._trigger, icons=self._trigger,
+                  pos=self._trigger, size=self._trigger, active=self._trigger)
+
+    def _redraw(self, *args: Any) -> None:
+        self.canvas.clear()
+        n = int(self.max_hp) + 1
+        h = self.height / n
+        marks = {}
+        for cell, icon in self.icons:
+            marks.setdefault(int(cell), []).append(ICON_MARK.get(icon, icon[:4]))
+        with self.canvas:
+            for i in range(n):
+                value = int(self.max_hp) - i
+                y = self.top - (i + 1) * h
+                here = value == int(self.hp)
+                if here:
+                    Color(0.95, 0.8, 0.25, 1) if self.hp > 0 else Color(0.85, 0.2, 0.2, 1)
+                elif value == 0:
+                    Color(0.35, 0.1, 0.1, 1)
+                else:
+                    Color(0.18, 0.19, 0.23, 1) if value > self.hp else Color(0.13, 0.14, 0.17, 1)
+                Rectangle(pos=(self.x, y + 1), size=(self.width, h - 2))
+                text = ("KO" if value == 0 else str(value)) + \
+                    ("  " + " ".join(marks[value]) if value in marks else "")
+                label = CoreLabel(text=text, font_size=sp(11) if h < dp(20) else sp(13),
+                                  bold=here)
+                label.refresh()
+                tex = label.texture
+                Color(0.1, 0.1, 0.12, 1) if here else Color(0.8, 0.82, 0.86, 1)
+                Rectangle(texture=tex, size=tex.size,
+                          pos=(self.x + dp(4), y + (h - tex.size[1]) / 2))
+            if self.active:
+                Color(0.35, 0.75, 1, 1)
+                Line(rectangle=(self.x, self.y, self.width, self.height), width=dp(2))
+
+
+class FighterColumn(BoxLayout):
+    team = NumericProperty(0)
+    index = NumericProperty(0)
+    fname = StringProperty("")
+    power = NumericProperty(0)
+    hp = NumericProperty(0)
+    max_hp = NumericProperty(20)
+    icons = ListProperty([])
+    active = BooleanProperty(False)
+    ko = BooleanProperty(False)
+    screen = ObjectProperty(None, allownone=True)
+
+
+class ResolveTurnView(ModalView):
+    lines = StringProperty("")
+    screen = ObjectProperty(None)
+
+
+# ----------------------------------------------------------------------------- screen
+
+class TagTeamGameScreen(Screen):
+    title = StringProperty("")
+    status = StringProperty("")
+    phase = StringProperty("combat")
+    entry_texts = ListProperty(["", ""])
+    names = ListProperty(["", ""])
+    log_lines = ListProperty([])
+    undo_text = StringProperty("Undo")
+    redo_text = StringProperty("Redo")
+    can_undo = BooleanProperty(False)
+    can_redo = BooleanProperty(False)
+    can_next_round = BooleanProperty(False)
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.session: Any = None
+        self.entries = [TurnEntry(), TurnEntry()]
+        self.columns: list[list[FighterColumn]] = [[], []]
+        self.resolve_view: ResolveTurnView | None = None
+
+    def bind_session(self, session: Any) -> None:
+        self.session = session
+        self.entries = [TurnEntry(), TurnEntry()]
+        for t, box in enumerate((self.ids.team0, self.ids.team1)):
+            box.clear_widgets()
+            self.columns[t] = []
+            for f in range(2):
+                col = FighterColumn(team=t, index=f, screen=self)
+                box.add_widget(col)
+                self.columns[t].append(col)
+        self.refresh()
+
+    def refresh(self, *args: Any) -> None:
+        if self.session is None:
+            return
+        s: tt.TagTeamState = self.session.state
+        self.phase = s.phase
+        self.names = list(s.names)
+        if s.phase == "over":
+            self.title = "Fight over"
+            self.status = ("Draw" if s.result == "draw" else f"{s.names[int(s.result or 0)]} wins")
+        else:
+            self.title = f"Round {s.round} · turn {s.turn} of {s.turns_in_round}"
+            self.status = ("Deck building: draw 3, insert 1, then start the next round"
+                           if s.phase == "building" else
+                           "Reveal your cards, set what they do, then Resolve turn")
+        for t in (0, 1):
+            for f, col in enumerate(self.columns[t]):
+                fighter = s.teams[t][f]
+                col.fname, col.power, col.hp = fighter.name, fighter.power, fighter.hp
+                col.max_hp, col.icons = fighter.max_hp, [list(i) for i in fighter.icons]
+                col.active, col.ko = self.entries[t].active == f, fighter.ko
+        self.entry_texts = [e.text() for e in self.entries]
+        self.log_lines = [e.text for e in self.session.log()][::-1][:40]
+        self.can_undo, self.can_redo = self.session.can_undo, self.session.can_redo
+        self.undo_text = "Undo" if not self.can_undo else "Undo: " + (self.session.next_undo_text() or "")[:40]
+        self.redo_text = "Redo" if not self.can_redo else "Redo: " + (self.session.next_redo_text() or "")[:40]
+        self.can_next_round = self.session.allows("tagteam.next_round")
+
+    # -- the turn entry ------------------------------------------------------------------
+    def set_active(self, team: int, index: int) -> None:
+        self.entries[team].active = index
+        self.refresh()
+
+    def change(self, team: int, key: str, delta: int = 0) -> None:
+        e = self.entries[team]
+        value = getattr(e, key)
+        if isinstance(value, bool):
+            setattr(e, key, not value)
+        else:
+            setattr(e, key, max(-9 if key in ("power", "partner_power") else 0, min(20, value + delta)))
+        self.refresh()
+
+    def clear_entry(self, team: int) -> None:
+        active = self.entries[team].active
+        self.entries[team] = TurnEntry(active=active)
+        self.refresh()
+
+    def preview_lines(self) -> list[str]:
+        sides = [e.side() for e in self.entries]
+        return list(tt.resolve_turn(self.session.state, sides)[1])
+
+    def open_resolve(self) -> None:
+        try:
+            lines = self.preview_lines()
+        except IllegalActionError as exc:
+            App.get_running_app().toast(str(exc))
+            return
+        view = ResolveTurnView(screen=self, lines="\n".join(lines) or "Nothing changes")
+        self.resolve_view = view
+        view.open(animation=False)
+
+    def apply_turn(self) -> None:
+        if self.resolve_view is not None:
+            self.resolve_view.dismiss(animation=False)
+            self.resolve_view = None
+        sides = [e.side() for e in self.entries]
+
+        def done() -> None:
+            self.entries = [TurnEntry(active=e.active) for e in self.entries]
+            self.refresh()
+
+        App.get_running_app().act("tagteam.turn", sides=sides, then=done)
+
+    def on_enter(self, *args: Any) -> None:
+        Window.allow_screensaver = False
+        self.refresh()
+
+    def on_leave(self, *args: Any) -> None:
+        Window.allow_screensaver = True
+
+
+class TagTeamSetupScreen(Screen):
+    picks = ListProperty([["", ""], ["", ""]])
+
+    def on_pre_enter(self, *args: Any) -> None:
+        cfg = App.get_running_app().tagteam_config
+        if cfg is None:
+            return
+        names = [f.name for f in cfg.fighters if f.name != "Ours Berserk"]
+        first = [["Jeanne", "Ching Shih"], ["Bödvar", "Wong Fei-Hung"]]   # the rulebook's first game
+        self.picks = [[n if n in names else names[i] for i, n in enumerate(team)] for team in first]
+        for t in (0, 1):
+            for f in (0, 1):
+                box = self.ids[f"pick{t}{f}"]
+                box.clear_widgets()
+                for n in names:
+                    b = BigToggle(text=n, group=f"tt{t}{f}-{id(self)}", font_size="17sp",
+                                  height=dp(48))
+                    b.state = "down" if self.picks[t][f] == n else "normal"
+                    b.bind(on_release=lambda _b, t=t, f=f, n=n: self.choose(t, f, n))
+                    box.add_widget(b)
+
+    def choose(self, team: int, slot: int, name: str) -> None:
+        picks = [list(p) for p in self.picks]
+        picks[team][slot] = name
+        self.picks = picks
+        for b in self.ids[f"pick{team}{slot}"].children:
+            b.state = "down" if b.text == name else "normal"
+
+    def start(self) -> None:
+        app = App.get_running_app()
+        chosen = [n for team in self.picks for n in team]
+        if len(set(chosen)) != 4:
+            app.toast("Four different Fighters, two a team")
+            return
+        cfg = app.tagteam_config
+        setup = {"teams": [{"player": f"Player {t + 1}",
+                            "fighters": [tt.fighter_data(cfg.fighter(n)) for n in self.picks[t]]}
+                           for t in (0, 1)]}
+        label = "-".join(self.picks[0]) + "-vs-" + "-".join(self.picks[1])
+        app.start_game("tagteam", setup, label)
+
+    @staticmethod
+    def coin() -> int:
+        return random.SystemRandom().randrange(2)
+
+
+Builder.load_file(str(Path(__file__).with_name("tagteam_game.kv")))
