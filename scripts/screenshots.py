@@ -134,6 +134,7 @@ def main(out_dir: str) -> int:
 
     takkure(app, settle, shot, pump, home)
     kotd(app, settle, shot, pump)
+    tagteam(app, settle, shot)
     app.stop()
     return 0
 
@@ -207,6 +208,28 @@ def kotd(app, settle, shot, pump) -> None:
     shot("kotd-roll", wait=0.3)
     app.root.get_screen("kotd_game").open_resolve()
     shot("kotd-resolve", wait=0.3)
+    app.root.get_screen("kotd_game").resolve_view.dismiss(animation=False)
+
+
+def tagteam(app, settle, shot) -> None:
+    """A Tag Team fight after two turns, the third turn being entered."""
+    app.go("home")
+    settle(lambda: app.root.current == "home")
+    app.root.get_screen("home").pick("Tag Team")
+    settle(lambda: app.root.current == "tagteam_setup")
+    app.root.get_screen("tagteam_setup").start()
+    settle(lambda: app.session is not None and app.session.game == "tagteam"
+           and app.root.current == "tagteam_game")
+    app.act("tagteam.turn", sides=[{"active": 0, "effects": [{"kind": "attack"}]},
+                                   {"active": 0, "effects": [{"kind": "attack"},
+                                                             {"kind": "heal", "amount": 2}]}])
+    settle()
+    game = app.root.get_screen("tagteam_game")
+    game.change(0, "block")
+    game.change(0, "block_power", 1)
+    game.change(1, "attack")
+    game.change(1, "direct", 1)
+    shot("tagteam-fight", wait=0.3)
 
 
 if __name__ == "__main__":

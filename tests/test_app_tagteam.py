@@ -44,6 +44,7 @@ def test_a_turn_entered_by_both_players_resolved_at_once_and_undone(app):
     tap(button(game.ids.entry1, "Heal +1"))
     tap(button(game.ids.entry1, "Heal +1"))
     assert game.entry_texts == ["Attack", "Attack, heal 2"]
+    assert game.ids.entry1.ids.text.text == "Bödvar: Attack, heal 2"
     tap(game.ids.resolve)
     view = wait_for(lambda: game.resolve_view, what="the turn's result")
     assert plain(view.lines) == ("Jeanne 20 -> 17 HP (3 lost)\n"

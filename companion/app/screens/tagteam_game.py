@@ -231,6 +231,8 @@ class TagTeamGameScreen(Screen):
                 col.max_hp, col.icons = fighter.max_hp, [list(i) for i in fighter.icons]
                 col.active, col.ko = self.entries[t].active == f, fighter.ko
         self.entry_texts = [e.text() for e in self.entries]
+        for t, box in enumerate((self.ids.entry0, self.ids.entry1)):
+            box.ids.text.text = f"{s.teams[t][self.entries[t].active].name}: {self.entry_texts[t]}"
         self.log_lines = [e.text for e in self.session.log()][::-1][:40]
         self.can_undo, self.can_redo = self.session.can_undo, self.session.can_redo
         self.undo_text = "Undo" if not self.can_undo else "Undo: " + (self.session.next_undo_text() or "")[:40]
