@@ -393,34 +393,25 @@ class CompanionApp(App):
         self._save_defaults("kotd", cfg, storage.kotd_config_data(cfg), then)
 
     def load_tagteam(self, then: Callable[[], None]) -> None:
-        """Load config/tagteam.yaml (or the user's copy); a bad file is named in a popup."""
-        def done(cfg: Any) -> None:
-            self.tagteam_config = cfg
-            then()
-
-        self.in_background(storage.load_tagteam_config, done,
-                           lambda exc: self.show_error("Tag Team not loaded", str(exc)))
+        self._load_config("tagteam", storage.load_tagteam_config, "Tag Team not loaded", then)
 
     def load_kotd(self, then: Callable[[], None]) -> None:
-        """Load config/kotd.yaml (or the user's copy); a bad file is named in a popup."""
-        def done(cfg: KotdConfig) -> None:
-            self.kotd_config = cfg
-            then()
-
-        self.in_background(storage.load_kotd_config, done,
-                           lambda exc: self.show_error("King of Tokyo Duel not loaded", str(exc)))
+        self._load_config("kotd", storage.load_kotd_config, "King of Tokyo Duel not loaded",
+                          then)
 
     def load_takkure(self, then: Callable[[], None]) -> None:
-        """Load the Takkure rosters (the user's file if there is one): a bad file is named
-        in a popup, with its line, player and field, and nothing is opened."""
-        def done(cfg: TakkureConfig) -> None:
-            self.takkure_config = cfg
+        self._load_config("takkure", storage.load_takkure_config, "Takkure rosters not loaded",
+                          then)
+
+    def _load_config(self, game: str, loader: Callable[[Path], Any], title: str,
+                     then: Callable[[], None]) -> None:
+        """Load a game's config (the user's copy if there is one) on a worker thread; a bad
+        file is named in a popup (file, line, key, name) and nothing is opened."""
+        def done(cfg: Any) -> None:
+            setattr(self, f"{game}_config", cfg)
             then()
 
-        def failed(exc: BaseException) -> None:
-            self.show_error("Takkure rosters not loaded", str(exc))
-
-        self.in_background(storage.load_takkure_config, done, failed)
+        self.in_background(loader, done, lambda exc: self.show_error(title, str(exc)))
 
     def save_takkure_roster(self, cfg: TakkureConfig,
                             then: Callable[[Path], None] | None = None) -> None:
