@@ -169,3 +169,36 @@ def test_shipped_first_game_fighters_with_their_printed_initial_power():
     assert all("max_hp" in f.defaults for f in cfg.fighters)   # not printed: marked
     data = tt.fighter_data(cfg.fighter("Jeanne"))
     assert (data["hp"], data["power"]) == (20, 1)
+
+
+def test_bodvar_flips_to_ours_berserk_keeping_hp_and_power_and_flips_back():
+    """Decision (the rulebook is silent): the marker keeps its HP value, capped at the other
+    side's maximum; the power cubes stay; the other side's track and icons take over."""
+    bodvar = fighter("Bödvar", 12, 3, max_hp=14, icons=[(10, "stop")])
+    bodvar["other"] = {"name": "Ours Berserk", "max_hp": 10, "icons": [[5, "power_gain"]]}
+    s = game(fighter("Jeanne", 15, 1), fighter("Ching", 10, 2), bodvar, fighter("Wong", 10, 2))
+    s = RULES.apply(s, "tagteam.flip", {"team": 1, "fighter": 0})
+    ours = s.teams[1][0]
+    assert (ours.name, ours.max_hp, ours.hp, ours.power, ours.icons) == (
+        "Ours Berserk", 10, 10, 3, ((5, "power_gain"),))
+    line = RULES.describe(s, "tagteam.flip", {"team": 1, "fighter": 0},
+                          RULES.apply(s, "tagteam.flip", {"team": 1, "fighter": 0}))
+    assert line == "Ours Berserk's board flipped: Bödvar (10/14 HP, power 3)"
+    back = RULES.apply(s, "tagteam.flip", {"team": 1, "fighter": 0}).teams[1][0]
+    assert (back.name, back.max_hp, back.hp, back.icons) == ("Bödvar", 14, 10, ((10, "stop"),))
+    with pytest.raises(IllegalActionError, match="Jeanne's board has no other side"):
+        RULES.apply(s, "tagteam.flip", {"team": 0, "fighter": 0})
+
+
+def test_config_round_trips_through_its_data_and_start_data_carries_the_other_side(tmp_path):
+    from companion.config import load_typed, loads_typed
+    from companion.config import dump_yaml
+
+    cfg = load_typed(tt.TagTeamConfig, "config/tagteam.yaml")
+    edited = tt.TagTeamConfig(cfg.fighters + (tt.FighterConfig(
+        "Golem", 16, 3, (tt.IconConfig(15, "power_gain"), tt.IconConfig(8, "stop"))),))
+    again = loads_typed(tt.TagTeamConfig, dump_yaml(tt.config_data(edited)), "t.yaml")
+    assert again == edited
+    data = tt.fighter_data(cfg.fighter("Bödvar"), cfg)
+    assert data["other"]["name"] == "Ours Berserk"
+    assert "other" not in tt.fighter_data(cfg.fighter("Jeanne"), cfg)

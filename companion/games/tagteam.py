@@ -92,9 +92,44 @@ class TagTeamConfig:
         raise KeyError(name)
 
 
-def fighter_data(f: FighterConfig) -> dict[str, Any]:
-    return {"name": f.name, "max_hp": f.max_hp, "power": f.initial_power,
-            "hp": f.start_hp or f.max_hp, "icons": [[i.hp, i.icon] for i in f.icons]}
+def pickable(cfg: TagTeamConfig) -> list[str]:
+    """The Fighters a player can pick: a double-sided board's back (listed after its front,
+    e.g. Ours Berserk after Bödvar) is reached by flipping in the game, not picked."""
+    out: list[str] = []
+    for f in cfg.fighters:
+        if not any(g.other_side == f.name and g.name in out for g in cfg.fighters):
+            out.append(f.name)
+    return out
+
+
+def fighter_data(f: FighterConfig, cfg: TagTeamConfig | None = None) -> dict[str, Any]:
+    """A Fighter's ``game.start`` data; with ``cfg``, a double-sided board carries its other
+    side (name, track and icons) so that a flip replays without the config file."""
+    out: dict[str, Any] = {"name": f.name, "max_hp": f.max_hp, "power": f.initial_power,
+                           "hp": f.start_hp or f.max_hp, "icons": [[i.hp, i.icon] for i in f.icons]}
+    if cfg is not None and f.other_side:
+        o = cfg.fighter(f.other_side)
+        out["other"] = {"name": o.name, "max_hp": o.max_hp,
+                        "icons": [[i.hp, i.icon] for i in o.icons]}
+    return out
+
+
+def config_data(cfg: TagTeamConfig) -> dict[str, Any]:
+    """Plain data for writing config/tagteam.yaml back (the user's copy)."""
+    def one(f: FighterConfig) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": f.name, "max_hp": f.max_hp,
+                               "initial_power": f.initial_power}
+        if f.icons:
+            out["icons"] = [{"hp": i.hp, "icon": i.icon} for i in f.icons]
+        if f.start_hp:
+            out["start_hp"] = f.start_hp
+        if f.other_side:
+            out["other_side"] = f.other_side
+        if f.defaults:
+            out["defaults"] = list(f.defaults)
+        return out
+
+    return {"fighters": [one(f) for f in cfg.fighters]}
 
 
 # ----------------------------------------------------------------------------- state
@@ -106,6 +141,7 @@ class Fighter:
     hp: int
     power: int
     icons: tuple[tuple[int, str], ...]
+    other: tuple[str, int, tuple[tuple[int, str], ...]] | None = None  # the board's other side
 
     @property
     def ko(self) -> bool:
@@ -302,11 +338,42 @@ def _after_turn(state: TagTeamState, lines: list[str]) -> tuple[TagTeamState, li
 
 # ----------------------------------------------------------------------------- rules
 
+def _icons(cells: Any) -> tuple[tuple[int, str], ...]:
+    return tuple((int(c), str(i)) for c, i in cells)
+
+
+def _other(data: Mapping[str, Any] | None) -> tuple[str, int, tuple[tuple[int, str], ...]] | None:
+    if not data:
+        return None
+    return (str(data["name"]), int(data["max_hp"]), _icons(data.get("icons", [])))
+
+
+def _with_fighter(state: TagTeamState, t: int, f: int, fighter: Fighter) -> TagTeamState:
+    team = list(state.teams[t])
+    team[f] = fighter
+    teams = list(state.teams)
+    teams[t] = (team[0], team[1])
+    return evolve(state, teams=(teams[0], teams[1]))
+
+
+def flip(f: Fighter) -> Fighter:
+    """Turn a double-sided board over (Bödvar / Ours Berserk). The rulebook does not say
+    where the marker goes: it keeps its HP value (capped at the new side's maximum) and
+    the power cubes stay; the other side's track and icons take over. Nothing triggers."""
+    if f.other is None:
+        raise _fail(f"{f.name}'s board has no other side")
+    if f.ko:
+        raise _fail(f"{f.name} is KO")
+    name, max_hp, icons = f.other
+    return evolve(f, name=name, max_hp=max_hp, icons=icons, hp=min(f.hp, max_hp),
+                  other=(f.name, f.max_hp, f.icons))
+
+
 class TagTeamRules:
     name = "tagteam"
     title = "Tag Team"
     event_types = frozenset({"tagteam.turn", "tagteam.next_round", "tagteam.deck_exhausted",
-                             "tagteam.adjust"})
+                             "tagteam.adjust", "tagteam.flip"})
 
     def start(self, setup: Mapping[str, Any], rng: random.Random) -> dict[str, Any]:
         teams = setup.get("teams")
@@ -320,7 +387,7 @@ class TagTeamRules:
         for t in data["teams"]:
             names.append(t.get("player", f"Player {len(names) + 1}"))
             fs = [Fighter(f["name"], int(f["max_hp"]), int(f["hp"]), int(f["power"]),
-                          tuple((int(c), str(i)) for c, i in f.get("icons", [])))
+                          _icons(f.get("icons", [])), _other(f.get("other")))
                   for f in t["fighters"]]
             teams.append((fs[0], fs[1]))
         return TagTeamState((teams[0], teams[1]), (names[0], names[1]))
@@ -348,10 +415,12 @@ class TagTeamRules:
                 raise _fail("the Construction deck is drawn from in the deck-building phase")
             return evolve(state, phase="over", result="draw",
                           last=("A Construction deck cannot give 3 cards: a draw",))
-        if type_ == "tagteam.adjust":
+        if type_ in ("tagteam.adjust", "tagteam.flip"):
             t, f = data.get("team"), data.get("fighter")
             if t not in (0, 1) or f not in (0, 1):
                 raise _fail("team and fighter: 0 or 1")
+            if type_ == "tagteam.flip":
+                return _with_fighter(state, t, f, flip(state.teams[t][f]))
             what, delta = data.get("what"), data.get("delta")
             if isinstance(delta, bool) or not isinstance(delta, int) or not delta:
                 raise _fail("delta: a whole number, not 0")
@@ -364,11 +433,10 @@ class TagTeamRules:
                 fighter = evolve(fighter, hp=max(0, min(fighter.max_hp, fighter.hp + delta)))
             else:
                 raise _fail("what: hp or power")
-            team = list(state.teams[t])
-            team[f] = fighter
-            teams = list(state.teams)
-            teams[t] = (team[0], team[1])
-            return evolve(state, teams=(teams[0], teams[1]))
+            if fighter == state.teams[t][f]:
+                raise _fail(f"{fighter.name}'s {what} is already at its "
+                            + ("lowest" if delta < 0 else "highest"))
+            return _with_fighter(state, t, f, fighter)
         raise _fail(f"unknown Tag Team action {type_!r}")
 
     def describe(self, before: TagTeamState, type_: str, data: Mapping[str, Any],
@@ -380,13 +448,17 @@ class TagTeamRules:
         if type_ == "tagteam.deck_exhausted":
             return after.last[0]
         f = before.teams[data["team"]][data["fighter"]]
+        if type_ == "tagteam.flip":
+            g = after.teams[data["team"]][data["fighter"]]
+            return f"{f.name}'s board flipped: {g.name} ({g.hp}/{g.max_hp} HP, power {g.power})"
         return f"{f.name} {data['delta']:+d} {data['what']} (by hand)"
 
     def to_json(self, state: TagTeamState, *, reveal_hidden: bool = False) -> dict[str, Any]:
         return {"round": state.round, "turn": state.turn, "phase": state.phase,
                 "result": state.result,
                 "teams": [[{"name": f.name, "hp": f.hp, "max_hp": f.max_hp, "power": f.power,
-                            "ko": f.ko} for f in team] for team in state.teams]}
+                            "ko": f.ko, "other_side": f.other[0] if f.other else None}
+                           for f in team] for team in state.teams]}
 
     def is_over(self, state: TagTeamState) -> bool:
         return state.phase == "over"
