@@ -48,6 +48,22 @@ class BigToggle(ToggleButtonBehavior, BigButton):
     allow_no_selection = BooleanProperty(False)
 
 
+class Stepper(BoxLayout):
+    """A labelled value with big - and + buttons; ``is_default`` marks a value the rulebook
+    does not print until the user changes it."""
+
+    label = StringProperty("")
+    value = NumericProperty(0)
+    step = NumericProperty(1)
+    lo = NumericProperty(0)
+    hi = NumericProperty(12)
+    is_default = BooleanProperty(False)
+
+    def change(self, sign: int) -> None:
+        self.value = max(self.lo, min(self.hi, self.value + sign * self.step))
+        self.is_default = False
+
+
 class Badge(Label):
     """A small coloured label (KNOCKED DOWN, OFFENSIVE, ...)."""
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from kivy.app import App
 from kivy.lang import Builder
-from kivy.properties import (BooleanProperty, ListProperty, NumericProperty, ObjectProperty,
+from kivy.properties import (BooleanProperty, ListProperty, ObjectProperty,
                              StringProperty)
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.screenmanager import Screen
@@ -145,19 +145,6 @@ class PositionRow(BoxLayout):
 
 
 # ----------------------------------------------------------------------------- roster editor
-
-class Stepper(BoxLayout):
-    label = StringProperty("")
-    value = NumericProperty(0)
-    step = NumericProperty(1)
-    lo = NumericProperty(0)
-    hi = NumericProperty(12)
-    is_default = BooleanProperty(False)
-
-    def change(self, sign: int) -> None:
-        self.value = max(self.lo, min(self.hi, self.value + sign * self.step))
-        self.is_default = False
-
 
 BLANK_CARD = tk.PlayerCard(name="", mov=(4, 2), bac=(7, 11), str=6, ref=6, int=6, prt=0,
                            bdy=4, base_mm=30, positions=(), position_skill="Side step")
