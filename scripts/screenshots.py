@@ -230,6 +230,18 @@ def tagteam(app, settle, shot) -> None:
     game.change(1, "attack")
     game.change(1, "direct", 1)
     shot("tagteam-fight", wait=0.3)
+    game.clear_entry(0)
+    game.clear_entry(1)
+    # the board editor: a STOP and a POWER GAIN set on Jeanne's track (not saved)
+    app.go("tagteam_tracks")
+    settle(lambda: app.root.current == "tagteam_tracks")
+    boards = app.root.get_screen("tagteam_tracks")
+    boards.set_brush("stop")
+    boards.tap_cell(15)
+    boards.set_brush("power_gain")
+    boards.tap_cell(12)
+    shot("tagteam-boards", wait=0.3)
+    app.go("home")
 
 
 if __name__ == "__main__":

@@ -44,6 +44,9 @@ def test_a_turn_entered_by_both_players_resolved_at_once_and_undone(app):
     tap(button(game.ids.entry1, "Heal +1"))
     tap(button(game.ids.entry1, "Heal +1"))
     assert game.entry_texts == ["Attack", "Attack, heal 2"]
+    lit = (0.16, 0.5, 0.9, 1)
+    assert tuple(button(game.ids.entry0, "Attack").bg) == lit
+    assert tuple(button(game.ids.entry0, "Block").bg) != lit
     assert game.ids.entry1.ids.text.text == "Bödvar: Attack, heal 2"
     tap(game.ids.resolve)
     view = wait_for(lambda: game.resolve_view, what="the turn's result")
@@ -69,3 +72,99 @@ def test_a_turn_entered_by_both_players_resolved_at_once_and_undone(app):
     tap(game.ids.undo)
     tap(game.ids.undo)
     assert s.state.turn == 2 and s.state.phase == "combat"
+
+
+def test_fighter_sheet_flips_bodvar_corrects_by_hand_and_undoes(app):
+    game = new_fight(app)
+    s = app.session
+    bodvar = game.columns[1][0]
+    tap(bodvar.ids.more)
+    from kivy.core.window import Window
+    sheet = wait_for(lambda: next((w for w in Window.children if type(w).__name__ == "FighterSheet"),
+                                  None), what="the fighter sheet")
+    assert sheet.fname == "Bödvar" and sheet.other_side == "Ours Berserk"
+    assert sheet.ids.hp_up.disabled and not sheet.ids.hp_down.disabled   # already at the top
+    tap(sheet.ids.flip)
+    assert s.state.teams[1][0].name == "Ours Berserk" and bodvar.fname == "Ours Berserk"
+    assert sheet.fname == "Ours Berserk" and sheet.other_side == "Bödvar"
+    tap(sheet.ids.hp_down)
+    tap(sheet.ids.power_up)
+    f = s.state.teams[1][0]
+    assert (f.hp, f.power) == (19, 4) and sheet.status == "19/20 HP · power 4"
+    assert game.log_lines[0] == "Ours Berserk +1 power (by hand)"
+    tap(sheet.ids.close)
+    # their partner takes the attack
+    tap(button(game.ids.entry0, "Attack their partner"))
+    assert game.entry_texts[0] == "attack their partner"
+    tap(game.ids.resolve)
+    view = wait_for(lambda: game.resolve_view, what="the turn's result")
+    assert plain(view.lines) == "Wong Fei-Hung 20 -> 19 HP (1 lost)"
+    tap(view.ids.apply)
+    for _ in range(4):
+        tap(game.ids.undo)
+    assert s.state.teams[1][0].name == "Bödvar" and bodvar.fname == "Bödvar"
+
+
+def test_board_editor_sets_a_track_adds_a_fighter_and_the_next_fight_uses_it(app):
+    import os
+    from pathlib import Path
+
+    import yaml
+
+    close_popups(app)
+    app.go("home")
+    wait_for(lambda: on_screen(app, "home"), what="home")
+    tap(screen(app, "home").ids.tile_tagteam)
+    wait_for(lambda: on_screen(app, "tagteam_setup"), what="the fight set-up")
+    tap(screen(app, "tagteam_setup").ids.boards)
+    wait_for(lambda: on_screen(app, "tagteam_tracks"), what="the board editor")
+    ed = screen(app, "tagteam_tracks")
+    assert ed.fname == "Jeanne" and ed.hp_default and ed.ids.save.disabled
+    tap(ed.ids.max_hp.children[2])            # the stepper's "-" (children run backwards)
+    assert ed.max_hp == 19 and not ed.hp_default and not ed.ids.save.disabled
+
+    def cell(hp):
+        return next(b for b in ed.ids.cells.children if b.text.split("\n")[0] == str(hp))
+
+    tap(ed.ids.brush_stop)
+    tap(cell(15))
+    ed.ids.special.text = "Holy"
+    tap(ed.ids.brush_special)
+    tap(cell(10))
+    tap(cell(10))                              # toggled off again
+    tap(cell(9))
+    assert ed.summary == "Icons: 15: STOP, 9: Holy"
+    ed.ids.new_name.text = "Golem"
+    tap(ed.ids.add)
+    assert ed.fname == "Golem" and ed.power == 0
+    tap(ed.ids.power.children[0])             # "+"
+    tap(ed.ids.power.children[0])
+    assert ed.power == 2
+    ed.ids.new_name.text = "jeanne"
+    tap(ed.ids.add)
+    assert app.toast_widget is not None and "already on the list" in app.toast_widget.text
+    tap(ed.ids.save)
+    path = Path(os.environ["COMPANION_HOME"]) / "config" / "tagteam.yaml"
+    wait_for(lambda: path.exists() and ed.ids.save.disabled, what="the saved boards")
+    saved = yaml.safe_load(path.read_text())["fighters"]
+    jeanne = saved[0]
+    assert (jeanne["max_hp"], jeanne["icons"]) == (
+        19, [{"hp": 15, "icon": "stop"}, {"hp": 9, "icon": "Holy"}])
+    assert "defaults" not in jeanne                  # both set from the board now
+    assert saved[1]["defaults"] == ["max_hp", "icons"]   # Ching Shih untouched
+    assert saved[-1] == {"name": "Golem", "max_hp": 20, "initial_power": 2}
+    try:
+        tap(ed.ids.back)
+        setup = screen(app, "tagteam_setup")
+        wait_for(lambda: on_screen(app, "tagteam_setup"), what="the set-up again")
+        assert "Golem" in [b.text for b in setup.ids.pick00.children]
+        assert "Ours Berserk" not in [b.text for b in setup.ids.pick00.children]
+        before = app.session
+        tap(setup.ids.start)
+        wait_for(lambda: app.session is not before and on_screen(app, "tagteam_game"),
+                 what="the fight")
+        j = app.session.state.teams[0][0]
+        assert (j.name, j.max_hp, j.hp, j.icons) == ("Jeanne", 19, 19, ((15, "stop"), (9, "Holy")))
+    finally:
+        path.unlink()
+        app.tagteam_config = None

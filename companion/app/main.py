@@ -87,6 +87,7 @@ from .screens.takkure_game import confirm_text as takkure_confirm  # noqa: E402
 from .screens.takkure_setup import TakkureRosterScreen, TakkureSetupScreen  # noqa: E402
 from .screens.kotd_game import KotdGameScreen, KotdSetupScreen  # noqa: E402
 from .screens.tagteam_game import TagTeamGameScreen, TagTeamSetupScreen  # noqa: E402
+from .screens.tagteam_tracks import TagTeamTracksScreen  # noqa: E402
 from ..games.kotd import KotdConfig  # noqa: E402
 from ..games.takkure import TakkureConfig  # noqa: E402
 
@@ -149,6 +150,7 @@ class CompanionApp(App):
         sm.add_widget(KotdGameScreen(name="kotd_game"))
         sm.add_widget(TagTeamSetupScreen(name="tagteam_setup"))
         sm.add_widget(TagTeamGameScreen(name="tagteam_game"))
+        sm.add_widget(TagTeamTracksScreen(name="tagteam_tracks"))
         return sm
 
     def on_start(self) -> None:
@@ -391,6 +393,11 @@ class CompanionApp(App):
 
     def save_kotd_config(self, cfg: KotdConfig, then: Callable[[], None] | None = None) -> None:
         self._save_defaults("kotd", cfg, storage.kotd_config_data(cfg), then)
+
+    def save_tagteam_config(self, cfg: Any, then: Callable[[], None] | None = None) -> None:
+        from ..games.tagteam import config_data
+
+        self._save_defaults("tagteam", cfg, config_data(cfg), then)
 
     def load_tagteam(self, then: Callable[[], None]) -> None:
         self._load_config("tagteam", storage.load_tagteam_config, "Tag Team not loaded", then)

@@ -42,12 +42,14 @@ class TurnEntry:
 
     active: int = 0
     attack: bool = False
+    attack_partner: bool = False   # the card attacks the opponent's partner
     partner_attack: bool = False
     direct: int = 0          # to the opponent's active fighter
     direct_self: int = 0     # to your own active fighter (a card's cost)
     block: bool = False
     block_power: int = 0     # the block's bonus: power for your active fighter
     heal: int = 0
+    heal_partner: int = 0
     heal_on_hit: bool = False  # the attack's bonus: heal as much as your power
     power: int = 0
     partner_power: int = 0
@@ -61,6 +63,8 @@ class TurnEntry:
             if self.heal_on_hit:
                 a["bonus"] = [{"kind": "heal", "amount": "power"}]
             out.append(a)
+        if self.attack_partner:
+            out.append({"kind": "attack", "target": "opponent_partner"})
         if self.partner_attack:
             out.append({"kind": "attack", "by": "partner", "target": "opponent"})
         if self.direct:
@@ -74,6 +78,8 @@ class TurnEntry:
             out.append(b)
         if self.heal:
             out.append({"kind": "heal", "amount": self.heal})
+        if self.heal_partner:
+            out.append({"kind": "heal", "target": "partner", "amount": self.heal_partner})
         if self.power:
             out.append({"kind": "power", "delta": self.power})
         if self.partner_power:
@@ -87,6 +93,8 @@ class TurnEntry:
         parts = []
         if self.attack:
             parts.append("Attack" + (" (heal = power if it lands)" if self.heal_on_hit else ""))
+        if self.attack_partner:
+            parts.append("attack their partner")
         if self.partner_attack:
             parts.append("partner attacks")
         if self.direct:
@@ -97,6 +105,8 @@ class TurnEntry:
             parts.append("Block" + (f" (bonus +{self.block_power} power)" if self.block_power else ""))
         if self.heal:
             parts.append(f"heal {self.heal}")
+        if self.heal_partner:
+            parts.append(f"heal partner {self.heal_partner}")
         if self.power:
             parts.append(f"power {self.power:+d}")
         if self.partner_power:
@@ -171,6 +181,35 @@ class FighterColumn(BoxLayout):
     screen = ObjectProperty(None, allownone=True)
 
 
+class FighterSheet(ModalView):
+    """By-hand corrections for one Fighter (a card effect the turn entry lacks), and the
+    board flip of a double-sided Fighter. Each tap is one undoable event."""
+
+    team = NumericProperty(0)
+    index = NumericProperty(0)
+    fname = StringProperty("")
+    status = StringProperty("")
+    other_side = StringProperty("")
+    screen = ObjectProperty(None)
+
+    def act(self, type_: str, **data: Any) -> None:
+        App.get_running_app().act(type_, team=int(self.team), fighter=int(self.index),
+                                  then=self.update, **data)
+
+    def update(self) -> None:
+        f = self.screen.session.state.teams[int(self.team)][int(self.index)]
+        self.fname = f.name
+        self.status = f"{f.hp}/{f.max_hp} HP · power {f.power}" + ("  (KO)" if f.ko else "")
+        self.other_side = f.other[0] if f.other else ""
+        allows = self.screen.session.allows
+        t, i = int(self.team), int(self.index)
+        for key, what, delta in (("hp_down", "hp", -1), ("hp_up", "hp", 1),
+                                 ("power_down", "power", -1), ("power_up", "power", 1)):
+            self.ids[key].disabled = not allows("tagteam.adjust", team=t, fighter=i,
+                                                what=what, delta=delta)
+        self.ids.flip.disabled = not allows("tagteam.flip", team=t, fighter=i)
+
+
 class ResolveTurnView(ModalView):
     lines = StringProperty("")
     screen = ObjectProperty(None)
@@ -233,6 +272,12 @@ class TagTeamGameScreen(Screen):
         self.entry_texts = [e.text() for e in self.entries]
         for t, box in enumerate((self.ids.entry0, self.ids.entry1)):
             box.ids.text.text = f"{s.teams[t][self.entries[t].active].name}: {self.entry_texts[t]}"
+            for w in box.walk(restrict=True):
+                key = getattr(w, "key", "")
+                if key:   # an effect the card has is lit, the way the player set it
+                    value = getattr(self.entries[t], key)
+                    on = value * w.sign > 0 if isinstance(value, int) and not isinstance(value, bool) else value
+                    w.bg = (0.16, 0.5, 0.9, 1) if on else (0.22, 0.23, 0.28, 1)
         self.log_lines = [e.text for e in self.session.log()][::-1][:40]
         self.can_undo, self.can_redo = self.session.can_undo, self.session.can_redo
         self.undo_text = "Undo" if not self.can_undo else "Undo: " + (self.session.next_undo_text() or "")[:40]
@@ -252,6 +297,11 @@ class TagTeamGameScreen(Screen):
         else:
             setattr(e, key, max(-9 if key in ("power", "partner_power") else 0, min(20, value + delta)))
         self.refresh()
+
+    def open_sheet(self, team: int, index: int) -> None:
+        sheet = FighterSheet(team=team, index=index, screen=self)
+        sheet.update()
+        sheet.open(animation=False)
 
     def clear_entry(self, team: int) -> None:
         active = self.entries[team].active
@@ -299,7 +349,7 @@ class TagTeamSetupScreen(Screen):
         cfg = App.get_running_app().tagteam_config
         if cfg is None:
             return
-        names = [f.name for f in cfg.fighters if f.name != "Ours Berserk"]
+        names = tt.pickable(cfg)
         first = [["Jeanne", "Ching Shih"], ["Bödvar", "Wong Fei-Hung"]]   # the rulebook's first game
         self.picks = [[n if n in names else names[i] for i, n in enumerate(team)] for team in first]
         for t in (0, 1):
@@ -328,7 +378,7 @@ class TagTeamSetupScreen(Screen):
             return
         cfg = app.tagteam_config
         setup = {"teams": [{"player": f"Player {t + 1}",
-                            "fighters": [tt.fighter_data(cfg.fighter(n)) for n in self.picks[t]]}
+                            "fighters": [tt.fighter_data(cfg.fighter(n), cfg) for n in self.picks[t]]}
                            for t in (0, 1)]}
         label = "-".join(self.picks[0]) + "-vs-" + "-".join(self.picks[1])
         app.start_game("tagteam", setup, label)
