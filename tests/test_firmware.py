@@ -636,7 +636,7 @@ def test_unplug_keeps_rolls_and_hello_resends_them(tower: FirmwareTower, host: H
 @needs_micropython
 def test_quit_saves_the_ring_and_exits(tower: FirmwareTower, host: Host) -> None:
     boot = host.hello().msg.boot_id
-    tower.roll("roll spawn:white:TILE_SPAWN")
+    tower.roll("roll spawn:white:TILE_ON_SPAWN")
     tower.roll("roll d6:black:5")
     host.wait(lambda x: isinstance(x, m.Roll) and x.seq == 1)
     host.ack(boot, 0)

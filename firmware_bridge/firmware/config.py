@@ -14,7 +14,10 @@ KINDS = (
     ("d6", ("1", "2", "3", "4", "5", "6")),
     ("d12", ("1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12")),
     ("kotd", ("CLAW", "HEART", "ENERGY", "FAME", "DESTRUCTION", "POWER")),
-    ("spawn", ("TILE_UNDER", "TILE_SPAWN", "POWER_UP_SPAWN", "ENEMY_SPAWN", "DOUBLE", "NONE")),
+    # Danchie Go's spawn die: the simulated tower's six names (config/danchie.yaml maps them
+    # to their meanings). With these names the HELLO_REPLY is 247 of its 250 bytes.
+    ("spawn", ("TILE_UNDER_YOU", "POWER_UP_ON_SPAWN", "TILE_ON_SPAWN", "TILE_ON_SPAWN_2",
+               "NO_SPAWN", "NO_SPAWN_2")),
 )
 
 N_SLOTS = 8          # places in the tray where a die can come to rest
