@@ -60,6 +60,12 @@ def load_tagteam_config(root: Path | None = None) -> Any:
     return load_typed(TagTeamConfig, config_path("tagteam", root))
 
 
+def load_danchie_config(root: Path | None = None) -> Any:
+    from .games.danchie import DanchieConfig
+
+    return load_typed(DanchieConfig, config_path("danchie", root))
+
+
 def load_kotd_config(root: Path | None = None) -> KotdConfig:
     return load_typed(KotdConfig, config_path("kotd", root))
 

@@ -135,6 +135,7 @@ def main(out_dir: str) -> int:
     takkure(app, settle, shot, pump, home)
     kotd(app, settle, shot, pump)
     tagteam(app, settle, shot)
+    danchie(app, settle, shot, tower)
     app.stop()
     return 0
 
@@ -242,6 +243,52 @@ def tagteam(app, settle, shot) -> None:
     boards.tap_cell(12)
     shot("tagteam-boards", wait=0.3)
     app.go("home")
+
+
+def danchie(app, settle, shot, tower) -> None:
+    """Danchie Go: the 5-player set-up table, a race in round 4 (Power-Ups active, two
+    action sets, a frozen Dasher, a podium place), and the Tektonpedia at the end."""
+    app.go("home")
+    settle(lambda: app.root.current == "home")
+    app.root.get_screen("home").pick("Danchie Go")
+    settle(lambda: app.root.current == "danchie_setup")
+    setup = app.root.get_screen("danchie_setup")
+    setup.set_count(5)
+    for field, name in zip(reversed(setup.ids.names.children), ("Aki", "Ben", "Cleo", "Dana", "Eli")):
+        field.text = name
+    shot("danchie-setup", wait=0.3)
+    setup.start()
+    settle(lambda: app.session is not None and app.session.game == "danchie"
+           and app.root.current == "danchie_game")
+    s = lambda: app.session.state  # noqa: E731
+
+    def me() -> str:
+        return s().dashers[s().current].name
+
+    for kind, delta in (("red", 1), ("blue", 1), ("red", 1)):
+        app.act("danchie.tiles", player=me(), type=kind, delta=delta)
+    app.act("danchie.action_set", player=me(), kind="full")
+    while s().round < 3:
+        app.act("danchie.end_turn", player=me())
+        settle()
+    app.act("danchie.power_up", player=me(), card="Freeze", target="Cleo")
+    app.act("danchie.end_turn", player=me())
+    app.act("danchie.lap", player=me())               # Ben: first to the Flip line
+    app.act("danchie.power_tiles", player=me(), delta=1)
+    while s().round < 4:
+        app.act("danchie.end_turn", player=me())
+        settle()
+    app.act("danchie.tiles", player=me(), type="green", delta=1)
+    app.act("danchie.action_set", player=me(), kind="full")
+    before = s().last_spawn
+    tower.roll("spawn:white:POWER_UP_ON_SPAWN")
+    settle(lambda: s().last_spawn is not before)
+    shot("danchie-race", wait=4.5)
+    for name in ("Aki", "Cleo", "Dana", "Eli", "Ben", "Eli", "Aki", "Cleo", "Dana"):
+        app.act("danchie.lap", player=name)
+    settle(lambda: app.root.get_screen("danchie_game").tekton_view is not None)
+    shot("danchie-tektonpedia", wait=0.3)
+    app.root.get_screen("danchie_game").tekton_view.dismiss(animation=False)
 
 
 if __name__ == "__main__":

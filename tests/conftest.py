@@ -41,3 +41,26 @@ def app(tmp_path_factory):
         os.environ["COMPANION_HOME"] = saved_env
 
 
+
+
+_PTY_SEEDS: list[int] = []
+
+
+@pytest.fixture
+def pty_tower(app, tmp_path):
+    """The simulated tower on a real pseudo-terminal, the app's link moved onto it (and
+    back to the in-process sim:// tower afterwards)."""
+    from tests.bridge_support import SimPtyTower
+
+    # a new seed each time: the same seed is the same tower boot id, and the app's roll
+    # journal rightly ignores a boot's roll numbers it has already taken
+    _PTY_SEEDS.append(len(_PTY_SEEDS) + 11)
+    tower = SimPtyTower(tmp_path, seed=_PTY_SEEDS[-1])
+    wait_for(lambda: app.roll_journal is not None, what="the tower link's start")
+    app.connect_tower(tower.path)
+    wait_for(lambda: app.tower_state == "connected", timeout=10,
+             what=lambda: f"the pty tower ({app.tower_state}: {app.tower_detail})")
+    yield tower
+    app.connect_tower(TOWER_URL)
+    tower.stop()
+    wait_for(lambda: app.tower_state == "connected", timeout=10, what="back on sim://")

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.bridge_support import SimPtyTower
-from tests.gui_support import TOWER_URL, close_popups, on_screen, plain, pump, tap, wait_for
+from tests.gui_support import close_popups, on_screen, plain, pump, tap, wait_for
 
 pytestmark = pytest.mark.gui
 
@@ -34,19 +33,6 @@ def new_duel(app, first=0):
 
 def dice_widgets(game):
     return list(reversed(game.ids.dice.children))
-
-
-@pytest.fixture
-def pty_tower(app, tmp_path):
-    tower = SimPtyTower(tmp_path, seed=11)
-    wait_for(lambda: app.roll_journal is not None, what="the tower link's start")
-    app.connect_tower(tower.path)
-    wait_for(lambda: app.tower_state == "connected", timeout=10,
-             what=lambda: f"the pty tower ({app.tower_state}: {app.tower_detail})")
-    yield tower
-    app.connect_tower(TOWER_URL)
-    tower.stop()
-    wait_for(lambda: app.tower_state == "connected", timeout=10, what="back on sim://")
 
 
 def test_a_turn_with_tower_rolls_over_a_pty_keep_reroll_cocked_die_resolve(app, pty_tower):

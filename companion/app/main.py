@@ -88,11 +88,12 @@ from .screens.takkure_setup import TakkureRosterScreen, TakkureSetupScreen  # no
 from .screens.kotd_game import KotdGameScreen, KotdSetupScreen  # noqa: E402
 from .screens.tagteam_game import TagTeamGameScreen, TagTeamSetupScreen  # noqa: E402
 from .screens.tagteam_tracks import TagTeamTracksScreen  # noqa: E402
+from .screens.danchie_game import DanchieGameScreen, DanchieSetupScreen  # noqa: E402
 from ..games.kotd import KotdConfig  # noqa: E402
 from ..games.takkure import TakkureConfig  # noqa: E402
 
 GAME_SCREENS = {"tekken": "tekken_game", "takkure": "takkure_game", "kotd": "kotd_game",
-                "tagteam": "tagteam_game"}
+                "tagteam": "tagteam_game", "danchie": "danchie_game"}
 CONFIRMS = {"tekken": tekken_confirm, "takkure": takkure_confirm}
 TOAST_SECONDS = 3.0
 
@@ -106,6 +107,7 @@ class CompanionApp(App):
     takkure_config = ObjectProperty(None, allownone=True)
     kotd_config = ObjectProperty(None, allownone=True)
     tagteam_config = ObjectProperty(None, allownone=True)
+    danchie_config = ObjectProperty(None, allownone=True)
     status = StringProperty("")                        # "", "loading", "ready"
     # the dice tower, as the reader thread last reported it (set on the GUI thread only)
     tower_state = StringProperty("stopped")
@@ -151,6 +153,8 @@ class CompanionApp(App):
         sm.add_widget(TagTeamSetupScreen(name="tagteam_setup"))
         sm.add_widget(TagTeamGameScreen(name="tagteam_game"))
         sm.add_widget(TagTeamTracksScreen(name="tagteam_tracks"))
+        sm.add_widget(DanchieSetupScreen(name="danchie_setup"))
+        sm.add_widget(DanchieGameScreen(name="danchie_game"))
         return sm
 
     def on_start(self) -> None:
@@ -302,6 +306,10 @@ class CompanionApp(App):
             return
         if self.root is not None and self.root.current == "kotd_game":
             return  # the rules took the throw as a roll; the screen shows it
+        if self.root is not None and self.root.current == "danchie_game":
+            # a throw with the spawn die is the current Dasher's spawn (its own event)
+            if self.root.get_screen("danchie_game").tower_roll(dice):
+                return
         if self.root is not None and self.root.current != "dice":
             self.banner(f"Dice: {roll.text()}")
 
@@ -401,6 +409,9 @@ class CompanionApp(App):
 
     def load_tagteam(self, then: Callable[[], None]) -> None:
         self._load_config("tagteam", storage.load_tagteam_config, "Tag Team not loaded", then)
+
+    def load_danchie(self, then: Callable[[], None]) -> None:
+        self._load_config("danchie", storage.load_danchie_config, "Danchie Go not loaded", then)
 
     def load_kotd(self, then: Callable[[], None]) -> None:
         self._load_config("kotd", storage.load_kotd_config, "King of Tokyo Duel not loaded",

@@ -45,6 +45,8 @@ class HomeScreen(Screen):
             app.load_kotd(lambda: app.go("kotd_setup"))
         elif title == "Tag Team":
             app.load_tagteam(lambda: app.go("tagteam_setup"))
+        elif title == "Danchie Go":
+            app.load_danchie(lambda: app.go("danchie_setup"))
 
     def resume(self) -> None:
         if self.resume_path is not None:

@@ -1,0 +1,423 @@
+"""Danchie Go – King's Call: the set-up helper for 3-6 players, and the race screen.
+
+The race screen lists the Dashers in turn order (lap, podium or finish place, frozen or
+resting, sabotage meter, board counters), and gives the player whose turn it is a console:
+action sets, Special Move, Power-Up cards (from round 3), the lap line, the spawn die (from
+the dice tower or tapped), their board counters, and End turn. At the end each Dasher gets a
+Tektonpedia card. What is shown comes from ``session.state``; buttons are enabled by
+``session.allows``; every tap is one undoable event.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from kivy.app import App
+from kivy.core.window import Window
+from kivy.lang import Builder
+from kivy.metrics import dp
+from kivy.properties import (BooleanProperty, ListProperty, NumericProperty, ObjectProperty,
+                             StringProperty)
+from kivy.uix.boxlayout import BoxLayout
+from kivy.uix.modalview import ModalView
+from kivy.uix.screenmanager import Screen
+
+from ...games import danchie as dg
+from .. import widgets  # noqa: F401  (its rules must load first)
+from ..widgets import BigButton
+
+TILE_RGBA = {"red": (0.8, 0.22, 0.2, 1), "blue": (0.2, 0.42, 0.85, 1),
+             "green": (0.2, 0.6, 0.3, 1), "yellow": (0.85, 0.7, 0.15, 1)}
+OTHER_TILE = (0.45, 0.45, 0.5, 1)
+MEANING_SHORT = {"tile_under_you": "Tile under you", "power_up_on_spawn": "Power-Up on Spawn",
+                 "tile_on_spawn": "Tile on Spawn", "no_spawn": "No spawn"}
+
+
+def tile_rgba(name: str) -> tuple[float, float, float, float]:
+    return TILE_RGBA.get(name.lower(), OTHER_TILE)
+
+
+def _hex(rgba: tuple[float, ...]) -> str:
+    return "".join(f"{int(c * 255):02x}" for c in rgba[:3])
+
+
+def dasher_line(state: dg.DanchieState, i: int) -> str:
+    """The second line of a Dasher's row: lap, podium or finish place."""
+    d = state.dashers[i]
+    if d.finish_place is not None:
+        return f"Finished {dg._ordinal(d.finish_place)} · lap 1 {dg._ordinal(d.lap1_place or 0)}"
+    if d.lap == 2:
+        place = d.lap1_place or 0
+        podium = ", podium" if place <= dg.PODIUM_PLACES else ""
+        return f"Lap 2 (lap 1 {dg._ordinal(place)}{podium})"
+    return "Lap 1"
+
+
+def dasher_state(state: dg.DanchieState, i: int) -> str:
+    d = state.dashers[i]
+    parts = []
+    if i == state.current and not state.over and not d.finished:
+        parts.append("TURN")
+    if d.frozen:
+        parts.append(f"FROZEN {d.frozen}")
+    if d.resting:
+        parts.append("RESTS 1 turn")
+    return "  ".join(parts)
+
+
+class DasherRow(BoxLayout):
+    index = NumericProperty(0)
+    dname = StringProperty("")
+    line = StringProperty("")
+    badge = StringProperty("")
+    sabotage = NumericProperty(0)
+    mekton = BooleanProperty(False)
+    tiles = ListProperty([])          # [[type, count], ...]
+    tiles_text = StringProperty("")
+    power_tiles = NumericProperty(0)
+    current = BooleanProperty(False)
+    finished = BooleanProperty(False)
+    screen = ObjectProperty(None, allownone=True)
+
+
+class CounterBox(BoxLayout):
+    """One board counter of the current Dasher: - count +, coloured by Tile type."""
+
+    label = StringProperty("")
+    count = NumericProperty(0)
+    rgba = ListProperty([0.45, 0.45, 0.5, 1])
+    kind = StringProperty("")          # a Tile type, or "" for Power-Up Tiles
+    screen = ObjectProperty(None, allownone=True)
+
+
+class DasherSheet(ModalView):
+    """Another Dasher's counters and corrections (a Power-Up swapped their Tiles, a
+    Specialty token ignored a freeze, the meter was mis-set): each tap one undoable event."""
+
+    index = NumericProperty(0)
+    dname = StringProperty("")
+    status = StringProperty("")
+    screen = ObjectProperty(None)
+
+    def act(self, type_: str, **data: Any) -> None:
+        App.get_running_app().act(type_, player=self.dname, then=self.update, **data)
+
+    def update(self) -> None:
+        s: dg.DanchieState = self.screen.session.state
+        d = s.dashers[int(self.index)]
+        self.dname = d.name
+        tiles = ", ".join(f"{n} {t}" for t, n in zip(s.tile_types, d.tiles))
+        self.status = (f"{dasher_line(s, int(self.index))}\nSabotage {d.sabotage} · frozen "
+                       f"{d.frozen} · Tiles: {tiles} · Power-Up Tiles {d.power_up_tiles}")
+        box = self.ids.counters
+        if not box.children:
+            for t in s.tile_types:
+                box.add_widget(CounterBox(label=t, kind=t, rgba=list(tile_rgba(t)),
+                                          screen=self))
+            box.add_widget(CounterBox(label="Power-Up", kind="", rgba=[0.6, 0.35, 0.75, 1],
+                                      screen=self))
+        for c in box.children:
+            c.count = d.tiles[s.tile_types.index(c.kind)] if c.kind else d.power_up_tiles
+        allows = self.screen.session.allows
+        for key, type_, delta in (("sab_down", "danchie.sabotage", -1),
+                                  ("sab_up", "danchie.sabotage", 1),
+                                  ("freeze_down", "danchie.freeze", -1),
+                                  ("freeze_up", "danchie.freeze", 1)):
+            self.ids[key].disabled = not allows(type_, player=d.name, delta=delta)
+        self.ids.lap.disabled = not allows("danchie.lap", player=d.name)
+        self.ids.lap.text = "Finished lap 1" if d.lap == 1 else "Crossed the finish line"
+
+    def count(self, kind: str, delta: int) -> None:
+        if kind:
+            self.act("danchie.tiles", type=kind, delta=delta)
+        else:
+            self.act("danchie.power_tiles", delta=delta)
+
+
+class PowerUpPicker(ModalView):
+    """Pick the Power-Up card, then its target when it has one."""
+
+    screen = ObjectProperty(None)
+    card = StringProperty("")
+    prompt = StringProperty("Which Power-Up card?")
+
+    def show_cards(self) -> None:
+        s: dg.DanchieState = self.screen.session.state
+        grid = self.ids.choices
+        grid.clear_widgets()
+        self.card, self.prompt = "", "Which Power-Up card?"
+        for p in s.power_ups:
+            b = BigButton(text=f"{p.name}\n[size=13sp]{p.text}[/size]", markup=True,
+                          font_size="17sp", height=dp(84), bg=(0.32, 0.2, 0.42, 1))
+            b.bind(on_release=lambda _b, p=p: self.pick(p))
+            grid.add_widget(b)
+
+    def pick(self, card: dg.PowerUp) -> None:
+        s: dg.DanchieState = self.screen.session.state
+        me = s.dashers[s.current].name
+        if card.target == "none":
+            self.use(card.name, None)
+            return
+        self.card = card.name
+        self.prompt = f"{card.name}: on whom?" + (
+            "  (targeting another player moves your sabotage meter)")
+        grid = self.ids.choices
+        grid.clear_widgets()
+        for d in s.dashers:
+            if card.target == "player" and d.name == me:
+                continue
+            b = BigButton(text=d.name + ("  (you)" if d.name == me else ""), font_size="22sp",
+                          height=dp(84), bg=(0.32, 0.2, 0.42, 1))
+            b.disabled = not self.screen.session.allows(
+                "danchie.power_up", player=me, card=card.name, target=d.name)
+            b.bind(on_release=lambda _b, n=d.name: self.use(card.name, n))
+            grid.add_widget(b)
+
+    def use(self, card: str, target: str | None) -> None:
+        s: dg.DanchieState = self.screen.session.state
+        self.dismiss(animation=False)
+        App.get_running_app().act("danchie.power_up", player=s.dashers[s.current].name,
+                                  card=card, target=target)
+
+
+class TektonpediaView(ModalView):
+    cards = ListProperty([])     # [[name, personality, kind, text], ...]
+
+
+class DanchieGameScreen(Screen):
+    title = StringProperty("")
+    status = StringProperty("")
+    current_name = StringProperty("")
+    sets_text = StringProperty("")
+    spawn_text = StringProperty("Roll the spawn die (tower) or tap its face")
+    spawn_detail = StringProperty("")
+    notes = StringProperty("")
+    log_lines = ListProperty([])
+    undo_text = StringProperty("Undo")
+    redo_text = StringProperty("Redo")
+    can_undo = BooleanProperty(False)
+    can_redo = BooleanProperty(False)
+    over = BooleanProperty(False)
+    any_finished = BooleanProperty(False)
+    power_ups_text = StringProperty("")
+    lap_text = StringProperty("Finished lap 1")
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.session: Any = None
+        self.rows: list[DasherRow] = []
+        self.sheet: DasherSheet | None = None
+        self.tekton_view: TektonpediaView | None = None
+
+    def bind_session(self, session: Any) -> None:
+        self.session = session
+        s: dg.DanchieState = session.state
+        box = self.ids.dashers
+        box.clear_widgets()
+        self.rows = []
+        for i in range(len(s.dashers)):
+            row = DasherRow(index=i, screen=self)
+            box.add_widget(row)
+            self.rows.append(row)
+        counters = self.ids.counters
+        counters.clear_widgets()
+        for t in s.tile_types:
+            counters.add_widget(CounterBox(label=t, kind=t, rgba=list(tile_rgba(t)), screen=self))
+        counters.add_widget(CounterBox(label="Power-Up", kind="", rgba=[0.6, 0.35, 0.75, 1],
+                                       screen=self))
+        faces = self.ids.faces
+        faces.clear_widgets()
+        for face, meaning in s.spawn_faces:
+            b = BigButton(text=f"{MEANING_SHORT.get(meaning, meaning)}\n[size=11sp]{face}[/size]",
+                          markup=True, font_size="14sp", height=dp(52),
+                          bg=(0.25, 0.3, 0.38, 1))
+            b.bind(on_release=lambda _b, f=face: self.spawn(f, "hand"))
+            faces.add_widget(b)
+        self.refresh()
+
+    # -- drawing -------------------------------------------------------------------------
+    def refresh(self, *args: Any) -> None:
+        if self.session is None:
+            return
+        s: dg.DanchieState = self.session.state
+        allows = self.session.allows
+        self.over = s.over
+        self.any_finished = bool(s.finish)
+        sets = s.base_sets
+        self.title = f"Round {s.round}"
+        self.power_ups_text = ("Power-Ups active" if s.power_ups_active
+                               else f"Power-Ups from round {dg.POWER_UP_ROUND}")
+        self.status = ("Race over: open the Tektonpedia" if s.over else
+                       f"{sets} action set{'s' if sets > 1 else ''} per turn · {self.power_ups_text}")
+        for i, row in enumerate(self.rows):
+            d = s.dashers[i]
+            row.dname, row.line, row.badge = d.name, dasher_line(s, i), dasher_state(s, i)
+            row.sabotage, row.mekton = d.sabotage, d.sabotage >= dg.MEKTON_FROM
+            row.tiles = [[t, n] for t, n in zip(s.tile_types, d.tiles)]
+            row.tiles_text = "  ".join(
+                f"[color={_hex(tile_rgba(t))}]{t[:1].upper()}[/color] [b]{n}[/b]"
+                for t, n in zip(s.tile_types, d.tiles)) + f"   PU [b]{d.power_up_tiles}[/b]"
+            row.power_tiles = d.power_up_tiles
+            row.current = i == s.current and not s.over and not d.finished
+            row.finished = d.finished
+        me = s.dashers[s.current]
+        name = me.name
+        self.current_name = "Race over" if s.over else f"{name}'s turn"
+        done, allowed = me.sets_done, s.sets_allowed(s.current)
+        self.sets_text = "" if s.over else (
+            f"Action sets: {done} of {allowed} done" + (
+                " (+1 Plus Action)" if me.extra_sets else ""))
+        self.lap_text = "Finished lap 1" if me.lap == 1 else "Crossed the finish line"
+        ids = self.ids
+        ids.action_set.disabled = not allows("danchie.action_set", player=name, kind="full")
+        ids.special.disabled = not allows("danchie.action_set", player=name, kind="special")
+        ids.power_up.disabled = s.over or not s.power_ups_active or me.finished
+        ids.decline.disabled = not allows("danchie.decline_power_up", player=name)
+        ids.lap.disabled = not allows("danchie.lap", player=name)
+        ids.end_turn.disabled = not allows("danchie.end_turn", player=name)
+        for c in ids.counters.children:
+            c.count = me.tiles[s.tile_types.index(c.kind)] if c.kind else me.power_up_tiles
+            c.ids.minus.disabled = not self._count_allowed(name, c.kind, -1)
+            c.ids.plus.disabled = not self._count_allowed(name, c.kind, 1)
+        for b in ids.faces.children:
+            b.disabled = s.over or me.finished
+        if s.last_spawn is not None:
+            sp = s.last_spawn
+            self.spawn_text = sp.text
+            self.spawn_detail = f"{sp.player}, round {sp.round}: {sp.face} ({sp.source})"
+        else:
+            self.spawn_text = "Roll the spawn die (tower) or tap its face"
+            self.spawn_detail = ""
+        self.notes = " · ".join(s.notes)
+        self.log_lines = [e.text for e in self.session.log()][::-1][:40]
+        self.can_undo, self.can_redo = self.session.can_undo, self.session.can_redo
+        self.undo_text = "Undo" if not self.can_undo else "Undo: " + (self.session.next_undo_text() or "")[:48]
+        self.redo_text = "Redo" if not self.can_redo else "Redo: " + (self.session.next_redo_text() or "")[:48]
+        if self.sheet is not None and self.sheet.parent is not None:
+            self.sheet.update()
+
+    def _count_allowed(self, name: str, kind: str, delta: int) -> bool:
+        if kind:
+            return self.session.allows("danchie.tiles", player=name, type=kind, delta=delta)
+        return self.session.allows("danchie.power_tiles", player=name, delta=delta)
+
+    def announce(self, before: dg.DanchieState, after: dg.DanchieState) -> None:
+        """A new action's consequences (turn skipped, two action sets, Power-Ups from now
+        on) as a banner; the race's end opens the Tektonpedia."""
+        if after.over and not before.over:
+            if self.sheet is not None and self.sheet.parent is not None:
+                self.sheet.dismiss(animation=False)
+            self.open_tektonpedia()
+        elif after.round != before.round or any(
+                n.endswith("turn skipped") or "2 action sets" in n or "frozen" in n
+                for n in after.notes):
+            App.get_running_app().banner(" · ".join(after.notes), seconds=4.0)
+
+    # -- the current Dasher's console ----------------------------------------------------
+    def _me(self) -> str:
+        s: dg.DanchieState = self.session.state
+        return s.dashers[s.current].name
+
+    def action_set(self, kind: str) -> None:
+        App.get_running_app().act("danchie.action_set", player=self._me(), kind=kind)
+
+    def end_turn(self) -> None:
+        App.get_running_app().act("danchie.end_turn", player=self._me())
+
+    def decline(self) -> None:
+        App.get_running_app().act("danchie.decline_power_up", player=self._me())
+
+    def lap(self) -> None:
+        App.get_running_app().act("danchie.lap", player=self._me())
+
+    def count(self, kind: str, delta: int) -> None:
+        if kind:
+            App.get_running_app().act("danchie.tiles", player=self._me(), type=kind, delta=delta)
+        else:
+            App.get_running_app().act("danchie.power_tiles", player=self._me(), delta=delta)
+
+    def spawn(self, face: str, source: str) -> None:
+        App.get_running_app().act("danchie.spawn", player=self._me(), face=face, source=source)
+
+    def tower_roll(self, dice: list[dict[str, Any]]) -> bool:
+        """A dice tower throw: its spawn die is the current Dasher's spawn. False when the
+        throw has no spawn die (the app then shows it as a plain roll)."""
+        spawns = [d for d in dice if d.get("kind") == dg.TOWER_KIND]
+        if not spawns or self.session is None:
+            return False
+        if len(spawns) > 1 or spawns[0].get("status") != "clean":
+            App.get_running_app().toast("Spawn die: roll one spawn die, cleanly read")
+            return True
+        self.spawn(str(spawns[0].get("face")), "tower")
+        return True
+
+    def open_power_ups(self) -> None:
+        picker = PowerUpPicker(screen=self)
+        picker.show_cards()
+        picker.open(animation=False)
+
+    def open_sheet(self, index: int) -> None:
+        sheet = DasherSheet(index=index, screen=self)
+        self.sheet = sheet
+        sheet.update()
+        sheet.open(animation=False)
+
+    def open_tektonpedia(self) -> None:
+        s: dg.DanchieState = self.session.state
+        view = TektonpediaView(cards=[[name, t.personality, t.kind, t.text]
+                                      for name, t in dg.results(s)])
+        self.tekton_view = view
+        view.open(animation=False)
+
+    def on_enter(self, *args: Any) -> None:
+        Window.allow_screensaver = False
+        self.refresh()
+
+    def on_leave(self, *args: Any) -> None:
+        Window.allow_screensaver = True
+
+
+class DanchieSetupScreen(Screen):
+    """Player count, names in turn order, and the set-up table for that count."""
+
+    count = NumericProperty(4)
+    table_text = StringProperty("")
+    notes_text = StringProperty("")
+
+    def on_pre_enter(self, *args: Any) -> None:
+        self.set_count(int(self.count))
+
+    def set_count(self, n: int) -> None:
+        self.count = n
+        t = dg.setup_table(n)
+        sets = ", ".join(f"P{i + 1} {s}" for i, s in enumerate(t.obstacle_sets))
+        self.table_text = (
+            f"[b]{t.lanes}[/b] racing lanes    [b]{t.obstacles}[/b] obstacles ({sets})\n"
+            f"Standard set: {', '.join(t.standard_set)}"
+            + (f"    Special set: {', '.join(t.special_set)}" if "Special" in t.obstacle_sets else "")
+            + f"\n[b]{t.tiles_per_type}[/b] Tiles of each of the {t.tile_types} colours "
+            f"({t.tiles} in all), then [b]{t.power_up_tiles}[/b] flipped to Power-Up "
+            f"(3 per player)")
+        self.notes_text = "\n".join("• " + n for n in t.notes)
+        for b in self.ids.counts.children:
+            b.state = "down" if b.text == str(n) else "normal"
+        for i, field in enumerate(reversed(self.ids.names.children)):
+            field.disabled = i >= n
+            field.opacity = 1 if i < n else 0.25
+
+    def names(self) -> list[str]:
+        fields = list(reversed(self.ids.names.children))[: int(self.count)]
+        return [f.text.strip() or f"Player {i + 1}" for i, f in enumerate(fields)]
+
+    def start(self) -> None:
+        app = App.get_running_app()
+        names = self.names()
+        if len({n.casefold() for n in names}) != len(names):
+            app.toast("Each Dasher needs a different name")
+            return
+        setup = dg.setup_from_config(app.danchie_config, names)
+        app.start_game("danchie", setup, "-".join(names))
+
+
+Builder.load_file(str(Path(__file__).with_name("danchie_game.kv")))

@@ -1,0 +1,138 @@
+"""Danchie Go – King's Call in the real window (Xvfb): the set-up table by player count, a
+race played by taps (action sets, board counters, the spawn die thrown by the simulated tower
+over a pseudo-terminal and tapped by hand, a Freeze from round 3, laps, two action sets), the
+Tektonpedia at the end, and undo."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.gui_support import close_popups, on_screen, plain, tap, wait_for
+
+pytestmark = pytest.mark.gui
+
+
+def screen(app, name="danchie_game"):
+    return app.root.get_screen(name)
+
+
+def modal(kind):
+    from kivy.core.window import Window
+    return wait_for(lambda: next((w for w in Window.children if type(w).__name__ == kind), None),
+                    what=kind)
+
+
+def button(parent, text):
+    return next(w for w in parent.walk() if plain(getattr(w, "text", "") or "").startswith(text))
+
+
+def counter(game, kind):
+    return next(c for c in game.ids.counters.children if c.kind == kind)
+
+
+def new_race(app, names=("Aki", "Ben", "Cleo")):
+    close_popups(app)
+    app.go("home")
+    wait_for(lambda: on_screen(app, "home"), what="home")
+    tap(screen(app, "home").ids.tile_danchie)
+    wait_for(lambda: on_screen(app, "danchie_setup"), what="the race set-up")
+    setup = screen(app, "danchie_setup")
+    tap(button(setup.ids.counts, str(len(names))))
+    for field, name in zip(reversed(setup.ids.names.children), names):
+        field.text = name
+    before = app.session
+    tap(setup.ids.start)
+    wait_for(lambda: app.session is not before and on_screen(app, "danchie_game"), what="the race")
+    return screen(app)
+
+
+def test_setup_table_follows_the_player_count(app):
+    close_popups(app)
+    app.go("home")
+    wait_for(lambda: on_screen(app, "home"), what="home")
+    tap(screen(app, "home").ids.tile_danchie)
+    wait_for(lambda: on_screen(app, "danchie_setup"), what="the race set-up")
+    setup = screen(app, "danchie_setup")
+    tap(button(setup.ids.counts, "3"))
+    table = plain(setup.table_text)
+    assert "3 racing lanes" in table and "12 obstacles" in table and "6 Tiles of each" in table
+    assert "the rulebook text shows 13" in setup.notes_text
+    assert "pre-made layouts" in setup.notes_text
+    names = list(reversed(setup.ids.names.children))
+    assert not names[2].disabled and names[3].disabled
+    tap(button(setup.ids.counts, "6"))
+    table = plain(setup.table_text)
+    assert "24 obstacles" in table and "P5 Special, P6 Special" in table
+    assert "Special set: Special Spawn, Special Stack, Special Boost, Block" in table
+    assert "12 Tiles of each" in table and "18 flipped to Power-Up" in table
+    assert not names[5].disabled
+
+
+def test_a_race_by_taps_with_the_tower_spawn_die_a_freeze_laps_and_the_tektonpedia(app, pty_tower):
+    game = new_race(app)
+    s = app.session
+    assert game.title == "Round 1" and game.current_name == "Aki's turn"
+    assert game.ids.power_up.disabled and game.ids.power_up.text == "Power-Ups from round 3"
+    assert "1 action set per turn" in game.status
+    # Aki takes two red Tiles and does the one action set of round 1
+    tap(counter(game, "red").ids.plus)
+    tap(counter(game, "red").ids.plus)
+    assert s.state.dashers[0].tiles[0] == 2 and counter(game, "red").count == 2
+    tap(game.ids.action_set)
+    assert game.sets_text == "Action sets: 1 of 1 done" and game.ids.action_set.disabled
+    tap(game.ids.end_turn)
+    assert game.current_name == "Ben's turn" and game.rows[1].badge == "TURN"
+    # Ben throws the spawn die through the tower
+    pty_tower.roll("spawn:white:POWER_UP_ON_SPAWN")
+    wait_for(lambda: s.state.last_spawn is not None, what="the tower's spawn")
+    assert game.spawn_text == "Power-Up Tile on the Spawn area"
+    assert s.actions[-1].type == "danchie.spawn" and s.actions[-1].data["source"] == "tower"
+    assert game.spawn_detail == "Ben, round 1: POWER_UP_ON_SPAWN (tower)"
+    tap(button(game.ids.faces, "No spawn"))      # and one tapped by hand
+    assert game.spawn_text == "No spawn" and s.state.last_spawn.source == "hand"
+    for _ in range(5):                           # Ben, Cleo; Aki, Ben, Cleo
+        tap(game.ids.end_turn)
+    assert game.title == "Round 3" and not game.ids.power_up.disabled
+    # round 3: Aki freezes Ben
+    tap(game.ids.power_up)
+    picker = modal("PowerUpPicker")
+    tap(button(picker.ids.choices, "Freeze"))
+    assert picker.prompt.startswith("Freeze: on whom?")
+    assert "Aki" not in [b.text for b in picker.ids.choices.children]
+    tap(button(picker.ids.choices, "Ben"))
+    assert s.state.dashers[1].frozen == 1 and s.state.dashers[0].sabotage == 1
+    assert game.rows[1].badge == "FROZEN 1" and game.rows[0].sabotage == 1
+    tap(game.ids.end_turn)
+    assert game.current_name == "Cleo's turn" and s.state.dashers[1].frozen == 0
+    assert "Ben is frozen: turn skipped" in s.log()[-1].text
+    # Cleo reaches the Flip line first: two action sets for everyone from round 4
+    tap(game.ids.lap)
+    assert "podium" in game.rows[2].line and game.rows[2].badge.endswith("RESTS 1 turn")
+    tap(game.ids.end_turn)
+    assert game.title == "Round 4" and "2 action sets per turn" in game.status
+    assert game.sets_text == "Action sets: 0 of 2 done"
+    tap(game.ids.action_set)
+    tap(game.ids.special)
+    assert game.ids.action_set.disabled
+    # undo takes back the last two taps
+    tap(game.ids.undo)
+    tap(game.ids.undo)
+    assert s.state.dashers[0].sets_done == 0 and not game.ids.action_set.disabled
+    # the rest of the race through the Dashers' sheets: lap 1 Aki 2nd, Ben 3rd; lap 2
+    # Ben 1st, Cleo 2nd, Aki 3rd
+    for i in (0, 1, 1, 2, 0):
+        tap(game.rows[i].ids.more)
+        sheet = modal("DasherSheet")
+        tap(sheet.ids.lap)
+        if not s.state.over:
+            tap(sheet.ids.close)
+    assert sheet.parent is None          # the race's end closes the sheet for the Tektonpedia
+    view = wait_for(lambda: game.tekton_view, what="the Tektonpedia")
+    cards = {c[0]: (c[1], c[2]) for c in view.cards}
+    assert cards == {"Aki": ("2-3", "Tekton"), "Ben": ("3-1", "Tekton"), "Cleo": ("1-2", "Tekton")}
+    assert "Race over" in game.status and game.ids.end_turn.disabled
+    tap(view.ids.close)
+    assert game.tekton_view.parent is None, "closed"
+    assert not game.ids.undo.disabled, game.undo_text
+    tap(game.ids.undo)
+    assert not s.state.over and not game.ids.tektonpedia.disabled   # Ben, Cleo finished
