@@ -136,3 +136,17 @@ def test_a_race_by_taps_with_the_tower_spawn_die_a_freeze_laps_and_the_tektonped
     assert not game.ids.undo.disabled, game.undo_text
     tap(game.ids.undo)
     assert not s.state.over and not game.ids.tektonpedia.disabled   # Ben, Cleo finished
+
+
+def test_the_simulated_towers_spawn_die_from_the_race_screen(app):
+    game = new_race(app, names=("Dana", "Eli", "Fay", "Gus"))
+    s = app.session
+    assert app.tower_simulated and not game.ids.sim_spawn.disabled
+    tap(game.ids.sim_spawn)
+    wait_for(lambda: s.state.last_spawn is not None, what="the simulated spawn die")
+    spawn = s.state.last_spawn
+    assert (spawn.player, spawn.source) == ("Dana", "tower")
+    assert game.spawn_text == dict(
+        tile_under_you="Regular Tile under your position",
+        power_up_on_spawn="Power-Up Tile on the Spawn area",
+        tile_on_spawn="Regular Tile on the Spawn area", no_spawn="No spawn")[spawn.meaning]

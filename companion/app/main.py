@@ -313,15 +313,16 @@ class CompanionApp(App):
         if self.root is not None and self.root.current != "dice":
             self.banner(f"Dice: {roll.text()}")
 
-    def simulated_roll(self) -> None:
-        """The demo's "Roll" button: the in-process simulated tower throws ``sim_dice``."""
+    def simulated_roll(self, dice: str | None = None) -> None:
+        """The demo's "Roll" button: the in-process simulated tower throws ``dice`` (a set
+        name such as "spawn"; default: the dice panel's ``sim_dice``)."""
         link = self.tower_link
         if link is None or not (link.url or "").startswith("sim://"):
             return
         from firmware_bridge.urlhandlers import protocol_sim
 
         name, _ = protocol_sim.parse_url(link.url)
-        protocol_sim.hub(name).roll(self.sim_dice)
+        protocol_sim.hub(name).roll(dice or self.sim_dice)
 
     def next_sim_dice(self) -> None:
         names = list(DICE_SETS)
