@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 from kivy.app import App
-from kivy.core.window import Window
 from kivy.lang import Builder
 from kivy.metrics import dp
 from kivy.properties import (BooleanProperty, ListProperty, NumericProperty, ObjectProperty,
@@ -24,6 +23,7 @@ from kivy.uix.modalview import ModalView
 from kivy.uix.screenmanager import Screen
 
 from ...games import danchie as dg
+from ..game_screen import GameScreen
 from .. import widgets  # noqa: F401  (its rules must load first)
 from ..widgets import BigButton
 
@@ -185,7 +185,7 @@ class TektonpediaView(ModalView):
     cards = ListProperty([])     # [[name, personality, kind, text], ...]
 
 
-class DanchieGameScreen(Screen):
+class DanchieGameScreen(GameScreen):
     title = StringProperty("")
     status = StringProperty("")
     current_name = StringProperty("")
@@ -194,10 +194,6 @@ class DanchieGameScreen(Screen):
     spawn_detail = StringProperty("")
     notes = StringProperty("")
     log_lines = ListProperty([])
-    undo_text = StringProperty("Undo")
-    redo_text = StringProperty("Redo")
-    can_undo = BooleanProperty(False)
-    can_redo = BooleanProperty(False)
     over = BooleanProperty(False)
     any_finished = BooleanProperty(False)
     power_ups_text = StringProperty("")
@@ -291,9 +287,7 @@ class DanchieGameScreen(Screen):
             self.spawn_detail = ""
         self.notes = " · ".join(s.notes)
         self.log_lines = [e.text for e in self.session.log()][::-1][:40]
-        self.can_undo, self.can_redo = self.session.can_undo, self.session.can_redo
-        self.undo_text = "Undo" if not self.can_undo else "Undo: " + (self.session.next_undo_text() or "")[:48]
-        self.redo_text = "Redo" if not self.can_redo else "Redo: " + (self.session.next_redo_text() or "")[:48]
+        self.show_undo(self.session, 48)
         if self.sheet is not None and self.sheet.parent is not None:
             self.sheet.update()
 
@@ -370,12 +364,6 @@ class DanchieGameScreen(Screen):
         self.tekton_view = view
         view.open(animation=False)
 
-    def on_enter(self, *args: Any) -> None:
-        Window.allow_screensaver = False
-        self.refresh()
-
-    def on_leave(self, *args: Any) -> None:
-        Window.allow_screensaver = True
 
 
 class DanchieSetupScreen(Screen):

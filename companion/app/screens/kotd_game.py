@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 from kivy.app import App
-from kivy.core.window import Window
 from kivy.lang import Builder
 from kivy.metrics import dp
 from kivy.properties import (BooleanProperty, ListProperty, NumericProperty, ObjectProperty,
@@ -28,6 +27,7 @@ from kivy.uix.screenmanager import Screen
 from kivy.uix.widget import Widget
 
 from ...games import kotd as k
+from ..game_screen import GameScreen, undo_view
 from .. import widgets  # noqa: F401  (its <Label> rule must load first)
 from ..dice_look import FACE_LOOK
 from ..widgets import BigToggle, HideBox  # noqa: F401  (HideBox: used in the .kv)
@@ -93,17 +93,10 @@ def kotd_view(session: Any, typed: list[str]) -> dict[str, Any]:
         "can_sweep": session.allows("kotd.sweep"),
         "can_end": session.allows("kotd.end_turn"),
         "log_lines": [e.text for e in session.log()][::-1][:40],
-        "can_undo": session.can_undo, "can_redo": session.can_redo,
-        "undo_text": ("Undo: " + _short(session.next_undo_text())) if session.can_undo else "Undo",
-        "redo_text": ("Redo: " + _short(session.next_redo_text())) if session.can_redo else "Redo",
+        **undo_view(session),
         "resolution": resolution_preview(s) if s.phase == "roll" and s.rolls and not s.pending else [],
     }
     return view
-
-
-def _short(text: str | None, limit: int = 40) -> str:
-    text = text or ""
-    return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
 
 
 # ----------------------------------------------------------------------------- widgets
@@ -187,7 +180,7 @@ class BuzzPicker(ModalView):
 
 # ----------------------------------------------------------------------------- screen
 
-class KotdGameScreen(Screen):
+class KotdGameScreen(GameScreen):
     title = StringProperty("")
     status = StringProperty("")
     phase = StringProperty("roll")
@@ -201,10 +194,6 @@ class KotdGameScreen(Screen):
     can_end = BooleanProperty(False)
     cost = NumericProperty(3)
     log_lines = ListProperty([])
-    undo_text = StringProperty("Undo")
-    redo_text = StringProperty("Redo")
-    can_undo = BooleanProperty(False)
-    can_redo = BooleanProperty(False)
     simulated = BooleanProperty(False)
     selected = NumericProperty(-1)       # the pending die chosen to set by hand
 
@@ -337,12 +326,6 @@ class KotdGameScreen(Screen):
     def throw_count_text(self) -> str:
         return str(self.need)
 
-    def on_enter(self, *args: Any) -> None:
-        Window.allow_screensaver = False
-        self.refresh()
-
-    def on_leave(self, *args: Any) -> None:
-        Window.allow_screensaver = True
 
 
 # ----------------------------------------------------------------------------- set-up

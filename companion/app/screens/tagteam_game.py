@@ -16,7 +16,6 @@ from typing import Any
 
 from kivy.app import App
 from kivy.clock import Clock
-from kivy.core.window import Window
 from kivy.graphics import Color, Line, Rectangle
 from kivy.lang import Builder
 from kivy.metrics import dp, sp
@@ -30,6 +29,7 @@ from kivy.uix.widget import Widget
 
 from ...errors import IllegalActionError
 from ...games import tagteam as tt
+from ..game_screen import GameScreen
 from .. import widgets  # noqa: F401  (its <Label> rule must load first)
 from ..widgets import BigToggle
 
@@ -217,17 +217,13 @@ class ResolveTurnView(ModalView):
 
 # ----------------------------------------------------------------------------- screen
 
-class TagTeamGameScreen(Screen):
+class TagTeamGameScreen(GameScreen):
     title = StringProperty("")
     status = StringProperty("")
     phase = StringProperty("combat")
     entry_texts = ListProperty(["", ""])
     names = ListProperty(["", ""])
     log_lines = ListProperty([])
-    undo_text = StringProperty("Undo")
-    redo_text = StringProperty("Redo")
-    can_undo = BooleanProperty(False)
-    can_redo = BooleanProperty(False)
     can_next_round = BooleanProperty(False)
 
     def __init__(self, **kwargs: Any) -> None:
@@ -279,9 +275,7 @@ class TagTeamGameScreen(Screen):
                     on = value * w.sign > 0 if isinstance(value, int) and not isinstance(value, bool) else value
                     w.bg = (0.16, 0.5, 0.9, 1) if on else (0.22, 0.23, 0.28, 1)
         self.log_lines = [e.text for e in self.session.log()][::-1][:40]
-        self.can_undo, self.can_redo = self.session.can_undo, self.session.can_redo
-        self.undo_text = "Undo" if not self.can_undo else "Undo: " + (self.session.next_undo_text() or "")[:40]
-        self.redo_text = "Redo" if not self.can_redo else "Redo: " + (self.session.next_redo_text() or "")[:40]
+        self.show_undo(self.session)
         self.can_next_round = self.session.allows("tagteam.next_round")
 
     # -- the turn entry ------------------------------------------------------------------
@@ -334,12 +328,6 @@ class TagTeamGameScreen(Screen):
 
         App.get_running_app().act("tagteam.turn", sides=sides, then=done)
 
-    def on_enter(self, *args: Any) -> None:
-        Window.allow_screensaver = False
-        self.refresh()
-
-    def on_leave(self, *args: Any) -> None:
-        Window.allow_screensaver = True
 
 
 class TagTeamSetupScreen(Screen):

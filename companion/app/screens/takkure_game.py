@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 from kivy.app import App
-from kivy.core.window import Window
 from kivy.lang import Builder
 from kivy.metrics import dp
 from kivy.properties import (BooleanProperty, ColorProperty, ListProperty, NumericProperty,
@@ -23,12 +22,12 @@ from kivy.properties import (BooleanProperty, ColorProperty, ListProperty, Numer
 from kivy.uix.behaviors import ButtonBehavior
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.modalview import ModalView
-from kivy.uix.screenmanager import Screen
 from kivy.uix.widget import Widget
 
 from ...errors import IllegalActionError
 from ...games import takkure as tk
 from ...games.takkure_panel import KINDS, TEAM_COLOURS, FollowUp, RollPanel
+from ..game_screen import GameScreen, undo_view
 from .. import widgets  # noqa: F401  (its <Label> rule must load first)
 from ..dice_look import TEAM_RGBA
 from ..widgets import BigButton
@@ -196,9 +195,7 @@ def takkure_view(session: Any, panel: RollPanel) -> dict[str, Any]:
     }
     log = [e.text for e in session.log()]
     view["log_lines"] = log[::-1][:40]
-    view["undo_text"] = ("Undo: " + _short(session.next_undo_text())) if session.can_undo else "Undo"
-    view["redo_text"] = ("Redo: " + _short(session.next_redo_text())) if session.can_redo else "Redo"
-    view["can_undo"], view["can_redo"] = session.can_undo, session.can_redo
+    view.update(undo_view(session, 34))
     return view
 
 
@@ -212,11 +209,6 @@ def _team_note(s: tk.TakkureState, t: int) -> str:
     elif team.team_skill == "yamato":
         bits.append("Unwavering Honor")
     return " · ".join(bits)
-
-
-def _short(text: str | None, limit: int = 34) -> str:
-    text = text or ""
-    return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
 
 
 # ----------------------------------------------------------------------------- widgets
@@ -413,7 +405,7 @@ class InjuryPad(ModalView):
 
 # ----------------------------------------------------------------------------- screen
 
-class TakkureGameScreen(Screen):
+class TakkureGameScreen(GameScreen):
     score_text = StringProperty("")
     half_text = StringProperty("")
     phase = StringProperty("kickoff")
@@ -429,10 +421,6 @@ class TakkureGameScreen(Screen):
     can_kick = ListProperty([False, False])
     can_second_half = BooleanProperty(False)
     log_lines = ListProperty([])
-    undo_text = StringProperty("Undo")
-    redo_text = StringProperty("Redo")
-    can_undo = BooleanProperty(False)
-    can_redo = BooleanProperty(False)
     # the roll panel
     kind_title = StringProperty("")
     kind_hint = StringProperty("")
@@ -677,13 +665,6 @@ class TakkureGameScreen(Screen):
         pad = InjuryPad(card=card)
         pad.open(animation=False)
 
-    # -- screen life ---------------------------------------------------------------------
-    def on_enter(self, *args: Any) -> None:
-        Window.allow_screensaver = False
-        self.refresh()
-
-    def on_leave(self, *args: Any) -> None:
-        Window.allow_screensaver = True
 
 
 Builder.load_file(str(Path(__file__).with_name("takkure_game.kv")))

@@ -13,15 +13,14 @@ from pathlib import Path
 from typing import Any
 
 from kivy.app import App
-from kivy.core.window import Window
 from kivy.lang import Builder
 from kivy.properties import (BooleanProperty, ListProperty, NumericProperty, ObjectProperty,
                              StringProperty)
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.modalview import ModalView
-from kivy.uix.screenmanager import Screen
 
 from ...games.tekken import TekkenState
+from ..game_screen import GameScreen
 from ..widgets import SlotTile, TokenTile
 
 DEFAULT_RAGE_NAMES = ("Rage card A", "Rage card B")
@@ -193,7 +192,7 @@ class ResultView(ModalView):
 # ----------------------------------------------------------------------------- screen
 
 
-class TekkenGameScreen(Screen):
+class TekkenGameScreen(GameScreen):
     header = StringProperty("")
     round_text = StringProperty("")
     slot_kinds = ListProperty([])
@@ -216,10 +215,6 @@ class TekkenGameScreen(Screen):
     tokens = ListProperty([])
     floor_text = StringProperty("")
     log_lines = ListProperty([])
-    undo_text = StringProperty("Undo")
-    redo_text = StringProperty("Redo")
-    can_undo = BooleanProperty(False)
-    can_redo = BooleanProperty(False)
     phase = StringProperty("fight")
     result_title = StringProperty("")
     score_text = StringProperty("")
@@ -335,13 +330,6 @@ class TekkenGameScreen(Screen):
             data["cracked_floor"] = bool(self.cracked_floor)
         App.get_running_app().act("tekken.strike", then=self.clear_strikes, **data)
 
-    # -- screen life ---------------------------------------------------------------------
-    def on_enter(self, *args: Any) -> None:
-        Window.allow_screensaver = False
-        self.refresh()
-
-    def on_leave(self, *args: Any) -> None:
-        Window.allow_screensaver = True
         if self.result_view is not None:
             self.result_view.dismiss(animation=False)
             self.result_view = None
