@@ -1,0 +1,256 @@
+"""The camera measurement's files: the table (anchors and pieces) and the camera (intrinsics).
+
+Both are YAML loaded through :mod:`companion.config` (typed, every error names the file, the
+key path and the line). Units: the pitch frame is in inches, origin at a pitch corner, seen
+from above x to the right and y downward; heights are millimetres above the table (as
+miniatures are measured). The world frame used in the geometry is right-handed with z
+pointing *into* the table, so a point ``h`` inches above the table has ``z = -h``; a camera
+straight above the pitch, image x right and image y down, then has the identity rotation.
+
+Formats are documented in ``docs/vision.md``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from companion.config import dump_yaml, load_typed
+
+MM_PER_IN = 25.4
+
+Refinement = Literal["none", "subpix", "contour", "apriltag"]
+
+DICTIONARIES = ("DICT_4X4_50", "DICT_4X4_100", "DICT_4X4_250", "DICT_5X5_50", "DICT_5X5_100",
+                "DICT_5X5_250", "DICT_6X6_50", "DICT_6X6_100", "DICT_6X6_250",
+                "DICT_APRILTAG_36h11")
+
+
+@dataclass(frozen=True)
+class DetectorConfig:
+    """How markers are found; the defaults are what ``make bench`` measured best."""
+
+    refinement: Refinement = "contour"
+    # markers smaller than this (in pixels of side) are not looked for
+    min_side_px: float = 16.0
+    refinement_window_px: int = 5
+
+    def validate(self) -> tuple[str, str] | None:
+        if not 4 <= self.min_side_px <= 400:
+            return ("min_side_px", f"{self.min_side_px} is out of range (4 to 400)")
+        if not 2 <= self.refinement_window_px <= 20:
+            return ("refinement_window_px", f"{self.refinement_window_px} is out of range (2 to 20)")
+        return None
+
+
+@dataclass(frozen=True)
+class AnchorConfig:
+    """A marker printed square to the pitch at a known place: its centre and side."""
+
+    id: int
+    x_in: float
+    y_in: float
+    side_in: float
+
+    def validate(self) -> tuple[str, str] | None:
+        if self.id < 0:
+            return ("id", f"{self.id} is not a marker id")
+        if not 0.2 <= self.side_in <= 12:
+            return ("side_in", f"{self.side_in} is out of range (0.2 to 12 inches)")
+        return None
+
+    def corners(self) -> tuple[tuple[float, float], ...]:
+        """Its four corners on the pitch, in the marker's own order (top-left, top-right,
+        bottom-right, bottom-left; top towards y = 0)."""
+        h = self.side_in / 2
+        x, y = self.x_in, self.y_in
+        return ((x - h, y - h), (x + h, y - h), (x + h, y + h), (x - h, y + h))
+
+
+@dataclass(frozen=True)
+class PieceConfig:
+    """A miniature's marker: on its base or on top of it (``height_mm`` above the table,
+    the printed face's height), centred over a round base of ``base_mm``."""
+
+    id: int
+    side_in: float
+    base_mm: float
+    height_mm: float = 0.0
+    name: str = ""
+
+    def validate(self) -> tuple[str, str] | None:
+        if self.id < 0:
+            return ("id", f"{self.id} is not a marker id")
+        if not 0.2 <= self.side_in <= 4:
+            return ("side_in", f"{self.side_in} is out of range (0.2 to 4 inches)")
+        if not 10 <= self.base_mm <= 200:
+            return ("base_mm", f"{self.base_mm} is out of range (10 to 200 mm)")
+        if self.side_in * MM_PER_IN > self.base_mm * 1.5:
+            return ("side_in", f"a {self.side_in}\" marker does not fit a {self.base_mm:g} mm base")
+        if not 0 <= self.height_mm <= 200:
+            return ("height_mm", f"{self.height_mm} is out of range (0 to 200 mm)")
+        return None
+
+    @property
+    def radius_in(self) -> float:
+        return self.base_mm / MM_PER_IN / 2
+
+    @property
+    def height_in(self) -> float:
+        return self.height_mm / MM_PER_IN
+
+
+@dataclass(frozen=True)
+class TableConfig:
+    dictionary: str = "DICT_4X4_50"
+    anchors: tuple[AnchorConfig, ...] = ()
+    pieces: tuple[PieceConfig, ...] = ()
+    width_in: float = 22.0           # the pitch (x), for drawing and sanity checks
+    length_in: float = 30.0          # (y)
+    max_error_in: float = 0.03       # refuse to measure when the table fit is worse
+    min_anchors: int = 3
+    detector: DetectorConfig = field(default_factory=DetectorConfig)
+
+    def validate(self) -> tuple[str, str] | None:
+        if self.dictionary not in DICTIONARIES:
+            return ("dictionary", f"{self.dictionary!r} is not one of {', '.join(DICTIONARIES)}")
+        if len(self.anchors) < 3:
+            return ("anchors", f"{len(self.anchors)} anchor(s): at least 3 are needed")
+        if not 3 <= self.min_anchors <= len(self.anchors):
+            return ("min_anchors", f"{self.min_anchors}: 3 to the number of anchors")
+        if not 0.001 <= self.max_error_in <= 1:
+            return ("max_error_in", f"{self.max_error_in} is out of range (0.001 to 1 inch)")
+        seen: dict[int, str] = {}
+        for kind, items in (("anchors", self.anchors), ("pieces", self.pieces)):
+            for i, item in enumerate(items):
+                if item.id in seen:
+                    return (f"{kind}[{i}].id", f"marker {item.id} is already used by "
+                                               f"{seen[item.id]}")
+                seen[item.id] = f"{kind}[{i}]"
+        ids = [a.id for a in self.anchors]
+        spread = max(math.dist((a.x_in, a.y_in), (b.x_in, b.y_in))
+                     for a in self.anchors for b in self.anchors)
+        if spread < 4:
+            return ("anchors", f"anchors {ids} lie within {spread:.1f}\" of each other: spread "
+                               "them over the pitch")
+        return None
+
+    def anchor(self, marker_id: int) -> AnchorConfig | None:
+        return next((a for a in self.anchors if a.id == marker_id), None)
+
+    def piece(self, marker_id: int) -> PieceConfig | None:
+        return next((p for p in self.pieces if p.id == marker_id), None)
+
+
+@dataclass(frozen=True)
+class CameraConfig:
+    """Intrinsics and lens distortion, as written by ``python -m vision calibrate``."""
+
+    image_size: tuple[int, int]
+    camera_matrix: tuple[tuple[float, float, float], tuple[float, float, float],
+                         tuple[float, float, float]]
+    dist_coeffs: tuple[float, ...]
+    reprojection_error_px: float | None = None
+    views: int | None = None
+
+    def validate(self) -> tuple[str, str] | None:
+        w, h = self.image_size
+        if not (16 <= w <= 20000 and 16 <= h <= 20000):
+            return ("image_size", f"{w}x{h} is not an image size")
+        (fx, s, cx), (z0, fy, cy), last = self.camera_matrix
+        if not (fx > 0 and fy > 0):
+            return ("camera_matrix", f"focal lengths must be positive (fx {fx}, fy {fy})")
+        if s != 0 or z0 != 0 or tuple(last) != (0, 0, 1):
+            return ("camera_matrix", "expected [[fx, 0, cx], [0, fy, cy], [0, 0, 1]]")
+        if not (0 < cx < w and 0 < cy < h):
+            return ("camera_matrix", f"the principal point ({cx}, {cy}) is outside the "
+                                     f"{w}x{h} image")
+        if len(self.dist_coeffs) not in (4, 5, 8, 12, 14):
+            return ("dist_coeffs", f"{len(self.dist_coeffs)} values: expected 4, 5, 8, 12 or 14 "
+                                   "(k1, k2, p1, p2[, k3, ...])")
+        if any(not math.isfinite(v) for v in self.dist_coeffs):
+            return ("dist_coeffs", "every coefficient must be a finite number")
+        return None
+
+    def matrix(self):  # -> np.ndarray (3, 3) float64
+        import numpy as np
+
+        return np.array(self.camera_matrix, dtype=np.float64)
+
+    def distortion(self):  # -> np.ndarray (n,) float64
+        import numpy as np
+
+        return np.array(self.dist_coeffs, dtype=np.float64)
+
+    @classmethod
+    def from_arrays(cls, image_size: tuple[int, int], matrix, distortion,
+                    reprojection_error_px: float | None = None,
+                    views: int | None = None) -> "CameraConfig":
+        m = [[float(v) for v in row] for row in matrix]
+        m[0][1] = m[1][0] = m[2][0] = m[2][1] = 0.0
+        m[2][2] = 1.0
+        return cls((int(image_size[0]), int(image_size[1])),
+                   (tuple(m[0]), tuple(m[1]), tuple(m[2])),  # type: ignore[arg-type]
+                   tuple(float(v) for v in list(distortion)[:5]),
+                   None if reprojection_error_px is None else round(float(reprojection_error_px), 4),
+                   views)
+
+
+@dataclass(frozen=True)
+class CharucoSpec:
+    """The project's calibration board (``python -m vision markers`` prints it): 9 x 6
+    squares of 1", markers 0.75", from a dictionary the table does not use."""
+
+    squares_x: int = 9
+    squares_y: int = 6
+    square_in: float = 1.0
+    marker_in: float = 0.75
+    dictionary: str = "DICT_5X5_100"
+
+    def board(self):  # -> cv2.aruco.CharucoBoard
+        import cv2
+
+        d = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, self.dictionary))
+        return cv2.aruco.CharucoBoard((self.squares_x, self.squares_y), self.square_in,
+                                      self.marker_in, d)
+
+
+CHARUCO = CharucoSpec()
+
+
+def load_table(path: str | Path) -> TableConfig:
+    return load_typed(TableConfig, path)
+
+
+def load_camera(path: str | Path) -> CameraConfig:
+    return load_typed(CameraConfig, path)
+
+
+def camera_data(cam: CameraConfig) -> dict:
+    out: dict = {"image_size": list(cam.image_size),
+                 "camera_matrix": [list(r) for r in cam.camera_matrix],
+                 "dist_coeffs": list(cam.dist_coeffs)}
+    if cam.reprojection_error_px is not None:
+        out["reprojection_error_px"] = cam.reprojection_error_px
+    if cam.views is not None:
+        out["views"] = cam.views
+    return out
+
+
+def save_camera(path: str | Path, cam: CameraConfig) -> Path:
+    """Write a camera file atomically (checked first: what is written loads back)."""
+    import os
+
+    from companion.config import loads_typed
+
+    path = Path(path)
+    text = ("# Camera intrinsics and lens distortion, written by `python -m vision calibrate`.\n"
+            + dump_yaml(camera_data(cam)))
+    loads_typed(CameraConfig, text, str(path))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+    return path
