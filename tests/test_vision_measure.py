@@ -1,0 +1,168 @@
+"""The measurement geometry on exact synthetic corners (projected with a known camera, lens
+distortion and noise): height correction, the homography fallback, anchors missing, a fit
+that is too poor, contact, and uncertainties that cover the real error."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.config import AnchorConfig, CameraConfig, PieceConfig, TableConfig
+from vision.detect import Detection
+from vision.geometry import UNIT_SQUARE
+from vision.measure import Measurer, VisionError, pairs, read_image
+
+ANCHORS = tuple(AnchorConfig(i, x, y, 1.5) for i, (x, y) in enumerate(
+    [(1.2, 1.2), (20.8, 1.2), (1.2, 15), (20.8, 15), (1.2, 28.8), (20.8, 28.8)]))
+PIECES = (PieceConfig(10, 0.75, 40, 30, "Kaze"), PieceConfig(11, 0.75, 40, 30, "Lince"),
+          PieceConfig(12, 0.6, 30, 0, "Oso"), PieceConfig(13, 1.0, 50, 35, "Yokozuna"))
+TABLE = TableConfig(anchors=ANCHORS, pieces=PIECES)
+K = np.array([[1000.0, 0, 960], [0, 1000.0, 540], [0, 0, 1]])
+DIST = np.array([-0.06, 0.01, 0.0005, -0.0003, 0.0])
+CAMERA = CameraConfig.from_arrays((1920, 1080), K, DIST)
+# the pitch's long side along the image's x: camera rotated 90 degrees, 34" up, tilted a bit
+RVEC = cv2.Rodrigues(cv2.Rodrigues(np.array([0.0, 0.0, math.pi / 2]))[0]
+                     @ cv2.Rodrigues(np.array([0.12, -0.05, 0.0]))[0])[0].ravel()
+
+
+def tvec_for(rvec, centre=(11.0, 15.0), height=34.0):
+    rot, _ = cv2.Rodrigues(rvec)
+    cam = np.array([centre[0], centre[1], -height])
+    return -rot @ cam
+
+
+TVEC = tvec_for(RVEC)
+POSITIONS = {10: (5.0, 8.0, 20), 11: (7.6, 8.9, 75), 12: (15.0, 22.0, 0), 13: (6.0, 24.0, 40)}
+
+
+def project(world, rvec=RVEC, tvec=TVEC, k=K, dist=DIST):
+    img, _ = cv2.projectPoints(np.asarray(world, dtype=np.float64), rvec, tvec, k, dist)
+    return img.reshape(-1, 2)
+
+
+def corners_3d(x, y, side, angle_deg, height_in):
+    a = math.radians(angle_deg)
+    rot = np.array([[math.cos(a), math.sin(a)], [-math.sin(a), math.cos(a)]])
+    xy = UNIT_SQUARE * side @ rot + (x, y)
+    return np.c_[xy, np.full(4, -height_in)]
+
+
+def detections(noise=0.0, rng=None, skip=(), positions=POSITIONS, **proj):
+    out = []
+    for a in ANCHORS:
+        if a.id not in skip:
+            out.append((a.id, corners_3d(a.x_in, a.y_in, a.side_in, 0, 0)))
+    for p in PIECES:
+        if p.id in positions and p.id not in skip:
+            x, y, ang = positions[p.id]
+            out.append((p.id, corners_3d(x, y, p.side_in, ang, p.height_in)))
+    dets = []
+    for marker_id, world in out:
+        img = project(world, **proj)
+        if noise:
+            img = img + rng.normal(0, noise, img.shape)
+        dets.append(Detection(marker_id, tuple(map(tuple, img))))
+    return dets
+
+
+def true_distance(a, b):
+    (xa, ya, _), (xb, yb, _) = POSITIONS[a], POSITIONS[b]
+    return math.hypot(xa - xb, ya - yb)
+
+
+def test_exact_corners_give_exact_height_corrected_positions_and_distances():
+    m = Measurer(TABLE, CAMERA).measure_detections(detections())
+    assert m.mode == "pose" and m.reprojection_error_in < 1e-6 and m.warnings == ()
+    for p in m.pieces:
+        x, y, _ = POSITIONS[p.id]
+        assert math.hypot(p.x_in - x, p.y_in - y) < 1e-6 and p.height_corrected
+    d = m.distance(10, 13)
+    assert abs(d.center_in - true_distance(10, 13)) < 1e-6
+    assert abs(d.edge_in - (d.center_in - (20 + 25) / 25.4)) < 1e-9   # 40 mm and 50 mm bases
+    assert [p.name for p in m.pieces] == ["Kaze", "Lince", "Oso", "Yokozuna"]
+
+
+def test_without_a_camera_file_the_homography_places_tops_where_their_rays_meet_the_table():
+    m = Measurer(TABLE, None).measure_detections(detections(dist=np.zeros(5)))
+    assert m.mode == "homography" and m.reprojection_error_in < 1e-6
+    assert any("heights are not corrected" in w for w in m.warnings)
+    oso = m.piece(12)                                   # a marker on the table: exact
+    assert math.hypot(oso.x_in - 15.0, oso.y_in - 22.0) < 1e-6
+    kaze = m.piece(10)                                  # 30 mm up: off by the parallax
+    assert math.hypot(kaze.x_in - 5.0, kaze.y_in - 8.0) > 0.1
+
+
+def test_fewer_than_three_anchors_names_the_ones_not_found():
+    with pytest.raises(VisionError, match=r"anchor markers 0, 2, 3, 5 not found: 2 of 6 seen"):
+        Measurer(TABLE, CAMERA).measure_detections(detections(skip=(0, 2, 3, 5)))
+    m = Measurer(TABLE, CAMERA).measure_detections(detections(skip=(3,)))
+    assert m.warnings == ("anchor 3 not seen: measuring from 5 anchors",)
+
+
+def test_a_wrong_intrinsics_file_is_refused_by_the_table_fit():
+    wrong = CameraConfig.from_arrays((1920, 1080), K * [[1.0], [1.0], [1.0]], [0.15, 0, 0, 0, 0])
+    with pytest.raises(VisionError, match=r"the table fit is off by 0\.\d+\" at the anchors.*"
+                                          r"check the camera file"):
+        Measurer(TABLE, wrong).measure_detections(detections())
+    with pytest.raises(VisionError, match="camera file is for 1920x1080 images, this image is "
+                                          "1280x720"):
+        Measurer(TABLE, CAMERA).measure(np.zeros((720, 1280, 3), np.uint8))
+
+
+def test_bases_in_contact_measure_0_and_pairs_are_every_pair_once():
+    close = dict(POSITIONS)
+    close[11] = (5.0 + 40 / 25.4 - 0.002, 8.0, 0)         # overlapping by a hair: contact
+    m = Measurer(TABLE, CAMERA).measure_detections(detections(positions=close))
+    assert m.distance(10, 11).edge_in == 0.0 and m.distance(10, 11).contact
+    assert len(m.distances) == 6 and {(d.a, d.b) for d in m.distances} == {
+        (10, 11), (10, 12), (10, 13), (11, 12), (11, 13), (12, 13)}
+
+
+def test_uncertainty_comes_from_the_detection_and_covers_the_error():
+    rng = np.random.default_rng(5)
+    inside = total = 0
+    small, large = [], []
+    table = dataclasses.replace(TABLE, max_error_in=0.1)
+    for noise, bucket in ((0.02, small), (0.5, large)):
+        for _ in range(60):
+            m = Measurer(table, CAMERA).measure_detections(detections(noise, rng))
+            for d in m.distances:
+                err = abs(d.center_in - true_distance(d.a, d.b))
+                bucket.append(d.uncertainty_in)
+                total += 1
+                inside += err <= 2 * d.uncertainty_in
+    assert np.median(large) > 4 * np.median(small)    # not a constant
+    assert inside / total > 0.9                        # 2 sigma covers ~95% of the errors
+
+
+def test_measurement_json_has_the_documented_keys():
+    m = Measurer(TABLE, CAMERA).measure_detections(detections())
+    data = json.loads(json.dumps(m.to_json()))
+    assert data["ok"] is True and set(data["pieces"][0]) >= {"id", "x_in", "y_in"}
+    assert set(data["distances"][0]) >= {"a", "b", "center_in", "edge_in", "uncertainty_in"}
+
+
+def test_unreadable_image_files_are_named(tmp_path):
+    empty = tmp_path / "empty.png"
+    empty.write_bytes(b"")
+    with pytest.raises(VisionError, match=r"empty\.png: empty file \(0 bytes\)"):
+        read_image(empty)
+    bad = tmp_path / "corrupt.jpg"
+    bad.write_bytes(b"\xff\xd8\xff\xe0garbage" * 10)
+    with pytest.raises(VisionError, match=r"corrupt\.jpg: not an image OpenCV can read"):
+        read_image(bad)
+    with pytest.raises(VisionError, match=r"missing\.png: no such file"):
+        read_image(tmp_path / "missing.png")
+
+
+def test_pairs_add_uncertainties_in_quadrature():
+    from vision.measure import PiecePosition
+    a = PiecePosition(1, "", 0, 0, 0.003, 0.5, 30, True)
+    b = PiecePosition(2, "", 3, 4, 0.004, 0.5, 30, True)
+    (d,) = pairs([a, b])
+    assert (d.center_in, d.edge_in) == (5.0, 4.0) and abs(d.uncertainty_in - 0.005) < 1e-12

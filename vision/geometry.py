@@ -1,0 +1,143 @@
+"""From marker corners in the image to positions on the pitch, in inches.
+
+Two ways to tie the image to the pitch, both from the anchor markers' known corners:
+
+* **pose** (with a camera file): the camera's pose is solved from the anchors (planar PnP,
+  refined by Levenberg-Marquardt); a detected point is undistorted, its ray intersected with
+  the plane of the point's height. A marker 30 mm up is therefore placed exactly above its
+  base, not where its ray meets the table (the parallax error the planning measured, ~0.4").
+* **homography** (no camera file): a plain image-to-pitch homography. Lens distortion and
+  marker heights are not corrected; the measurement says so.
+
+The fit's error is reported in inches on the pitch: each anchor corner is mapped back onto
+the table and compared with where the table file says it is.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal, Sequence
+
+import cv2
+import numpy as np
+
+from .config import CameraConfig, TableConfig
+from .detect import Detection
+
+CRITERIA = (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 60, 1e-12)
+UNIT_SQUARE = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], dtype=np.float64) / 2
+
+
+class TableFitError(ValueError):
+    """The image cannot be tied to the pitch: names the anchors missing or the error."""
+
+
+@dataclass(frozen=True)
+class TableFit:
+    mode: Literal["pose", "homography"]
+    error_in: float                      # RMS distance of the anchor corners, mapped back
+    anchors: tuple[int, ...]             # anchor ids used
+    rvec: np.ndarray | None = None       # pose mode: world (inches) -> camera
+    tvec: np.ndarray | None = None
+    matrix: np.ndarray | None = None     # pose mode: K
+    distortion: np.ndarray | None = None
+    homography: np.ndarray | None = None  # homography mode: pixels -> inches
+
+    # -- mapping image points onto a horizontal plane --------------------------------------
+    def to_plane(self, pts: np.ndarray, height_in: float = 0.0) -> np.ndarray:
+        """Image points (N, 2) → pitch points (N, 2) on the plane ``height_in`` above the
+        table (the homography ignores the height)."""
+        pts = np.asarray(pts, dtype=np.float64).reshape(-1, 2)
+        if self.mode == "homography":
+            assert self.homography is not None
+            return cv2.perspectiveTransform(pts.reshape(-1, 1, 2), self.homography).reshape(-1, 2)
+        assert self.rvec is not None and self.tvec is not None
+        norm = cv2.undistortPoints(pts.reshape(-1, 1, 2), self.matrix, self.distortion,
+                                   R=np.eye(3), P=np.eye(3), criteria=CRITERIA).reshape(-1, 2)
+        rot, _ = cv2.Rodrigues(self.rvec)
+        centre = -rot.T @ self.tvec.reshape(3)
+        rays = (rot.T @ np.c_[norm, np.ones(len(norm))].T).T
+        z = -height_in                      # z points into the table
+        s = (z - centre[2]) / rays[:, 2]
+        world = centre + rays * s[:, None]
+        return world[:, :2]
+
+    def camera_height_in(self) -> float | None:
+        if self.mode != "pose":
+            return None
+        rot, _ = cv2.Rodrigues(self.rvec)
+        return float(-(-rot.T @ self.tvec.reshape(3))[2])
+
+
+def fit_table(detections: Sequence[Detection], table: TableConfig,
+              camera: CameraConfig | None) -> TableFit:
+    """Tie the image to the pitch from the anchors seen (at least ``table.min_anchors``)."""
+    seen = {d.id: d for d in detections}
+    used = [a for a in table.anchors if a.id in seen]
+    missing = [a.id for a in table.anchors if a.id not in seen]
+    if len(used) < table.min_anchors:
+        names = ", ".join(str(i) for i in missing)
+        plural = "s" if len(missing) > 1 else ""
+        raise TableFitError(
+            f"anchor marker{plural} {names} not found: {len(used)} of {len(table.anchors)} "
+            f"seen, at least {table.min_anchors} needed (a pose from fewer is too fragile)")
+    obj = np.array([c for a in used for c in a.corners()], dtype=np.float64)
+    img = np.array([c for a in used for c in seen[a.id].corners], dtype=np.float64)
+    ids = tuple(a.id for a in used)
+    if camera is None:
+        h, _ = cv2.findHomography(img, obj, 0)
+        if h is None:
+            raise TableFitError(f"anchors {', '.join(map(str, ids))}: no homography fits them")
+        fit = TableFit("homography", 0.0, ids, homography=h)
+    else:
+        k, dist = camera.matrix(), camera.distortion()
+        obj3 = np.c_[obj, np.zeros(len(obj))]
+        ok, rvec, tvec = cv2.solvePnP(obj3, img, k, dist, flags=cv2.SOLVEPNP_IPPE)
+        if not ok:
+            raise TableFitError(f"anchors {', '.join(map(str, ids))}: no camera pose fits them")
+        rvec, tvec = cv2.solvePnPRefineLM(obj3, img, k, dist, rvec, tvec, criteria=CRITERIA)
+        fit = TableFit("pose", 0.0, ids, rvec=rvec.reshape(3), tvec=tvec.reshape(3), matrix=k,
+                       distortion=dist)
+        if fit.camera_height_in() is not None and fit.camera_height_in() <= 0:
+            raise TableFitError("the camera pose puts the camera under the table: check the "
+                                "anchors' positions in the table file")
+    back = fit.to_plane(img, 0.0)
+    error = float(np.sqrt(np.mean(np.sum((back - obj) ** 2, axis=1))))
+    return TableFit(fit.mode, error, ids, fit.rvec, fit.tvec, fit.matrix, fit.distortion,
+                    fit.homography)
+
+
+@dataclass(frozen=True)
+class Located:
+    x_in: float
+    y_in: float
+    sigma_in: float        # 1-sigma per axis of the centre
+    side_in: float         # the marker's side as measured (vs the configured side)
+    residual_in: float     # RMS misfit of its corners to a square of the configured side
+
+
+CORNER_FLOOR_PX = 0.08     # corner noise that no residual can rule out (refined corners)
+
+
+def locate(fit: TableFit, det: Detection, side_in: float, height_in: float) -> Located:
+    """A marker's centre on the pitch (the base centre under it), with its uncertainty from
+    how well its four corners fit a square of the known side at that height."""
+    pts = fit.to_plane(det.array(), height_in)
+    centre = pts.mean(axis=0)
+    off = pts - centre
+    ideal = UNIT_SQUARE * side_in
+    # best rotation (Procrustes, fixed scale) of the ideal square onto the corners
+    angle = math.atan2(float(np.sum(ideal[:, 0] * off[:, 1] - ideal[:, 1] * off[:, 0])),
+                       float(np.sum(ideal[:, 0] * off[:, 0] + ideal[:, 1] * off[:, 1])))
+    c, s = math.cos(angle), math.sin(angle)
+    fitted = ideal @ np.array([[c, s], [-s, c]])
+    resid = off - fitted
+    # 8 coordinates, 3 fitted parameters: 5 degrees of freedom
+    sigma_corner = math.sqrt(float(np.sum(resid ** 2)) / 5)
+    measured_side = float(np.mean(np.linalg.norm(np.roll(pts, -1, axis=0) - pts, axis=1)))
+    inch_per_px = measured_side / max(det.side_px, 1e-9)
+    floor = CORNER_FLOOR_PX * inch_per_px
+    sigma = math.sqrt((sigma_corner ** 2 + floor ** 2) / 4)
+    return Located(float(centre[0]), float(centre[1]), sigma, measured_side,
+                   float(np.sqrt(np.mean(np.sum(resid ** 2, axis=1)))))
