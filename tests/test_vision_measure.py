@@ -166,3 +166,14 @@ def test_pairs_add_uncertainties_in_quadrature():
     b = PiecePosition(2, "", 3, 4, 0.004, 0.5, 30, True)
     (d,) = pairs([a, b])
     assert (d.center_in, d.edge_in) == (5.0, 4.0) and abs(d.uncertainty_in - 0.005) < 1e-12
+
+
+def test_circles_on_the_table_map_back_onto_the_image():
+    m = Measurer(TABLE, CAMERA).measure_detections(detections())
+    poly = m.fit.circle(15.0, 22.0, 0.5, n=8)
+    truth = project(np.c_[15.0 + 0.5 * np.cos(np.linspace(0, 2 * np.pi, 8, endpoint=False)),
+                          22.0 + 0.5 * np.sin(np.linspace(0, 2 * np.pi, 8, endpoint=False)),
+                          np.zeros(8)])
+    assert np.abs(poly - truth).max() < 1e-6
+    back = m.fit.to_plane(m.fit.to_image(np.array([[3.0, 4.0]]), 0.7), 0.7)
+    assert np.abs(back - [[3.0, 4.0]]).max() < 1e-9

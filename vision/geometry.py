@@ -63,6 +63,23 @@ class TableFit:
         world = centre + rays * s[:, None]
         return world[:, :2]
 
+    def to_image(self, xy: np.ndarray, height_in: float = 0.0) -> np.ndarray:
+        """Pitch points (N, 2) at ``height_in`` → image points (N, 2): the way back, for
+        drawing base circles and pressure rings over the camera image."""
+        xy = np.asarray(xy, dtype=np.float64).reshape(-1, 2)
+        if self.mode == "homography":
+            assert self.homography is not None
+            inv = np.linalg.inv(self.homography)
+            return cv2.perspectiveTransform(xy.reshape(-1, 1, 2), inv).reshape(-1, 2)
+        world = np.c_[xy, np.full(len(xy), -height_in)]
+        img, _ = cv2.projectPoints(world, self.rvec, self.tvec, self.matrix, self.distortion)
+        return img.reshape(-1, 2)
+
+    def circle(self, x_in: float, y_in: float, radius_in: float, n: int = 48) -> np.ndarray:
+        """A circle on the table, as an image polygon (lens distortion included)."""
+        t = np.linspace(0, 2 * np.pi, n, endpoint=False)
+        return self.to_image(np.c_[x_in + radius_in * np.cos(t), y_in + radius_in * np.sin(t)])
+
     def camera_height_in(self) -> float | None:
         if self.mode != "pose":
             return None

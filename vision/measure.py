@@ -67,6 +67,7 @@ class Measurement:
     missing_pieces: tuple[int, ...] = ()
     unknown_markers: tuple[int, ...] = ()
     detections: tuple[Detection, ...] = field(default=(), repr=False)
+    fit: TableFit | None = field(default=None, repr=False, compare=False)
 
     def piece(self, marker_id: int) -> PiecePosition | None:
         return next((p for p in self.pieces if p.id == marker_id), None)
@@ -160,7 +161,7 @@ class Measurer:
             warnings=tuple(warnings),
             missing_pieces=tuple(p.id for p in table.pieces if p.id not in seen),
             unknown_markers=tuple(sorted(d.id for d in detections if d.id not in known)),
-            detections=tuple(detections))
+            detections=tuple(detections), fit=fit)
 
     def _pieces(self, fit: TableFit, detections: list[Detection],
                 warnings: list[str]) -> list[PiecePosition]:
