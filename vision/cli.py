@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Callable
 
 from companion.errors import CompanionError
@@ -47,7 +48,20 @@ def cmd_measure(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {"measure": cmd_measure}
+def cmd_markers(args: argparse.Namespace) -> int:
+    from .sheets import write_sheets
+
+    table = load_table(args.table) if args.table else None
+    which = set(args.only.split(",")) if args.only else None
+    paths = write_sheets(Path(args.out), table, paper=args.paper, dpi=args.dpi, which=which)
+    for path in paths:
+        print(path)
+    print("Print at 100% (no fit-to-page), then measure each sheet's 1-inch check line.")
+    return 0
+
+
+COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {"measure": cmd_measure,
+                                                            "markers": cmd_markers}
 
 
 def parser() -> argparse.ArgumentParser:
@@ -59,6 +73,13 @@ def parser() -> argparse.ArgumentParser:
     m.add_argument("--table", required=True, help="TABLE.yaml: anchors and pieces")
     m.add_argument("--camera", help="CAMERA.yaml from `calibrate` (height correction)")
     m.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    k = sub.add_parser("markers", help="printable sheets (PDF and PNG at exact scale): base "
+                                       "toppers, anchors, the ChArUco calibration board")
+    k.add_argument("out", help="output directory")
+    k.add_argument("--table", help="TABLE.yaml: toppers for its pieces, its anchors")
+    k.add_argument("--paper", choices=("letter", "a4"), default="letter")
+    k.add_argument("--dpi", type=int, default=300, help="PNG resolution (the PDF is vector)")
+    k.add_argument("--only", help="comma-separated: toppers, anchors, charuco")
     return p
 
 
