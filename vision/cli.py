@@ -60,8 +60,82 @@ def cmd_markers(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {"measure": cmd_measure,
-                                                            "markers": cmd_markers}
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    from .calibrate import calibrate_images, calibrate_live
+    from .config import save_camera
+
+    def progress(done: int, total: int) -> None:
+        print(f"  {done}/{total}", file=sys.stderr, flush=True)
+
+    if args.live is not None:
+        device = int(args.live) if args.live.isdigit() else args.live
+        cam, report = calibrate_live(device if isinstance(device, int) else _capture(device),
+                                     n_views=args.views, progress=progress)
+    elif args.images:
+        cam, report = calibrate_images(args.images, progress=progress)
+    else:
+        raise ValueError("give the board's images, or --live DEVICE")
+    path = save_camera(args.out, cam)
+    report = {"ok": True, "camera": str(path), **report}
+    if args.json:
+        print(json.dumps(report))
+    else:
+        print(f"{path}: {report['views']} views, reprojection error {report['rms_px']} px, "
+              f"coverage {report['coverage']:.0%}")
+        for w in report["warnings"]:
+            print(f"  warning: {w}")
+    return 0
+
+
+def _capture(url: str):  # a device path or stream URL
+    import cv2
+
+    return cv2.VideoCapture(url)
+
+
+def cmd_render(args: argparse.Namespace) -> int:
+    import cv2
+    import numpy as np
+
+    from .config import camera_data
+    from .render import default_table, random_scene, render
+    from companion.config import dump_yaml
+
+    table = load_table(args.table) if args.table else default_table()
+    scene = random_scene(np.random.default_rng(args.seed), table,
+                         max_tilt_deg=args.tilt, occlusion_prob=args.occlusion)
+    frame = render(scene)
+    out = Path(args.out)
+    if not cv2.imwrite(str(out), frame.image):
+        raise OSError(f"{out}: cannot write the image (is the extension .png or .jpg?)")
+    stem = out.with_suffix("")
+    t = scene.table
+    table_data = {"dictionary": t.dictionary,
+                  "anchors": [{"id": a.id, "x_in": a.x_in, "y_in": a.y_in, "side_in": a.side_in}
+                              for a in t.anchors],
+                  "pieces": [{"id": p.id, "side_in": p.side_in, "base_mm": p.base_mm,
+                              "height_mm": round(p.height_mm, 3)} for p in t.pieces]}
+    Path(f"{stem}.table.yaml").write_text(dump_yaml(table_data), encoding="utf-8")
+    Path(f"{stem}.camera.yaml").write_text(dump_yaml(camera_data(scene.camera)), encoding="utf-8")
+    truth = {"pieces": [{"id": p.id, "x_in": p.x_in, "y_in": p.y_in, "visible": p.visible}
+                        for p in frame.truth], "anchors_visible": list(frame.anchors_visible)}
+    Path(f"{stem}.truth.json").write_text(json.dumps(truth, indent=1), encoding="utf-8")
+    for f in (out, f"{stem}.table.yaml", f"{stem}.camera.yaml", f"{stem}.truth.json"):
+        print(f)
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from .bench import run
+
+    figures = run(args.scenes, args.seed)
+    print(json.dumps(figures))
+    return 0 if figures["meets_targets"] else 1
+
+
+COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "measure": cmd_measure, "markers": cmd_markers, "calibrate": cmd_calibrate,
+    "render": cmd_render, "bench": cmd_bench}
 
 
 def parser() -> argparse.ArgumentParser:
@@ -80,6 +154,21 @@ def parser() -> argparse.ArgumentParser:
     k.add_argument("--paper", choices=("letter", "a4"), default="letter")
     k.add_argument("--dpi", type=int, default=300, help="PNG resolution (the PDF is vector)")
     k.add_argument("--only", help="comma-separated: toppers, anchors, charuco")
+    c = sub.add_parser("calibrate", help="camera intrinsics from views of the ChArUco board")
+    c.add_argument("images", nargs="*", help="photos of the board (8 or more, varied)")
+    c.add_argument("--live", metavar="DEVICE", help="take the views from a camera (0, /dev/video2)")
+    c.add_argument("--views", type=int, default=20, help="views to take live (default 20)")
+    c.add_argument("--out", required=True, help="CAMERA.yaml to write")
+    c.add_argument("--json", action="store_true")
+    r = sub.add_parser("render", help="a synthetic scene with its table, camera and truth")
+    r.add_argument("out", help="image file (.png)")
+    r.add_argument("--seed", type=int, default=1)
+    r.add_argument("--table", help="TABLE.yaml whose anchors to use (default: a 22x30\" pitch)")
+    r.add_argument("--tilt", type=float, default=25.0, help="maximum camera tilt, degrees")
+    r.add_argument("--occlusion", type=float, default=0.0, help="chance of a finger per piece")
+    b = sub.add_parser("bench", help="the measurement benchmark (figures as JSON)")
+    b.add_argument("--scenes", type=int, default=200)
+    b.add_argument("--seed", type=int, default=2026)
     return p
 
 

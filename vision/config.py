@@ -254,3 +254,30 @@ def save_camera(path: str | Path, cam: CameraConfig) -> Path:
     tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, path)
     return path
+
+
+@dataclass(frozen=True)
+class OverheadConfig:
+    """The app's overhead camera (``config/overhead_camera.yaml``).
+
+    ``source``: ``auto`` (the first camera OpenCV opens, else the demo scene), ``demo``, a
+    device index (``"0"``) or a device path / stream URL. ``intrinsics``: the camera file
+    written by ``python -m vision calibrate``, relative to the user's config directory
+    (``""``: none, and then heights are not corrected). ``table``: the anchors and the
+    pieces; a piece's ``name`` is the Takkure player it stands for."""
+
+    source: str = "auto"
+    resolution: tuple[int, int] = (1920, 1080)
+    intrinsics: str = "camera.yaml"
+    table: TableConfig | None = None
+
+    def validate(self) -> tuple[str, str] | None:
+        w, h = self.resolution
+        if not (160 <= w <= 8000 and 120 <= h <= 8000):
+            return ("resolution", f"{w}x{h} is not a camera resolution")
+        if self.table is not None:
+            names = [p.name for p in self.table.pieces if p.name]
+            for i, n in enumerate(names):
+                if n in names[:i]:
+                    return ("table.pieces", f"{n!r} has two markers")
+        return None

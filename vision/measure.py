@@ -25,6 +25,9 @@ from .detect import Detection, Detector
 from .geometry import TableFit, TableFitError, fit_table, locate
 
 
+PARALLAX_SLOPE = 0.3   # 1-sigma share of a marker's height it may be off without a camera model
+
+
 class VisionError(CompanionError, ValueError):
     """A frame or file that cannot be measured; the message names what is at fault."""
 
@@ -172,10 +175,17 @@ class Measurer:
                 continue
             corrected = fit.mode == "pose"
             loc = locate(fit, d, cfg.side_in, cfg.height_in if corrected else 0.0)
-            if corrected and abs(loc.side_in / cfg.side_in - 1) > 0.06:
+            sigma = loc.sigma_in
+            if not corrected:
+                # no camera model: the top of a miniature is placed where its ray meets the
+                # table, off by up to its height x the ray's slope (about 0.6 at a 1080p
+                # frame's edge); lens distortion is left in the table fit's error
+                sigma = math.hypot(sigma, PARALLAX_SLOPE * cfg.height_in, fit.error_in)
+            # refined corners sit up to ~0.75 px inside the square: allow for it on small ones
+            if corrected and abs(loc.side_in / cfg.side_in - 1) > 0.06 + 1.5 / d.side_px:
                 warnings.append(f"marker {d.id} measures {loc.side_in:.2f}\" across, configured "
                                 f"{cfg.side_in:g}\": check its side_in and height_mm")
-            out.append(PiecePosition(d.id, cfg.name, loc.x_in, loc.y_in, loc.sigma_in,
+            out.append(PiecePosition(d.id, cfg.name, loc.x_in, loc.y_in, sigma,
                                      cfg.radius_in, d.side_px, corrected))
         out.sort(key=lambda p: p.id)
         return out
