@@ -180,6 +180,25 @@ def takkure(app, settle, shot, pump, home: Path) -> None:
     game.type_die(9)
     pump(3)
     shot("takkure-match", wait=3.8)
+    # the camera: a pass declared, the demo scene measuring the passer to a receiver
+    game.choose_kind("pass")
+    game.pick(0, 1)
+    game.open_camera()
+    settle(lambda: app.root.current == "takkure_measure")
+    mv = app.root.get_screen("takkure_measure")
+    settle(lambda: mv.last_frame is not None and mv.last_frame.measurement is not None)
+    names = {v: k for k, v in mv.names.items()}
+    m = mv.last_frame.measurement
+    passer = mv.selected[0]
+    a = m.piece(passer)
+    near = min((p for p in m.pieces if p.id != passer),
+               key=lambda p: (p.x_in - a.x_in) ** 2 + (p.y_in - a.y_in) ** 2)
+    mv.select(near.id)
+    settle(lambda: mv.reading is not None and mv.reading.steady)
+    shot("takkure-measure", wait=0.5)
+    mv.back()
+    settle(lambda: app.root.current == "takkure_game")
+    assert names
 
 
 def kotd(app, settle, shot, pump) -> None:

@@ -89,6 +89,7 @@ from .screens.kotd_game import KotdGameScreen, KotdSetupScreen  # noqa: E402
 from .screens.tagteam_game import TagTeamGameScreen, TagTeamSetupScreen  # noqa: E402
 from .screens.tagteam_tracks import TagTeamTracksScreen  # noqa: E402
 from .screens.danchie_game import DanchieGameScreen, DanchieSetupScreen  # noqa: E402
+from .screens.takkure_measure import TakkureMeasureScreen  # noqa: E402
 from ..games.kotd import KotdConfig  # noqa: E402
 from ..games.takkure import TakkureConfig  # noqa: E402
 
@@ -153,6 +154,7 @@ class CompanionApp(App):
         sm.add_widget(TagTeamSetupScreen(name="tagteam_setup"))
         sm.add_widget(TagTeamGameScreen(name="tagteam_game"))
         sm.add_widget(TagTeamTracksScreen(name="tagteam_tracks"))
+        sm.add_widget(TakkureMeasureScreen(name="takkure_measure"))
         sm.add_widget(DanchieSetupScreen(name="danchie_setup"))
         sm.add_widget(DanchieGameScreen(name="danchie_game"))
         return sm
@@ -402,6 +404,25 @@ class CompanionApp(App):
 
     def save_kotd_config(self, cfg: KotdConfig, then: Callable[[], None] | None = None) -> None:
         self._save_defaults("kotd", cfg, storage.kotd_config_data(cfg), then)
+
+    def open_overhead_camera(self, *, action: str, kind: str | None, preselect: list[str],
+                             players: list[str], on_use: Callable[[float], bool]) -> None:
+        """Open the measuring view for a declared Takkure roll: the camera (or the demo
+        scene) is opened on a worker thread; a camera that cannot be opened is a popup."""
+        from . import overhead
+
+        def work(root: Path) -> Any:
+            return overhead.open_live(root, players)
+
+        def done(result: Any) -> None:
+            live, text = result
+            screen = self.root.get_screen("takkure_measure")
+            screen.start(live, text, action=action, kind=kind, preselect=preselect,
+                         on_use=on_use)
+            self.go("takkure_measure")
+
+        self.in_background(work, done,
+                           lambda exc: self.show_error("The camera cannot measure", str(exc)))
 
     def save_tagteam_config(self, cfg: Any, then: Callable[[], None] | None = None) -> None:
         from ..games.tagteam import config_data

@@ -602,6 +602,21 @@ class TakkureGameScreen(GameScreen):
             value = None
         self.receive_distance(value, source="typed")
 
+    def open_camera(self) -> None:
+        """Measure the declared roll's distance with the overhead camera (or its demo)."""
+        part = next((p for p in self.panel.kind.parts if p.distance), None)
+        if part is None:
+            App.get_running_app().toast("This roll takes no distance")
+            return
+        state = self.session.state
+        picked = [state.teams[self.panel.team_of(state, role)].players[i].name
+                  for role in ("attacker", "defender") for i in self.panel.picks[role]]
+        everyone = [pl.name for t in state.teams for pl in t.players]
+        App.get_running_app().open_overhead_camera(
+            action=f"{self.panel.kind.title}" + (f": {', '.join(picked)}" if picked else ""),
+            kind=part.distance, preselect=picked, players=everyone,
+            on_use=lambda inches: self.receive_distance(inches, source="camera"))
+
     def receive_distance(self, inches: float | None, source: str) -> bool:
         """The one entry point for a distance: typed now, the overhead camera later."""
         try:

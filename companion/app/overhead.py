@@ -1,0 +1,93 @@
+"""The app's overhead camera: which source, which table, which intrinsics.
+
+``open_live(root, players)`` (on a worker thread) reads ``overhead_camera.yaml`` (the user's
+copy or the shipped one), opens the camera it names, or, with ``source: auto`` and no
+camera, the demo scene: the match's players as miniatures on a rendered pitch, measured
+through the very same pipeline. It returns a ``vision.capture.LiveMeasure`` not yet started
+and a line saying what is measuring.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..config import load_typed
+from ..storage import config_path, user_config_path
+
+DEMO_SIZE = (1920, 1080)
+
+
+class DemoCamera:
+    """The demo: the players on a pitch seen by a known camera (slightly tilted, mild lens
+    distortion, miniatures 30 mm tall), sensor noise drawn fresh every frame."""
+
+    def __init__(self, players: list[str], seed: int = 7, size: tuple[int, int] = DEMO_SIZE) -> None:
+        from vision import render
+
+        rng = np.random.default_rng(seed)
+        base = render.default_table()
+        scene = render.random_scene(rng, base, image_size=size, max_tilt_deg=10,
+                                    n_pieces=(len(players), len(players)), occlusion_prob=0.0,
+                                    noise=False, blur=False, lighting=True)
+        placed = sorted(scene.table.pieces, key=lambda p: p.id)
+        # a crowded pitch may place fewer miniatures than players: the first ones get them
+        pieces = tuple(dataclasses.replace(p, name=name) for p, name in zip(placed, players))
+        self.table = dataclasses.replace(scene.table, pieces=pieces)
+        self.camera = scene.camera
+        kept = {p.id for p in pieces}
+        self.scene = dataclasses.replace(scene, table=self.table, noise_sigma=1.5,
+                                         pieces=tuple(p for p in scene.pieces if p.id in kept))
+        self.frame = 0
+
+    def read(self) -> tuple[bool, np.ndarray | None]:
+        from vision import render
+
+        self.frame += 1
+        return True, render.render(dataclasses.replace(self.scene, seed=self.frame)).image
+
+    def release(self) -> None:
+        pass
+
+
+def _open_camera(source: str, size: tuple[int, int]) -> Any:
+    from vision.capture import CameraSource
+
+    return CameraSource(int(source) if source.isdigit() else source, size)
+
+
+def open_live(root: Path | None, players: list[str]) -> tuple[Any, str]:
+    from vision.capture import LiveMeasure
+    from vision.config import OverheadConfig, load_camera
+    from vision.measure import VisionError
+
+    cfg_path = config_path("overhead_camera", root)
+    cfg = load_typed(OverheadConfig, cfg_path)
+    source = None
+    if cfg.source != "demo":
+        try:
+            source = _open_camera("0" if cfg.source == "auto" else cfg.source, cfg.resolution)
+        except VisionError:
+            if cfg.source != "auto":
+                raise
+    if source is None:
+        demo = DemoCamera(players)
+        return (LiveMeasure(demo, demo.table, demo.camera, max_fps=10),
+                "Demo scene (no camera found): a rendered pitch with known positions")
+    if cfg.table is None or not cfg.table.pieces:
+        source.release()
+        raise VisionError(f"{cfg_path}: table.pieces lists no miniatures: add one marker per "
+                          "player (docs/vision.md)")
+    camera = None
+    if cfg.intrinsics:
+        path = Path(cfg.intrinsics)
+        if not path.is_absolute():
+            path = user_config_path("x", root).parent / path
+        if path.exists():
+            camera = load_camera(path)
+    text = (f"Camera {cfg.source}" + (f", intrinsics {path.name}" if camera is not None else
+                                       ", no camera file: heights not corrected"))
+    return LiveMeasure(source, cfg.table, camera), text

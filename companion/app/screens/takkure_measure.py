@@ -1,0 +1,331 @@
+"""Takkure's measuring view: the overhead camera (or the demo scene) with every piece's base
+circle, id and 2" pressure ring drawn over it; tap two players to see the edge-to-edge
+distance with its uncertainty, the verdict at 2", 4" and 8" (a guard band, never a coin
+flip) and the pass and reception modifiers it implies.
+
+It measures for a declared action: it opens from the roll panel once a roll that needs a
+distance is chosen, and "Use" hands the distance to the panel (``receive_distance(inches,
+source="camera")``), which records it in the journal with the roll. Capture and measurement
+run on their own thread (``vision.capture.LiveMeasure``); this screen polls the newest frame
+on the Kivy clock and never waits for the camera.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+from kivy.app import App
+from kivy.clock import Clock
+from kivy.core.text import Label as CoreLabel
+from kivy.graphics import Color, Line, Rectangle
+from kivy.graphics.texture import Texture
+from kivy.lang import Builder
+from kivy.metrics import sp
+from kivy.properties import BooleanProperty, ListProperty, StringProperty
+from kivy.uix.screenmanager import Screen
+from kivy.uix.widget import Widget
+
+from ...errors import IllegalActionError
+from ...games import takkure_dice as dice
+from .. import widgets  # noqa: F401  (its rules must load first)
+
+POLL_HZ = 15.0
+PRESSURE_IN = 2.0
+
+
+def modifiers_text(edge_in: float, kind: str | None) -> str:
+    """What a distance means for the declared roll: the pass and reception modifiers."""
+    parts = []
+    try:
+        if kind in (None, "pass"):
+            (mod,) = dice.pass_modifier(edge_in)
+            parts.append(f"Pass {mod.value:+d}")
+        if kind in (None, "reception"):
+            m = dice.reception_modifier(edge_in)
+            parts.append(f"Reception {m.value:+d}")
+    except IllegalActionError as exc:
+        parts.append(str(exc))
+    return " · ".join(parts)
+
+
+class CameraView(Widget):
+    """The camera image, cropped to the pitch and fitted into the widget, and the overlays
+    drawn over it. Coordinates: image pixels (y down) <-> widget coordinates (y up)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.texture: Texture | None = None
+        self.image_size = (1, 1)
+        self.crop = (0.0, 0.0, 1.0, 1.0)          # x0, y0, x1, y1 in image pixels
+        self.overlays: list[tuple[str, Any]] = []
+        self.bind(pos=self.redraw, size=self.redraw)
+
+    def _fit(self) -> tuple[float, float, float]:
+        x0, y0, x1, y1 = self.crop
+        w, h = max(1.0, x1 - x0), max(1.0, y1 - y0)
+        scale = min(self.width / w, self.height / h)
+        ox = self.x + (self.width - w * scale) / 2
+        oy = self.y + (self.height - h * scale) / 2
+        return scale, ox, oy
+
+    def to_widget(self, px: float, py: float) -> tuple[float, float]:
+        scale, ox, oy = self._fit()
+        x0, _, _, y1 = self.crop
+        return ox + (px - x0) * scale, oy + (y1 - py) * scale
+
+    def to_image(self, wx: float, wy: float) -> tuple[float, float]:
+        scale, ox, oy = self._fit()
+        x0, _, _, y1 = self.crop
+        return x0 + (wx - ox) / scale, y1 - (wy - oy) / scale
+
+    def set_crop(self, box: tuple[float, float, float, float]) -> None:
+        """Show this part of the image (the pitch); small changes are ignored, so the view
+        does not breathe with the camera noise."""
+        w, h = self.image_size
+        x0, y0, x1, y1 = (max(0.0, box[0]), max(0.0, box[1]), min(float(w), box[2]),
+                          min(float(h), box[3]))
+        if x1 - x0 < 16 or y1 - y0 < 16:
+            return
+        old = self.crop
+        if max(abs(a - b) for a, b in zip(old, (x0, y0, x1, y1))) > 0.03 * max(w, h) or \
+                old == (0.0, 0.0, 1.0, 1.0):
+            self.crop = (x0, y0, x1, y1)
+
+    def show(self, image: np.ndarray) -> None:
+        h, w = image.shape[:2]
+        if self.texture is None or self.image_size != (w, h):
+            self.texture = Texture.create(size=(w, h), colorfmt="bgr")
+            self.texture.flip_vertical()
+            self.image_size = (w, h)
+            self.crop = (0.0, 0.0, float(w), float(h))
+        self.texture.blit_buffer(np.ascontiguousarray(image).tobytes(), colorfmt="bgr",
+                                 bufferfmt="ubyte")
+
+    def redraw(self, *args: Any) -> None:
+        self.canvas.clear()
+        with self.canvas:
+            Color(0.06, 0.06, 0.07, 1)
+            Rectangle(pos=self.pos, size=self.size)
+            if self.texture is None:
+                return
+            scale, ox, oy = self._fit()
+            x0, y0, x1, y1 = self.crop
+            w, h = self.image_size
+            # the texture is flipped: its rows run from the image's bottom
+            region = self.texture.get_region(int(x0), int(h - y1), int(x1 - x0), int(y1 - y0))
+            Color(1, 1, 1, 1)
+            Rectangle(texture=region, pos=(ox, oy),
+                      size=(int(x1 - x0) * scale, int(y1 - y0) * scale))
+            for kind, item in self.overlays:
+                if kind == "poly":
+                    pts, rgba, width = item
+                    Color(*rgba)
+                    flat = [c for p in pts for c in self.to_widget(*p)]
+                    Line(points=flat, close=True, width=width)
+                elif kind == "text":
+                    (px, py), text, rgba = item
+                    label = CoreLabel(text=text, font_size=sp(15), bold=True)
+                    label.refresh()
+                    tex = label.texture
+                    x, y = self.to_widget(px, py)
+                    Color(0, 0, 0, 0.6)
+                    Rectangle(pos=(x - tex.width / 2 - 3, y - 3),
+                              size=(tex.width + 6, tex.height + 6))
+                    Color(*rgba)
+                    Rectangle(texture=tex, size=tex.size, pos=(x - tex.width / 2, y))
+
+
+class TakkureMeasureScreen(Screen):
+    action = StringProperty("")             # the declared roll, e.g. "Pass: Kaze"
+    status = StringProperty("")
+    pair_text = StringProperty("Tap two players on the image")
+    verdict_lines = ListProperty(["", "", ""])
+    modifiers = StringProperty("")
+    use_text = StringProperty("Use the distance")
+    can_use = BooleanProperty(False)
+    source_text = StringProperty("")
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.live: Any = None
+        self.names: dict[int, str] = {}
+        self.selected: list[int] = []
+        self.pair: Any = None
+        self.kind: str | None = None
+        self.reading: Any = None
+        self.on_use: Callable[[float], bool] | None = None
+        self.last_frame: Any = None
+        self._event: Any = None
+
+    # -- life ----------------------------------------------------------------------------
+    def start(self, live: Any, source_text: str, *, action: str, kind: str | None,
+              preselect: list[str], on_use: Callable[[float], bool]) -> None:
+        """Begin measuring for a declared action (``kind``: "pass", "reception" or None)."""
+        self.stop()
+        self.live, self.source_text = live, source_text
+        self.action, self.kind, self.on_use = action, kind, on_use
+        table = live.measurer.table
+        self.names = {p.id: (p.name or f"marker {p.id}") for p in table.pieces}
+        by_name = {n: i for i, n in self.names.items()}
+        self.selected = [by_name[n] for n in preselect if n in by_name][:2]
+        self.pair = None
+        self.reading = None
+        self._new_pair()
+        self._show_reading()
+        self.status = "Starting the camera…"
+        live.start()
+        self._event = Clock.schedule_interval(self.poll, 1.0 / POLL_HZ)
+
+    def stop(self) -> None:
+        if self._event is not None:
+            self._event.cancel()
+            self._event = None
+        if self.live is not None:
+            self.live.stop()
+            self.live = None
+
+    def on_leave(self, *args: Any) -> None:
+        self.stop()
+
+    # -- frames --------------------------------------------------------------------------
+    def poll(self, *args: Any) -> None:
+        if self.live is None:
+            return
+        frame = self.live.mailbox.take()
+        if frame is None:
+            return
+        self.last_frame = frame
+        view: CameraView = self.ids.view
+        if frame.image.shape[0] > 1:
+            view.show(frame.image)
+        m = frame.measurement
+        if m is None:
+            self.status = frame.error
+        else:
+            seen = ", ".join(self.names.get(p.id, str(p.id)) for p in m.pieces) or "no piece"
+            self.status = (f"{len(m.anchors)} anchors, table fit {m.reprojection_error_in:.3f}\" · "
+                           f"seen: {seen}" + ("" if not m.warnings else " · " + m.warnings[0]))
+        if self.pair is not None:
+            self.reading = self.pair.feed(m, frame.all_anchors)
+        self._show_reading()
+        if m is not None and m.fit is not None:
+            t = self.live.measurer.table if self.live is not None else None
+            if t is not None:
+                corners = m.fit.to_image(np.array([[-1.5, -1.5], [t.width_in + 1.5, -1.5],
+                                                   [t.width_in + 1.5, t.length_in + 1.5],
+                                                   [-1.5, t.length_in + 1.5]]))
+                view.set_crop((float(corners[:, 0].min()), float(corners[:, 1].min()),
+                               float(corners[:, 0].max()), float(corners[:, 1].max())))
+        view.overlays = self._overlays(m)
+        view.redraw()
+
+    def _overlays(self, m: Any) -> list[tuple[str, Any]]:
+        out: list[tuple[str, Any]] = []
+        if m is None or m.fit is None:
+            return out
+        for p in m.pieces:
+            chosen = p.id in self.selected
+            base = m.fit.circle(p.x_in, p.y_in, p.radius_in)
+            ring = m.fit.circle(p.x_in, p.y_in, p.radius_in + PRESSURE_IN)
+            out.append(("poly", (ring, (1.0, 0.62, 0.15, 0.55), 1.2)))
+            out.append(("poly", (base, (0.3, 0.8, 1.0, 1) if chosen else (1, 1, 1, 0.9),
+                                 3 if chosen else 1.6)))
+            top = m.fit.to_image(np.array([[p.x_in, p.y_in - p.radius_in]]))[0]
+            out.append(("text", ((float(top[0]), float(top[1]) - 6), self.names.get(p.id, str(p.id)),
+                                 (1, 1, 1, 1))))
+        if len(self.selected) == 2:
+            a, b = (m.piece(i) for i in self.selected)
+            if a is not None and b is not None:
+                line = m.fit.to_image(np.array([[a.x_in, a.y_in], [b.x_in, b.y_in]]))
+                out.append(("poly", (line, (0.3, 0.8, 1.0, 1), 2)))
+        return out
+
+    def _show_reading(self) -> None:
+        r = self.reading
+        names = [self.names.get(i, str(i)) for i in self.selected]
+        if len(self.selected) < 2:
+            self.pair_text = ("Tap two players on the image" if not names else
+                              f"{names[0]} to ...: tap the other player")
+            self.verdict_lines, self.modifiers, self.can_use = ["", "", ""], "", False
+            self.use_text = "Use the distance"
+            return
+        head = f"{names[0]} to {names[1]}"
+        if r is None or not r.steady:
+            self.pair_text = f"{head}: {r.reason if r is not None else 'waiting for a frame'}"
+            self.verdict_lines, self.modifiers, self.can_use = ["", "", ""], "", False
+            self.use_text = "Use the distance"
+            return
+        u2 = 2 * r.uncertainty_in
+        self.pair_text = f"{head}: {r.edge_in:.2f}\" edge to edge (±{u2:.2f}\")"
+        lines = []
+        for bound, v in r.verdicts:
+            word = {"within": f"within {bound:g}\"", "beyond": f"beyond {bound:g}\""}.get(
+                v, f"{bound:g}\": too close to call: measure by hand")
+            lines.append(word)
+        self.verdict_lines = lines
+        close = [b for b, v in r.verdicts if v == "too close to call"]
+        self.modifiers = ("Measure by hand: too close to " + " and ".join(f"{b:g}\"" for b in close)
+                          if close else modifiers_text(r.edge_in, self.kind))
+        self.can_use = not close and self.on_use is not None
+        self.use_text = f"Use {r.edge_in:.2f}\"" if not close else "Measure by hand"
+
+    # -- taps ----------------------------------------------------------------------------
+    def tap_image(self, wx: float, wy: float) -> bool:
+        frame = self.last_frame
+        if frame is None or frame.measurement is None:
+            return False
+        m = frame.measurement
+        px, py = self.ids.view.to_image(wx, wy)
+        best, best_d = None, float("inf")
+        for p in m.pieces:
+            cx, cy = m.fit.to_image(np.array([[p.x_in, p.y_in]]))[0]
+            edge = m.fit.to_image(np.array([[p.x_in + p.radius_in, p.y_in]]))[0]
+            r = max(math.dist((cx, cy), edge), 20.0)
+            d = math.dist((px, py), (cx, cy))
+            if d <= r * 1.6 and d < best_d:
+                best, best_d = p.id, d
+        if best is None:
+            return False
+        self.select(best)
+        return True
+
+    def select(self, marker_id: int) -> None:
+        if marker_id in self.selected:
+            self.selected.remove(marker_id)
+        else:
+            self.selected = (self.selected + [marker_id])[-2:]
+        self._new_pair()
+        self._show_reading()
+
+    def _new_pair(self) -> None:
+        from vision.verdict import SteadyPair
+
+        self.pair = SteadyPair(*self.selected) if len(self.selected) == 2 else None
+        self.reading = None
+
+    def use(self) -> None:
+        r = self.reading
+        if not self.can_use or r is None or self.on_use is None:
+            return
+        if self.on_use(round(r.edge_in, 2)):
+            App.get_running_app().go("takkure_game")
+
+    def back(self) -> None:
+        App.get_running_app().go("takkure_game")
+
+
+class CameraTouch(CameraView):
+    def on_touch_down(self, touch: Any) -> bool:
+        if self.collide_point(*touch.pos):
+            screen = self.parent
+            while screen is not None and not isinstance(screen, TakkureMeasureScreen):
+                screen = screen.parent
+            if screen is not None and screen.tap_image(*touch.pos):
+                return True
+        return super().on_touch_down(touch)
+
+
+Builder.load_file(str(Path(__file__).with_name("takkure_measure.kv")))
