@@ -199,6 +199,14 @@ def takkure(app, settle, shot, pump, home: Path) -> None:
     mv.back()
     settle(lambda: app.root.current == "takkure_game")
     assert names
+    # the guided calibration, on the demo board, finished
+    app.open_calibration("takkure_game")
+    settle(lambda: app.root.current == "camera_calibrate")
+    cal = app.root.get_screen("camera_calibrate")
+    settle(lambda: not cal.running, timeout=120)
+    shot("camera-calibrate", wait=0.3)
+    cal.back()
+    settle(lambda: app.root.current == "takkure_game")
 
 
 def kotd(app, settle, shot, pump) -> None:

@@ -92,3 +92,31 @@ def test_back_leaves_the_distance_unset_and_stops_the_camera(app):
     tap(mv.ids.back)
     wait_for(lambda: on_screen(app, "takkure_game"), what="back to the roll")
     assert mv.live is None and not live.running and game.panel.distance is None
+
+
+def test_guided_calibration_on_the_demo_board_recovers_the_camera(app):
+    import os
+    from pathlib import Path
+
+    from vision.config import load_camera
+
+    app.open_calibration("home")
+    wait_for(lambda: on_screen(app, "camera_calibrate"), timeout=15, what="the calibration")
+    cal = screen(app, "camera_calibrate")
+    assert cal.demo and cal.running and cal.ids.save.disabled
+    wait_for(lambda: not cal.running, timeout=120, what=lambda: f"calibrating ({cal.progress_text})")
+    assert cal.progress_text == "20 of 20 views" and cal.progress == 1.0, cal.warnings
+    assert cal.result_text.startswith("Reprojection error 0.")
+    truth = cal.run.source.camera                      # the demo's own camera
+    cam = cal.camera
+    assert abs(cam.camera_matrix[0][0] / truth.camera_matrix[0][0] - 1) < 0.01
+    assert cal.ids.save.disabled and cal.ids.save.text == "Demo: nothing to save"
+    # with a real camera, Save writes the file the measuring view reads
+    cal.demo, cal.can_save = False, True
+    tap(cal.ids.save)
+    path = Path(os.environ["COMPANION_HOME"]) / "config" / "camera.yaml"
+    wait_for(lambda: path.exists(), what="the camera file")
+    assert load_camera(path) == cam
+    path.unlink()
+    tap(cal.ids.back)
+    wait_for(lambda: on_screen(app, "home"), what="home")

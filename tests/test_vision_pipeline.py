@@ -168,3 +168,25 @@ def test_short_benchmark_meets_the_accuracy_and_detection_targets():
     assert figures["detection_rate"] == 1.0
     assert figures["median_error_in"] < 0.01 and figures["p95_error_in"] < 0.03
     assert figures["within_2u"] >= 0.9
+
+
+def test_command_line_calibrate_from_board_photos(tmp_path):
+    from vision.config import load_camera
+    from vision.render import default_camera, random_board_poses, render_board_view
+
+    cam = default_camera((960, 540), k1=-0.05)
+    paths = []
+    for i, (rvec, tvec) in enumerate(random_board_poses(np.random.default_rng(4), cam, 12)):
+        path = tmp_path / f"board{i:02d}.png"
+        cv2.imwrite(str(path), render_board_view(cam, rvec, tvec, noise_sigma=1.0, seed=i))
+        paths.append(path)
+    out = tmp_path / "camera.yaml"
+    code, stdout, err = run_cli("calibrate", *paths, "--out", out, "--json")
+    assert code == 0, err
+    report = json.loads(stdout)
+    assert report["ok"] and report["views"] == 12 and report["rms_px"] < 0.5
+    got = load_camera(out)
+    assert abs(got.camera_matrix[0][0] / cam.camera_matrix[0][0] - 1) < 0.01
+    (tmp_path / "board00.png").write_bytes(b"")
+    code, stdout, _ = run_cli("calibrate", *paths, "--out", out, "--json")
+    assert code != 0 and "board00.png" in json.loads(stdout)["error"]

@@ -90,6 +90,7 @@ from .screens.tagteam_game import TagTeamGameScreen, TagTeamSetupScreen  # noqa:
 from .screens.tagteam_tracks import TagTeamTracksScreen  # noqa: E402
 from .screens.danchie_game import DanchieGameScreen, DanchieSetupScreen  # noqa: E402
 from .screens.takkure_measure import TakkureMeasureScreen  # noqa: E402
+from .screens.camera_calibrate import CameraCalibrateScreen  # noqa: E402
 from ..games.kotd import KotdConfig  # noqa: E402
 from ..games.takkure import TakkureConfig  # noqa: E402
 
@@ -155,6 +156,7 @@ class CompanionApp(App):
         sm.add_widget(TagTeamGameScreen(name="tagteam_game"))
         sm.add_widget(TagTeamTracksScreen(name="tagteam_tracks"))
         sm.add_widget(TakkureMeasureScreen(name="takkure_measure"))
+        sm.add_widget(CameraCalibrateScreen(name="camera_calibrate"))
         sm.add_widget(DanchieSetupScreen(name="danchie_setup"))
         sm.add_widget(DanchieGameScreen(name="danchie_game"))
         return sm
@@ -423,6 +425,18 @@ class CompanionApp(App):
 
         self.in_background(work, done,
                            lambda exc: self.show_error("The camera cannot measure", str(exc)))
+
+    def open_calibration(self, back_to: str = "home") -> None:
+        """The guided camera calibration (the demo board when there is no camera)."""
+        from . import overhead
+
+        def done(result: Any) -> None:
+            source, text, demo = result
+            self.root.get_screen("camera_calibrate").start(source, text, demo, back_to)
+            self.go("camera_calibrate")
+
+        self.in_background(lambda root: overhead.open_calibration_source(root), done,
+                           lambda exc: self.show_error("The camera cannot be opened", str(exc)))
 
     def save_tagteam_config(self, cfg: Any, then: Callable[[], None] | None = None) -> None:
         from ..games.tagteam import config_data

@@ -81,13 +81,63 @@ def open_live(root: Path | None, players: list[str]) -> tuple[Any, str]:
         source.release()
         raise VisionError(f"{cfg_path}: table.pieces lists no miniatures: add one marker per "
                           "player (docs/vision.md)")
-    camera = None
-    if cfg.intrinsics:
-        path = Path(cfg.intrinsics)
-        if not path.is_absolute():
-            path = user_config_path("x", root).parent / path
-        if path.exists():
-            camera = load_camera(path)
-    text = (f"Camera {cfg.source}" + (f", intrinsics {path.name}" if camera is not None else
+    path = intrinsics_path(root)
+    camera = load_camera(path) if path is not None and path.exists() else None
+    text = (f"Camera {cfg.source}" + (f", intrinsics {path}" if camera is not None else
                                        ", no camera file: heights not corrected"))
     return LiveMeasure(source, cfg.table, camera), text
+
+
+class DemoBoardCamera:
+    """The calibration demo: the ChArUco board shown to the demo camera in varied poses
+    (each held for a few frames, as a hand would), drawn by the renderer."""
+
+    def __init__(self, seed: int = 11, poses: int = 24, hold: int = 3) -> None:
+        from vision import render
+
+        demo = DemoCamera(["demo"], seed=seed)
+        self.camera = demo.camera
+        self.poses = render.random_board_poses(np.random.default_rng(seed), self.camera, poses)
+        self.hold = hold
+        self.frame = 0
+
+    def read(self) -> tuple[bool, np.ndarray | None]:
+        from vision import render
+
+        i = self.frame // self.hold
+        self.frame += 1
+        if i >= len(self.poses):
+            return False, None
+        rvec, tvec = self.poses[i]
+        return True, render.render_board_view(self.camera, rvec, tvec, noise_sigma=1.5,
+                                              blur_sigma=0.4, seed=self.frame)
+
+    def release(self) -> None:
+        pass
+
+
+def intrinsics_path(root: Path | None) -> Path | None:
+    """Where the app reads and writes the camera file (``intrinsics`` in the config)."""
+    from vision.config import OverheadConfig
+
+    cfg = load_typed(OverheadConfig, config_path("overhead_camera", root))
+    if not cfg.intrinsics:
+        return None
+    path = Path(cfg.intrinsics)
+    return path if path.is_absolute() else user_config_path("x", root).parent / path
+
+
+def open_calibration_source(root: Path | None) -> tuple[Any, str, bool]:
+    """(source, description, is_demo) for the guided calibration."""
+    from vision.config import OverheadConfig
+    from vision.measure import VisionError
+
+    cfg = load_typed(OverheadConfig, config_path("overhead_camera", root))
+    if cfg.source != "demo":
+        try:
+            return (_open_camera("0" if cfg.source == "auto" else cfg.source, cfg.resolution),
+                    f"Camera {cfg.source}", False)
+        except VisionError:
+            if cfg.source != "auto":
+                raise
+    return DemoBoardCamera(), "Demo: the board shown to a rendered camera (nothing is saved)", True
