@@ -31,7 +31,7 @@ PARALLAX_SLOPE = 0.3   # 1-sigma share of a marker's height it may be off withou
 class VisionError(CompanionError, ValueError):
     """A frame or file that cannot be measured; the message names what is at fault."""
 
-    exit_code = 6
+    exit_code = 7
 
 
 @dataclass(frozen=True)
