@@ -111,6 +111,11 @@ def takkure_config_data(cfg: TakkureConfig) -> dict[str, Any]:
                               for s in p.skills]
             if p.defaults:
                 card["defaults"] = list(p.defaults)
+            if p.marker_id is not None:
+                card["marker_id"] = p.marker_id
+                card["marker_height_mm"] = p.marker_height_mm
+                if p.marker_side_in is not None:
+                    card["marker_side_in"] = p.marker_side_in
             players.append(card)
         teams.append({"name": t.name, "team_skill": t.team_skill, "players": players})
     return {"teams": teams}

@@ -229,12 +229,17 @@ def test_roster_editor_writes_the_users_file_and_refuses_bad_cards(app):
     for _ in range(2):
         tap(next(b for b in editor.ids.st_ref.children if getattr(b, "text", "") == "+"))
     editor.ids.skills.text = "Slippery*, Quick"
+    plus = next(b for b in editor.ids.st_marker_height_mm.children if getattr(b, "text", "") == "+")
+    tap(plus)                                       # the camera marker sits 5 mm up...
+    editor.ids.st_marker_id.value = 17              # ...and is topper 17
     tap(editor.ids.save)
     wait_for(lambda: editor.status.startswith("Saved Kappa"), what="the save")
     cfg = load_typed(TakkureConfig, path)
     kappa = cfg.team("Yamato").player("Kappa")
     assert (kappa.ref, kappa.positions, kappa.skills[0].training, kappa.skills[1].training) == \
         (8, ("Wing",), True, False)
+    assert (kappa.marker_id, kappa.marker_height_mm) == (17, 5.0)
+    assert cfg.team("Yamato").player("Kaze").marker_id is None
     assert cfg.team("Yamato").player("Yokozuna").skills[0].text.startswith("Once per action")
     # a duplicate name is refused
     tap(editor.ids.new_card)

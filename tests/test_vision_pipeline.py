@@ -164,7 +164,7 @@ def test_short_benchmark_meets_the_accuracy_and_detection_targets():
     """``make bench`` runs 200 scenes; this is 12 of them (accuracy, not speed)."""
     from vision.bench import run
 
-    figures = run(12, seed=99, refinements=("contour",))
+    figures = run(12, seed=99, refinements=("contour",), dictionaries=("DICT_4X4_50",))
     assert figures["detection_rate"] == 1.0
     assert figures["median_error_in"] < 0.01 and figures["p95_error_in"] < 0.03
     assert figures["within_2u"] >= 0.9

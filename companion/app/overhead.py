@@ -77,15 +77,48 @@ def open_live(root: Path | None, players: list[str]) -> tuple[Any, str]:
         demo = DemoCamera(players)
         return (LiveMeasure(demo, demo.table, demo.camera, max_fps=10),
                 "Demo scene (no camera found): a rendered pitch with known positions")
-    if cfg.table is None or not cfg.table.pieces:
+    try:
+        table = with_roster_markers(cfg, root, players)
+    except VisionError:
         source.release()
-        raise VisionError(f"{cfg_path}: table.pieces lists no miniatures: add one marker per "
-                          "player (docs/vision.md)")
+        raise
+    if not table.pieces:
+        source.release()
+        raise VisionError(f"{cfg_path}: no miniature has a marker: set each player's camera "
+                          "marker in the roster editor, or list them under table.pieces "
+                          "(docs/vision.md)")
     path = intrinsics_path(root)
     camera = load_camera(path) if path is not None and path.exists() else None
     text = (f"Camera {cfg.source}" + (f", intrinsics {path}" if camera is not None else
                                        ", no camera file: heights not corrected"))
-    return LiveMeasure(source, cfg.table, camera), text
+    return LiveMeasure(source, table, camera), text
+
+
+def with_roster_markers(cfg: Any, root: Path | None, players: list[str]) -> Any:
+    """The table of ``overhead_camera.yaml`` with a piece for every player of the match whose
+    roster card has a camera marker (a piece the table lists by name or id wins)."""
+    from vision.config import PieceConfig, TableConfig
+    from vision.measure import VisionError
+    from vision.sheets import topper_side_in
+
+    from ..storage import load_takkure_config
+
+    table = cfg.table or TableConfig()
+    pieces = list(table.pieces)
+    names, ids = {p.name for p in pieces}, {p.id for p in pieces}
+    roster = load_takkure_config(root)
+    for team in roster.teams:
+        for card in team.players:
+            if card.name in players and card.marker_id is not None and card.name not in names:
+                if card.marker_id in ids or table.anchor(card.marker_id) is not None:
+                    raise VisionError(f"{card.name}'s camera marker {card.marker_id} is already "
+                                      "used on the table: give them another in the roster editor")
+                side = card.marker_side_in or topper_side_in(card.base_mm, table.dictionary)
+                pieces.append(PieceConfig(card.marker_id, side, card.base_mm,
+                                          card.marker_height_mm, card.name))
+                names.add(card.name)
+                ids.add(card.marker_id)
+    return dataclasses.replace(table, pieces=tuple(pieces))
 
 
 class DemoBoardCamera:

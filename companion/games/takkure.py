@@ -62,10 +62,20 @@ class PlayerCard:
     position_skill: str
     skills: tuple[SkillConfig, ...] = ()
     defaults: tuple[str, ...] = ()  # fields whose value is ours, not the printed card's
+    # the overhead camera's topper on this miniature (docs/vision.md); not part of the card
+    marker_id: int | None = None
+    marker_height_mm: float = 0.0      # the printed face's height above the table
+    marker_side_in: float | None = None  # None: the printed topper's for this base
 
     def validate(self) -> tuple[str, str] | None:
         if not self.name.strip():
             return ("name", "a player needs a name")
+        if self.marker_id is not None and not 1 <= self.marker_id <= 999:
+            return ("marker_id", f"{self.marker_id} is not a marker id (1 to 999)")
+        if not 0 <= self.marker_height_mm <= 200:
+            return ("marker_height_mm", f"{self.marker_height_mm} is out of range (0 to 200 mm)")
+        if self.marker_side_in is not None and not 0.2 <= self.marker_side_in <= 4:
+            return ("marker_side_in", f"{self.marker_side_in} is out of range (0.2 to 4 inches)")
         for i, key in enumerate(self.defaults):
             if key not in ("mov", "bac", "str", "ref", "int", "prt", "bdy", "base_mm",
                            "positions", "position_skill", "skills"):

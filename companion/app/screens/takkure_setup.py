@@ -151,7 +151,8 @@ BLANK_CARD = tk.PlayerCard(name="", mov=(4, 2), bac=(7, 11), str=6, ref=6, int=6
 STEPPERS = (("mov_attack", "MOV attack", 0.5, 0.5, 12), ("mov_defense", "MOV defense", 0.5, 0.5, 12),
             ("bac", "BaC", 1, 1, 12), ("bac_try", "BaC try", 1, 1, 12),
             ("str", "STR", 1, 1, 12), ("ref", "REF", 1, 1, 12), ("int", "INT", 1, 1, 12),
-            ("prt", "PRT", 1, 0, 12), ("bdy", "BDY", 1, 1, 12), ("base_mm", "Base mm", 5, 20, 80))
+            ("prt", "PRT", 1, 0, 12), ("bdy", "BDY", 1, 1, 12), ("base_mm", "Base mm", 5, 20, 80),
+            ("marker_id", "Camera marker", 1, 0, 249), ("marker_height_mm", "Marker height mm", 5, 0, 80))
 
 
 def parse_skills(text: str, old: tuple[tk.SkillConfig, ...] = ()) -> tuple[tk.SkillConfig, ...]:
@@ -224,7 +225,8 @@ class TakkureRosterScreen(Screen):
         self.ids.name.text = card.name
         values = {"mov_attack": card.mov[0], "mov_defense": card.mov[1], "bac": card.bac[0],
                   "bac_try": card.bac[1], "str": card.str, "ref": card.ref, "int": card.int,
-                  "prt": card.prt, "bdy": card.bdy, "base_mm": card.base_mm}
+                  "prt": card.prt, "bdy": card.bdy, "base_mm": card.base_mm,
+                  "marker_id": card.marker_id or 0, "marker_height_mm": card.marker_height_mm}
         field_of = {"mov_attack": "mov", "mov_defense": "mov", "bac_try": "bac"}
         for key, value in values.items():
             stepper = self.ids[f"st_{key}"]
@@ -256,7 +258,9 @@ class TakkureRosterScreen(Screen):
             bac=(int(v["bac"]), int(v["bac_try"])), str=int(v["str"]), ref=int(v["ref"]),
             int=int(v["int"]), prt=int(v["prt"]), bdy=int(v["bdy"]), base_mm=int(v["base_mm"]),
             positions=tuple(self.positions), position_skill=self.position_skill,
-            skills=parse_skills(self.ids.skills.text, old.skills))
+            skills=parse_skills(self.ids.skills.text, old.skills),
+            marker_id=int(v["marker_id"]) or None, marker_height_mm=float(v["marker_height_mm"]),
+            marker_side_in=old.marker_side_in)
 
     def save(self) -> None:
         app = App.get_running_app()
