@@ -57,6 +57,16 @@ def on_screen(app, name):
             and not app.busy)
 
 
+def open_from_home(app, game, setup_screen, what="the set-up"):
+    """Home, then the game's tile; returns its set-up screen once it is on screen."""
+    close_popups(app)
+    app.go("home")
+    wait_for(lambda: on_screen(app, "home"), what="home")
+    tap(app.root.get_screen("home").ids[f"tile_{game}"])
+    wait_for(lambda: on_screen(app, setup_screen), what=what)
+    return app.root.get_screen(setup_screen)
+
+
 def close_popups(app):
     """Close confirm popups, modal sheets, and banners or toasts left by an earlier test."""
     from kivy.uix.modalview import ModalView

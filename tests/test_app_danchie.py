@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.gui_support import close_popups, on_screen, plain, tap, wait_for
+from tests.gui_support import on_screen, open_from_home, plain, tap, wait_for
 
 pytestmark = pytest.mark.gui
 
@@ -31,12 +31,7 @@ def counter(game, kind):
 
 
 def new_race(app, names=("Aki", "Ben", "Cleo")):
-    close_popups(app)
-    app.go("home")
-    wait_for(lambda: on_screen(app, "home"), what="home")
-    tap(screen(app, "home").ids.tile_danchie)
-    wait_for(lambda: on_screen(app, "danchie_setup"), what="the race set-up")
-    setup = screen(app, "danchie_setup")
+    setup = open_from_home(app, "danchie", "danchie_setup", "the race set-up")
     tap(button(setup.ids.counts, str(len(names))))
     for field, name in zip(reversed(setup.ids.names.children), names):
         field.text = name
@@ -47,12 +42,7 @@ def new_race(app, names=("Aki", "Ben", "Cleo")):
 
 
 def test_setup_table_follows_the_player_count(app):
-    close_popups(app)
-    app.go("home")
-    wait_for(lambda: on_screen(app, "home"), what="home")
-    tap(screen(app, "home").ids.tile_danchie)
-    wait_for(lambda: on_screen(app, "danchie_setup"), what="the race set-up")
-    setup = screen(app, "danchie_setup")
+    setup = open_from_home(app, "danchie", "danchie_setup", "the race set-up")
     tap(button(setup.ids.counts, "3"))
     table = plain(setup.table_text)
     assert "3 racing lanes" in table and "12 obstacles" in table and "6 Tiles of each" in table

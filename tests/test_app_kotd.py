@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.gui_support import close_popups, on_screen, plain, pump, tap, wait_for
+from tests.gui_support import close_popups, on_screen, open_from_home, plain, pump, tap, wait_for
 
 pytestmark = pytest.mark.gui
 
@@ -16,12 +16,7 @@ def screen(app, name="kotd_game"):
 
 
 def new_duel(app, first=0):
-    close_popups(app)
-    app.go("home")
-    wait_for(lambda: on_screen(app, "home"), what="home")
-    tap(screen(app, "home").ids.tile_kotd)
-    wait_for(lambda: on_screen(app, "kotd_setup"), what="the duel set-up")
-    setup = screen(app, "kotd_setup")
+    setup = open_from_home(app, "kotd", "kotd_setup", "the duel set-up")
     setup.choose(0, "Gigazaur")
     setup.choose(1, "Alienoid")
     tap(setup.ids[f"first{first}"])

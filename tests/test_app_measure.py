@@ -10,7 +10,7 @@ import math
 import pytest
 
 from tests.gui_support import on_screen, plain, tap, wait_for
-from tests.test_app_takkure import card, key, new_match, screen
+from tests.test_app_takkure import card, choose_roll, key, new_match, screen
 
 pytestmark = pytest.mark.gui
 
@@ -29,10 +29,7 @@ def tap_piece(view, m, marker_id):
 
 def test_a_pass_measured_by_the_demo_camera_is_used_and_recorded(app):
     game = new_match(app)
-    tap(game.ids.kind)
-    picker = wait_for(lambda: next((w for w in app.root_window.children
-                                    if "grid" in getattr(w, "ids", {})), None), what="the roll list")
-    tap(next(b for b in picker.ids.grid.children if b.text == "Pass"))
+    choose_roll(app, game, "Pass")
     tap(card(game, 0, 2).ids.pick)                        # Tetsu passes
     assert game.needs_distance and not game.ids.camera.disabled
     tap(game.ids.camera)
@@ -80,10 +77,7 @@ def test_a_pass_measured_by_the_demo_camera_is_used_and_recorded(app):
 
 def test_back_leaves_the_distance_unset_and_stops_the_camera(app):
     game = new_match(app)
-    tap(game.ids.kind)
-    picker = wait_for(lambda: next((w for w in app.root_window.children
-                                    if "grid" in getattr(w, "ids", {})), None), what="the roll list")
-    tap(next(b for b in picker.ids.grid.children if b.text == "Ball reception"))
+    choose_roll(app, game, "Ball reception")
     tap(game.ids.camera)
     wait_for(lambda: on_screen(app, "takkure_measure"), timeout=15, what="the measuring view")
     mv = screen(app, "takkure_measure")

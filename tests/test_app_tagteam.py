@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.gui_support import close_popups, on_screen, plain, tap, wait_for
+from tests.gui_support import on_screen, open_from_home, plain, tap, wait_for
 
 pytestmark = pytest.mark.gui
 
@@ -15,12 +15,7 @@ def screen(app, name="tagteam_game"):
 
 
 def new_fight(app):
-    close_popups(app)
-    app.go("home")
-    wait_for(lambda: on_screen(app, "home"), what="home")
-    tap(screen(app, "home").ids.tile_tagteam)
-    wait_for(lambda: on_screen(app, "tagteam_setup"), what="the fight set-up")
-    setup = screen(app, "tagteam_setup")
+    setup = open_from_home(app, "tagteam", "tagteam_setup", "the fight set-up")
     assert setup.picks == [["Jeanne", "Ching Shih"], ["Bödvar", "Wong Fei-Hung"]]
     before = app.session
     tap(setup.ids.start)
@@ -111,11 +106,7 @@ def test_board_editor_sets_a_track_adds_a_fighter_and_the_next_fight_uses_it(app
 
     import yaml
 
-    close_popups(app)
-    app.go("home")
-    wait_for(lambda: on_screen(app, "home"), what="home")
-    tap(screen(app, "home").ids.tile_tagteam)
-    wait_for(lambda: on_screen(app, "tagteam_setup"), what="the fight set-up")
+    open_from_home(app, "tagteam", "tagteam_setup", "the fight set-up")
     tap(screen(app, "tagteam_setup").ids.boards)
     wait_for(lambda: on_screen(app, "tagteam_tracks"), what="the board editor")
     ed = screen(app, "tagteam_tracks")

@@ -49,6 +49,14 @@ def new_match(app):
     return game
 
 
+def choose_roll(app, game, title):
+    """The roll panel's kind list, then one roll by its title."""
+    tap(game.ids.kind)
+    picker = wait_for(lambda: next((w for w in app.root_window.children
+                                    if "grid" in getattr(w, "ids", {})), None), what="the roll list")
+    tap(next(b for b in picker.ids.grid.children if b.text == title))
+
+
 def card(game, team, index):
     return game.cards[team][index]
 
@@ -298,10 +306,7 @@ def test_a_saved_match_reopens_on_its_screen_where_it_was(app):
 
 def test_a_pass_with_a_typed_distance_and_a_bad_one(app):
     game = new_match(app)
-    tap(game.ids.kind)
-    picker = wait_for(lambda: next((w for w in app.root_window.children
-                                    if "grid" in getattr(w, "ids", {})), None), what="the roll list")
-    tap(next(b for b in picker.ids.grid.children if b.text == "Pass"))
+    choose_roll(app, game, "Pass")
     tap(card(game, 0, 2).ids.pick)
     assert game.needs_distance and "type the pass distance in inches" in game.prompt
     field = game.ids.distance

@@ -196,6 +196,9 @@ class CompanionApp(App):
 
     def on_stop(self) -> None:
         Window.allow_screensaver = True
+        if self.root is not None:     # the camera threads end before the process does
+            for name in ("takkure_measure", "camera_calibrate"):
+                self.root.get_screen(name).stop()
         if self.tower_link is not None:
             self.tower_link.stop()
         if self.roll_journal is not None:

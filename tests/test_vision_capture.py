@@ -1,0 +1,75 @@
+"""Capture and measurement on their own thread: the newest frame wins, a slow reader never
+holds the camera up, a camera that gives nothing says so, and stop() ends the thread."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+
+from vision.capture import LiveMeasure, Mailbox
+from vision.render import default_table, random_scene, render
+
+
+class Frames:
+    """A fake camera: numbered frames as fast as they are read (the number in pixel 0)."""
+
+    def __init__(self, image):
+        self.image = image
+        self.n = 0
+        self.released = threading.Event()
+
+    def read(self):
+        self.n += 1
+        img = self.image.copy()
+        img[0, 0, 0] = self.n % 256
+        return True, img
+
+    def release(self):
+        self.released.set()
+
+
+def test_the_mailbox_keeps_only_the_newest():
+    box = Mailbox()
+    for i in range(5):
+        box.put(i)
+    assert box.take() == 4 and box.take() is None
+
+
+def test_a_slow_reader_gets_the_latest_measured_frame_and_stop_ends_the_thread():
+    sc = random_scene(np.random.default_rng(3), default_table(), max_tilt_deg=10,
+                      n_pieces=(3, 3), noise=False, blur=False)
+    source = Frames(render(sc).image)
+    live = LiveMeasure(source, sc.table, sc.camera, max_fps=200).start()
+    try:
+        time.sleep(1.0)                          # the reader is busy elsewhere
+        frame = live.mailbox.take()
+        # not the first frame, as a queue would give, but one of the newest
+        assert frame is not None and frame.seq > 5 and live.frames - frame.seq <= 3
+        assert frame.measurement is not None and frame.all_anchors and frame.error == ""
+        assert len(frame.measurement.pieces) == 3
+    finally:
+        live.stop()
+    assert not live.running and source.released.is_set()
+
+
+def test_a_camera_that_gives_no_frame_says_so():
+    class Dead:
+        def read(self):
+            return False, None
+
+        def release(self):
+            pass
+
+    live = LiveMeasure(Dead(), default_table(), None).start()
+    frame = None
+    deadline = time.monotonic() + 3
+    try:
+        while frame is None and time.monotonic() < deadline:
+            frame = live.mailbox.take()
+            time.sleep(0.02)
+    finally:
+        live.stop()
+    assert frame is not None and frame.measurement is None
+    assert frame.error == "the camera gave no frame"
