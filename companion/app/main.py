@@ -12,6 +12,7 @@ is the fsynced journal append inside ``Session.do`` (by design).
 
 from __future__ import annotations
 
+import importlib
 import os
 import time
 
@@ -82,21 +83,50 @@ from .screens.saved_games import SavedGamesScreen  # noqa: E402
 from .screens.tekken_game import TekkenGameScreen  # noqa: E402
 from .screens.tekken_game import confirm_text as tekken_confirm  # noqa: E402
 from .screens.tekken_setup import TekkenSetupScreen  # noqa: E402
-from .screens.takkure_game import TakkureGameScreen  # noqa: E402
-from .screens.takkure_game import confirm_text as takkure_confirm  # noqa: E402
-from .screens.takkure_setup import TakkureRosterScreen, TakkureSetupScreen  # noqa: E402
-from .screens.kotd_game import KotdGameScreen, KotdSetupScreen  # noqa: E402
-from .screens.tagteam_game import TagTeamGameScreen, TagTeamSetupScreen  # noqa: E402
-from .screens.tagteam_tracks import TagTeamTracksScreen  # noqa: E402
-from .screens.danchie_game import DanchieGameScreen, DanchieSetupScreen  # noqa: E402
-from .screens.takkure_measure import TakkureMeasureScreen  # noqa: E402
-from .screens.camera_calibrate import CameraCalibrateScreen  # noqa: E402
 from ..games.kotd import KotdConfig  # noqa: E402
 from ..games.takkure import TakkureConfig  # noqa: E402
 
 GAME_SCREENS = {"tekken": "tekken_game", "takkure": "takkure_game", "kotd": "kotd_game",
                 "tagteam": "tagteam_game", "danchie": "danchie_game"}
-CONFIRMS = {"tekken": tekken_confirm, "takkure": takkure_confirm}
+CONFIRMS: dict[str, Any] = {"tekken": tekken_confirm,
+                             "takkure": ".screens.takkure_game:confirm_text"}
+# Built on first use (module, class): start-up builds only home, TEKKEN, saved games and the
+# dice panel; each other screen costs its module, its .kv and its widgets when first shown.
+LAZY_SCREENS = {
+    "takkure_setup": (".screens.takkure_setup", "TakkureSetupScreen"),
+    "takkure_roster": (".screens.takkure_setup", "TakkureRosterScreen"),
+    "takkure_game": (".screens.takkure_game", "TakkureGameScreen"),
+    "takkure_measure": (".screens.takkure_measure", "TakkureMeasureScreen"),
+    "camera_calibrate": (".screens.camera_calibrate", "CameraCalibrateScreen"),
+    "kotd_setup": (".screens.kotd_game", "KotdSetupScreen"),
+    "kotd_game": (".screens.kotd_game", "KotdGameScreen"),
+    "tagteam_setup": (".screens.tagteam_game", "TagTeamSetupScreen"),
+    "tagteam_game": (".screens.tagteam_game", "TagTeamGameScreen"),
+    "tagteam_tracks": (".screens.tagteam_tracks", "TagTeamTracksScreen"),
+    "danchie_setup": (".screens.danchie_game", "DanchieSetupScreen"),
+    "danchie_game": (".screens.danchie_game", "DanchieGameScreen"),
+}
+
+
+class LazyScreens(ScreenManager):
+    """A ScreenManager that builds the screens of ``LAZY_SCREENS`` when first asked for."""
+
+    def get_screen(self, name: str) -> Any:
+        if name in LAZY_SCREENS and name not in self.screen_names:
+            module, cls = LAZY_SCREENS[name]
+            self.add_widget(getattr(importlib.import_module(module, __package__), cls)(name=name))
+        return super().get_screen(name)
+
+    def has_screen(self, name: str) -> bool:
+        return name in LAZY_SCREENS or super().has_screen(name)
+
+
+def confirm_for(game: str) -> Any:
+    found = CONFIRMS.get(game)
+    if isinstance(found, str):
+        module, attr = found.split(":")
+        found = CONFIRMS[game] = getattr(importlib.import_module(module, __package__), attr)
+    return found
 TOAST_SECONDS = 3.0
 
 
@@ -141,24 +171,12 @@ class CompanionApp(App):
     # -- building ------------------------------------------------------------------------
     def build(self) -> ScreenManager:
         Window.clearcolor = widgets.BG
-        sm = ScreenManager(transition=FadeTransition(duration=0.12))
+        sm = LazyScreens(transition=FadeTransition(duration=0.12))
         sm.add_widget(HomeScreen(name="home"))
         sm.add_widget(TekkenSetupScreen(name="tekken_setup"))
         sm.add_widget(TekkenGameScreen(name="tekken_game"))
         sm.add_widget(SavedGamesScreen(name="saved"))
         sm.add_widget(DiceScreen(name="dice"))
-        sm.add_widget(TakkureSetupScreen(name="takkure_setup"))
-        sm.add_widget(TakkureRosterScreen(name="takkure_roster"))
-        sm.add_widget(TakkureGameScreen(name="takkure_game"))
-        sm.add_widget(KotdSetupScreen(name="kotd_setup"))
-        sm.add_widget(KotdGameScreen(name="kotd_game"))
-        sm.add_widget(TagTeamSetupScreen(name="tagteam_setup"))
-        sm.add_widget(TagTeamGameScreen(name="tagteam_game"))
-        sm.add_widget(TagTeamTracksScreen(name="tagteam_tracks"))
-        sm.add_widget(TakkureMeasureScreen(name="takkure_measure"))
-        sm.add_widget(CameraCalibrateScreen(name="camera_calibrate"))
-        sm.add_widget(DanchieSetupScreen(name="danchie_setup"))
-        sm.add_widget(DanchieGameScreen(name="danchie_game"))
         return sm
 
     def on_start(self) -> None:
@@ -198,7 +216,8 @@ class CompanionApp(App):
         Window.allow_screensaver = True
         if self.root is not None:     # the camera threads end before the process does
             for name in ("takkure_measure", "camera_calibrate"):
-                self.root.get_screen(name).stop()
+                if name in self.root.screen_names:
+                    self.root.get_screen(name).stop()
         if self.tower_link is not None:
             self.tower_link.stop()
         if self.roll_journal is not None:
@@ -547,7 +566,7 @@ class CompanionApp(App):
         except IllegalActionError as exc:
             self.toast(str(exc))
             return
-        confirm = CONFIRMS.get(session.game)
+        confirm = confirm_for(session.game)
         text = confirm(session.state, after) if confirm is not None else None
         if text:
             self.confirm(text, lambda: self._do(type_, data, then), ok_text="Confirm",
