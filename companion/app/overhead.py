@@ -87,7 +87,7 @@ def open_live(root: Path | None, players: list[str]) -> tuple[Any, str]:
         raise VisionError(f"{cfg_path}: no miniature has a marker: set each player's camera "
                           "marker in the roster editor, or list them under table.pieces "
                           "(docs/vision.md)")
-    path = intrinsics_path(root)
+    path = intrinsics_path(root, cfg)
     camera = load_camera(path) if path is not None and path.exists() else None
     text = (f"Camera {cfg.source}" + (f", intrinsics {path}" if camera is not None else
                                        ", no camera file: heights not corrected"))
@@ -149,15 +149,17 @@ class DemoBoardCamera:
         pass
 
 
-def intrinsics_path(root: Path | None) -> Path | None:
-    """Where the app reads and writes the camera file (``intrinsics`` in the config)."""
+def intrinsics_path(root: Path | None, cfg: Any = None) -> Path | None:
+    """Where the app reads and writes the camera file (``intrinsics`` in the config, read
+    here unless the caller has it already)."""
     from vision.config import OverheadConfig
 
-    cfg = load_typed(OverheadConfig, config_path("overhead_camera", root))
+    if cfg is None:
+        cfg = load_typed(OverheadConfig, config_path("overhead_camera", root))
     if not cfg.intrinsics:
         return None
     path = Path(cfg.intrinsics)
-    return path if path.is_absolute() else user_config_path("x", root).parent / path
+    return path if path.is_absolute() else user_config_path("camera", root).parent / path
 
 
 def open_calibration_source(root: Path | None) -> tuple[Any, str, bool]:
