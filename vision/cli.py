@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import Callable
 
-from companion.errors import CompanionError
+from tabletop_base.errors import CompanionError
 
 from .config import load_camera, load_table
 
@@ -99,7 +99,7 @@ def cmd_render(args: argparse.Namespace) -> int:
 
     from .config import camera_data
     from .render import default_table, random_scene, render
-    from companion.config import dump_yaml
+    from tabletop_base.typed_yaml import dump_yaml
 
     table = load_table(args.table) if args.table else default_table()
     scene = random_scene(np.random.default_rng(args.seed), table,

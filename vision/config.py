@@ -1,6 +1,6 @@
 """The camera measurement's files: the table (anchors and pieces) and the camera (intrinsics).
 
-Both are YAML loaded through :mod:`companion.config` (typed, every error names the file, the
+Both are YAML loaded through :mod:`tabletop_base.typed_yaml` (typed, every error names the file, the
 key path and the line). Units: the pitch frame is in inches, origin at a pitch corner, seen
 from above x to the right and y downward; heights are millimetres above the table (as
 miniatures are measured). The world frame used in the geometry is right-handed with z
@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from companion.config import dump_yaml, load_typed
+from tabletop_base.typed_yaml import dump_yaml, load_typed
 
 MM_PER_IN = 25.4
 
@@ -243,7 +243,7 @@ def save_camera(path: str | Path, cam: CameraConfig) -> Path:
     """Write a camera file atomically (checked first: what is written loads back)."""
     import os
 
-    from companion.config import loads_typed
+    from tabletop_base.typed_yaml import loads_typed
 
     path = Path(path)
     text = ("# Camera intrinsics and lens distortion, written by `python -m vision calibrate`.\n"

@@ -18,7 +18,7 @@ from typing import Any, Literal
 import cv2
 import numpy as np
 
-from companion.errors import CompanionError
+from tabletop_base.errors import CompanionError
 
 from .config import CameraConfig, TableConfig
 from .detect import Detection, Detector
