@@ -1,7 +1,7 @@
 """The ``companion`` command.
 
     companion                         start the tablet app (resumes the last game)
-    companion new tekken [options]    start a new TEKKEN game (and open it in the app)
+    companion new GAME [options]      start a new game (and open it in the app)
     companion replay JOURNAL [--json] print a saved game's final state
     companion log JOURNAL             print a saved game's readable action log
     companion games                   list saved games
@@ -19,9 +19,8 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
-from . import __version__, storage
+from . import __version__, registry, storage
 from .errors import CompanionError, JournalTailError
-from .games.tekken import stage_data
 from .journal import read_events
 from .session import Session, replay
 
@@ -80,37 +79,12 @@ def cmd_games(args: argparse.Namespace) -> int:
     return 0
 
 
-def new_tekken_setup(cfg, p1: str | None, p2: str | None, stage: str | None,
-                     rounds: int | None, offensive: int, hp1: int | None,
-                     hp2: int | None) -> dict:
-    names = [c.name for c in cfg.characters]
-    first = p1 or names[0]
-    second = p2 or (names[1] if len(names) > 1 else names[0])
-    fighters = []
-    for name, hp in ((first, hp1), (second, hp2)):
-        try:
-            c = cfg.character(name)
-        except KeyError:
-            raise CompanionError(f"unknown character {name!r} (config has: "
-                                 f"{', '.join(names)})") from None
-        fighters.append({"name": c.name, "max_hp": hp if hp is not None else c.max_hp})
-    try:
-        st = cfg.stage(stage) if stage else cfg.stages[0]
-    except KeyError:
-        raise CompanionError(f"unknown stage {stage!r} (config has: "
-                             f"{', '.join(s.name for s in cfg.stages)})") from None
-    return {"fighters": fighters, "stage": stage_data(st),
-            "rounds_to_win": rounds if rounds is not None else cfg.rounds_to_win,
-            "offensive": offensive}
-
-
 def cmd_new(args: argparse.Namespace) -> int:
-    cfg = storage.load_tekken_config(args.data_dir)
-    setup = new_tekken_setup(cfg, args.p1, args.p2, args.stage, args.rounds,
-                             args.offensive - 1, args.hp1, args.hp2)
-    label = f"{setup['fighters'][0]['name']}-vs-{setup['fighters'][1]['name']}"
-    path = storage.new_game_path("tekken", label, args.data_dir)
-    Session.create(path, "tekken", setup).close()
+    entry = registry.get(args.game)
+    cfg = registry.load_config(entry.id, args.data_dir or storage.data_dir())
+    setup, label = registry.resolve(entry.cli_setup)(cfg, args)
+    path = storage.new_game_path(entry.id, label, args.data_dir)
+    Session.create(path, entry.id, setup).close()
     print(path)
     if args.no_app:
         return 0
@@ -118,7 +92,9 @@ def cmd_new(args: argparse.Namespace) -> int:
 
 
 def _run_app(data_dir: Path | None, tower: str | None = None) -> int:
-    storage.load_tekken_config(data_dir)  # validate config before any window opens
+    root = data_dir or storage.data_dir()
+    for entry in registry.games():  # every config is checked before any window opens
+        registry.load_config(entry.id, root)
     from .app.tower_config import load_tower_config
 
     load_tower_config(data_dir)
@@ -146,18 +122,16 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command")
 
     new = sub.add_parser("new", help="start a new game")
-    new.add_argument("game", choices=["tekken"])
-    new.add_argument("--p1", help="first fighter (default: the first in config)")
-    new.add_argument("--p2", help="second fighter")
-    new.add_argument("--hp1", type=int, help="first fighter's max HP (default: config)")
-    new.add_argument("--hp2", type=int, help="second fighter's max HP")
-    new.add_argument("--stage", help="stage name (default: the first in config)")
-    new.add_argument("--rounds", type=int, help="rounds to win (default: config)")
-    new.add_argument("--offensive", type=int, choices=[1, 2], default=1,
-                     help="who opens the first String (1 or 2)")
-    new.add_argument("--no-app", action="store_true",
-                     help="only create the game and print its journal path")
-    new.set_defaults(func=cmd_new)
+    per_game = new.add_subparsers(dest="game", metavar="GAME", required=True)
+    for entry in registry.games():
+        if entry.cli_setup is None:
+            continue  # set up in the app only
+        p = per_game.add_parser(entry.id, help=f"start a new {entry.tile.title} game")
+        if entry.cli_arguments is not None:
+            registry.resolve(entry.cli_arguments)(p)
+        p.add_argument("--no-app", action="store_true",
+                       help="only create the game and print its journal path")
+        p.set_defaults(func=cmd_new)
 
     for name, func, text in (("replay", cmd_replay, "print a saved game's final state"),
                              ("log", cmd_log, "print a saved game's action log")):

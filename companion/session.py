@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Callable, Generic, Mapping, TypeVar
 
 from .errors import IllegalActionError, JournalError
-from .games import GAMES
+from . import registry
 from .games.base import GameRules
 from .journal import Event, Journal, gc_paused, read_events
 
@@ -48,10 +48,8 @@ class LogEntry:
 
 
 def rules_for(name: object, file: str = "", line: int | None = 1) -> GameRules:
-    if not isinstance(name, str) or name not in GAMES:
-        known = ", ".join(sorted(GAMES))
-        raise JournalError(file, line, f"unknown game {name!r} (this version knows: {known})")
-    return GAMES[name]
+    """The registered rules of game ``name``; an unknown game names the file and line."""
+    return registry.rules(name, file, line)
 
 
 class _Replay(Generic[S]):
@@ -129,7 +127,8 @@ def _replay(events: list[Event], file: str, expected_game: str | None) -> _Repla
     game = start.data.get("game")
     rules = rules_for(game, file)
     if expected_game is not None and game != expected_game:
-        wanted = GAMES[expected_game].title if expected_game in GAMES else expected_game
+        wanted = (registry.rules(expected_game).title if registry.find(expected_game)
+                  else expected_game)
         raise JournalError(file, 1, f"this is a {rules.title} game, not {wanted}")
     try:
         fold = _Replay(rules, start)
@@ -139,7 +138,7 @@ def _replay(events: list[Event], file: str, expected_game: str | None) -> _Repla
     for lineno, event in enumerate(events[1:], start=2):
         if event.type not in allowed and event.type not in (UNDO, REDO, ROLL):
             owner = event.type.split(".", 1)[0]
-            hint = (f" (an event of the game {owner!r})" if owner in GAMES and owner != game
+            hint = (f" (an event of the game {owner!r})" if registry.find(owner) and owner != game
                     else "")
             raise JournalError(file, lineno, f"event {event.type!r} does not belong to a "
                                              f"{rules.title} game{hint}")

@@ -3,7 +3,11 @@
 * ``$COMPANION_HOME`` (default ``~/.local/share/tabletop-companion``) holds ``games/``
   (one journal per game) and ``config/`` (the user's own edits of the shipped YAML, e.g.
   a character's max HP, written by the app and validated like every config file).
-* ``$COMPANION_CONFIG_DIR`` (default: the repository's ``config/``) holds the shipped YAML.
+* The shipped YAML is package data (``companion/config/*.yaml``, read with
+  :mod:`importlib.resources`); a file in ``$COMPANION_CONFIG_DIR``, when set, replaces it.
+
+Nothing here knows a particular game: a game's config file is declared in its registry
+entry (:mod:`companion.registry`).
 """
 
 from __future__ import annotations
@@ -12,18 +16,17 @@ import os
 import re
 import time
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from .config import dump_yaml, load_typed
-from .errors import CompanionError, JournalTailError
-from .games.kotd import KotdConfig
-from .games.takkure import TakkureConfig, card_data
-from .games.tekken import TekkenConfig, stage_data
+from .config import dump_yaml, loads_typed
+from .errors import CompanionError, ConfigError, JournalTailError
 from .journal import read_events
 from .session import replay
 
-SHIPPED_CONFIG = Path(__file__).resolve().parent.parent / "config"
+T = TypeVar("T")
+SHIPPED_PACKAGE = "companion.config"
 
 
 def data_dir() -> Path:
@@ -35,96 +38,69 @@ def games_dir(root: Path | None = None) -> Path:
     return (root or data_dir()) / "games"
 
 
-def shipped_config_dir() -> Path:
-    env = os.environ.get("COMPANION_CONFIG_DIR")
-    return Path(env) if env else SHIPPED_CONFIG
-
-
 def user_config_path(name: str, root: Path | None = None) -> Path:
     return (root or data_dir()) / "config" / f"{name}.yaml"
 
 
-def config_path(name: str, root: Path | None = None) -> Path:
-    """The user's edited copy if there is one, else the shipped file."""
+def _decode(raw: bytes, name: str) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[:exc.start].count(b"\n") + 1
+        raise ConfigError(name, line, "", f"not UTF-8 text (byte {exc.start}: "
+                                          f"0x{raw[exc.start]:02x})") from None
+
+
+def _read_file(path: Path) -> str:
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise ConfigError(str(path), None, "", "file not found") from None
+    except OSError as exc:
+        raise ConfigError(str(path), None, "", f"cannot read: {exc.strerror}") from None
+    return _decode(raw, str(path))
+
+
+def shipped_config_text(name: str, shipped: str | None = None) -> tuple[str, str]:
+    """The text of a shipped config file and a name for it in messages.
+
+    ``shipped`` is ``"package:relative/path.yaml"`` (default: this app's
+    ``companion.config:NAME.yaml``). When ``$COMPANION_CONFIG_DIR`` is set, a ``NAME.yaml``
+    in that folder replaces the shipped file."""
+    env = os.environ.get("COMPANION_CONFIG_DIR")
+    if env and (Path(env) / f"{name}.yaml").exists():
+        path = Path(env) / f"{name}.yaml"
+        return _read_file(path), str(path)
+    package, _, rel = (shipped or f"{SHIPPED_PACKAGE}:{name}.yaml").partition(":")
+    res = resources.files(package).joinpath(rel)
+    try:
+        raw = res.read_bytes()
+    except OSError:
+        raise ConfigError(f"{rel} (shipped with the app in {package})", None, "",
+                          "file not found: the installation is incomplete") from None
+    return _decode(raw, str(res)), str(res)
+
+
+def config_source(name: str, root: Path | None = None,
+                  shipped: str | None = None) -> tuple[str, str]:
+    """(text, file name) of config ``name``: the user's edited copy if there is one, else the
+    shipped file."""
     user = user_config_path(name, root)
-    return user if user.exists() else shipped_config_dir() / f"{name}.yaml"
+    if user.exists():
+        return _read_file(user), str(user)
+    return shipped_config_text(name, shipped)
 
 
-def load_tekken_config(root: Path | None = None) -> TekkenConfig:
-    return load_typed(TekkenConfig, config_path("tekken", root))
-
-
-def load_tagteam_config(root: Path | None = None) -> Any:
-    from .games.tagteam import TagTeamConfig
-
-    return load_typed(TagTeamConfig, config_path("tagteam", root))
-
-
-def load_danchie_config(root: Path | None = None) -> Any:
-    from .games.danchie import DanchieConfig
-
-    return load_typed(DanchieConfig, config_path("danchie", root))
-
-
-def load_kotd_config(root: Path | None = None) -> KotdConfig:
-    return load_typed(KotdConfig, config_path("kotd", root))
-
-
-def kotd_config_data(cfg: KotdConfig) -> dict[str, Any]:
-    """Plain data for writing config/kotd.yaml back (the user's copy)."""
-    def monster(m: Any) -> dict[str, Any]:
-        out: dict[str, Any] = {"name": m.name, "hp": m.hp, "power": m.power}
-        if m.defaults:
-            out["defaults"] = list(m.defaults)
-        return out
-
-    def buzz(b: Any) -> dict[str, Any]:
-        out: dict[str, Any] = {"id": b.id, "cells": list(b.cells)}
-        if b.covers:
-            out["covers"] = b.covers
-        if b.king:
-            out["king"] = True
-        return out
-
-    return {"defaults": list(cfg.defaults), "faces": list(cfg.faces),
-            "monsters": [monster(m) for m in cfg.monsters],
-            "tracks": [{"name": t.name, "cells": t.cells, "spotlight": t.spotlight}
-                       for t in cfg.tracks],
-            "buzz": [buzz(b) for b in cfg.buzz],
-            "second_player": {"energy": cfg.second_player.energy,
-                              "dice_tokens": cfg.second_player.dice_tokens}}
-
-
-def load_takkure_config(root: Path | None = None) -> TakkureConfig:
-    return load_typed(TakkureConfig, config_path("takkure", root))
-
-
-def takkure_config_data(cfg: TakkureConfig) -> dict[str, Any]:
-    """Plain data for writing the rosters back to YAML (the user's roster file)."""
-    teams = []
-    for t in cfg.teams:
-        players = []
-        for p in t.players:
-            card = card_data(p)
-            card["mov"] = [int(v) if float(v).is_integer() else v for v in card["mov"]]
-            card["skills"] = [{"name": s.name, "training": s.training, "text": s.text}
-                              for s in p.skills]
-            if p.defaults:
-                card["defaults"] = list(p.defaults)
-            if p.marker_id is not None:
-                card["marker_id"] = p.marker_id
-                card["marker_height_mm"] = p.marker_height_mm
-                if p.marker_side_in is not None:
-                    card["marker_side_in"] = p.marker_side_in
-            players.append(card)
-        teams.append({"name": t.name, "team_skill": t.team_skill, "players": players})
-    return {"teams": teams}
+def load_config(cls: type[T], name: str, root: Path | None = None,
+                shipped: str | None = None) -> T:
+    """Config ``name`` as an instance of the dataclass ``cls`` (user copy, else shipped);
+    every error names the file, the line and the key."""
+    text, file = config_source(name, root, shipped)
+    return loads_typed(cls, text, file)
 
 
 def save_user_config(name: str, data: dict[str, Any], cls: type, root: Path | None = None) -> Path:
     """Write the user's config atomically, after checking it loads back as ``cls``."""
-    from .config import loads_typed
-
     path = user_config_path(name, root)
     text = dump_yaml(data)
     loads_typed(cls, text, str(path))  # refuse to write anything that would not load
@@ -136,17 +112,6 @@ def save_user_config(name: str, data: dict[str, Any], cls: type, root: Path | No
         os.fsync(f.fileno())
     os.replace(tmp, path)
     return path
-
-
-def tekken_config_data(cfg: TekkenConfig) -> dict[str, Any]:
-    """Plain data for writing a TekkenConfig back to YAML."""
-    return {
-        "characters": [{"name": c.name, "max_hp": c.max_hp,
-                        "max_hp_is_default": c.max_hp_is_default,
-                        "rage_cards": list(c.rage_cards)} for c in cfg.characters],
-        "stages": [stage_data(s) for s in cfg.stages],
-        "rounds_to_win": cfg.rounds_to_win,
-    }
 
 
 def _slug(text: str) -> str:

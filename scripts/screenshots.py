@@ -61,7 +61,7 @@ def main(out_dir: str) -> int:
 
     settle(lambda: app.status == "ready" and app.tower_state == "connected")
     shot("home")
-    app.go("tekken_setup")
+    app.open_setup("tekken")
     settle(lambda: app.root.current == "tekken_setup")
     shot("tekken-setup")
 
@@ -146,10 +146,10 @@ def takkure(app, settle, shot, pump, home: Path) -> None:
     from tests.takkure_support import write_demo_roster
 
     write_demo_roster(home)
-    app.takkure_config = None
+    app.game_configs.pop("takkure", None)
     app.go("home")
     settle(lambda: app.root.current == "home")
-    app.root.get_screen("home").pick("Takkure")
+    app.root.get_screen("home").pick("takkure")
     settle(lambda: app.root.current == "takkure_setup")
     shot("takkure-setup")
     app.go("takkure_roster")
@@ -216,7 +216,7 @@ def kotd(app, settle, shot, pump) -> None:
     tower = protocol_sim.hub("shots")
     app.go("home")
     settle(lambda: app.root.current == "home")
-    app.root.get_screen("home").pick("King of Tokyo Duel")
+    app.root.get_screen("home").pick("kotd")
     settle(lambda: app.root.current == "kotd_setup")
     setup = app.root.get_screen("kotd_setup")
     setup.choose(0, "Gigazaur")
@@ -243,7 +243,7 @@ def tagteam(app, settle, shot) -> None:
     """A Tag Team fight after two turns, the third turn being entered."""
     app.go("home")
     settle(lambda: app.root.current == "home")
-    app.root.get_screen("home").pick("Tag Team")
+    app.root.get_screen("home").pick("tagteam")
     settle(lambda: app.root.current == "tagteam_setup")
     app.root.get_screen("tagteam_setup").start()
     settle(lambda: app.session is not None and app.session.game == "tagteam"
@@ -277,7 +277,7 @@ def danchie(app, settle, shot, tower) -> None:
     action sets, a frozen Dasher, a podium place), and the Tektonpedia at the end."""
     app.go("home")
     settle(lambda: app.root.current == "home")
-    app.root.get_screen("home").pick("Danchie Go")
+    app.root.get_screen("home").pick("danchie")
     settle(lambda: app.root.current == "danchie_setup")
     setup = app.root.get_screen("danchie_setup")
     setup.set_count(5)

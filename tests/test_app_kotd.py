@@ -92,7 +92,7 @@ def test_default_hp_is_marked_editable_and_saved_as_the_users_defaults(app):
     from companion.games.kotd import KotdConfig
 
     close_popups(app)
-    app.kotd_config = None
+    app.game_configs.pop("kotd", None)
     app.go("home")
     wait_for(lambda: on_screen(app, "home"))
     tap(screen(app, "home").ids.tile_kotd)
@@ -114,4 +114,4 @@ def test_default_hp_is_marked_editable_and_saved_as_the_users_defaults(app):
     wait_for(lambda: app.session is not before and on_screen(app, "kotd_game"))
     assert app.session.state.monsters[0].max_hp == 12 == app.session.state.monsters[0].hp
     path.unlink()
-    app.kotd_config = None
+    app.game_configs.pop("kotd", None)

@@ -158,4 +158,4 @@ def test_board_editor_sets_a_track_adds_a_fighter_and_the_next_fight_uses_it(app
         assert (j.name, j.max_hp, j.hp, j.icons) == ("Jeanne", 19, 19, ((15, "stop"), (9, "Holy")))
     finally:
         path.unlink()
-        app.tagteam_config = None
+        app.game_configs.pop("tagteam", None)

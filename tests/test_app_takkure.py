@@ -26,7 +26,7 @@ def open_line_ups(app):
     """Home -> Takkure tile, with the demo roster as the user's roster file."""
     close_popups(app)
     write_demo_roster(app.data_root)
-    app.takkure_config = None                                  # read the file again
+    app.game_configs.pop("takkure", None)
     app.go("home")
     wait_for(lambda: on_screen(app, "home"), what="home")
     tap(screen(app, "home").ids.tile_takkure)
@@ -204,7 +204,7 @@ def test_a_bad_roster_file_is_named_and_no_match_is_touched(app):
     before = journal.read_bytes()
     path = app.data_root / "config" / "takkure.yaml"
     path.write_text(path.read_text().replace("str: 9", "str: 15", 1))
-    app.takkure_config = None
+    app.game_configs.pop("takkure", None)
     app.go("home")
     wait_for(lambda: on_screen(app, "home"))
     tap(screen(app, "home").ids.tile_takkure)

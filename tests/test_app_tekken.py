@@ -257,7 +257,7 @@ def test_startup_resumes_the_last_unfinished_game(app):
     path = app.session.path
     app.go("home")
     result = app._startup_io(app.data_root)            # what on_start does on a worker
-    assert result[1] is not None and result[1].path == path
+    assert result is not None and result.path == path
     app._startup_done(result)
     wait_for(lambda: on_screen(app, "tekken_game"), what="resume")
     assert app.session.path == path and hp_text(game, 1) == "19 / 20"
@@ -321,7 +321,7 @@ def test_saved_games_lists_and_opens(app):
 
 def test_save_defaults_and_export(app):
     close_popups(app)
-    app.go("tekken_setup")
+    app.open_setup("tekken")
     wait_for(lambda: on_screen(app, "tekken_setup"))
     setup = screen(app, "tekken_setup")
     f0 = setup.ids.fighter0
@@ -333,7 +333,8 @@ def test_save_defaults_and_export(app):
     tap(setup.ids.save_defaults)
     wait_for(lambda: not app.busy, what="saving")
     from companion import storage
-    cfg = storage.load_tekken_config(app.data_root)
+    from companion.games.tekken import TekkenConfig
+    cfg = storage.load_config(TekkenConfig, "tekken", app.data_root)
     jin = cfg.character("Jin")
     assert jin.max_hp == 22 and not jin.max_hp_is_default
     assert cfg.character("Kazuya").max_hp_is_default
@@ -437,12 +438,17 @@ def test_a_game_without_a_screen_is_refused_not_crashed(app, tmp_path, monkeypat
     """A journal of a game whose screen is not in this build: opening it says so."""
     import random as _random
 
-    from companion.app import main
+    import dataclasses
+
+    from companion import registry
     from companion.session import Session
     from tests.takkure_support import demo_setup
 
     close_popups(app)
-    monkeypatch.delitem(main.GAME_SCREENS, "takkure")
+    entry = registry.get("takkure")   # as if its play screen could not be built
+    broken = dataclasses.replace(entry, play="takkure_unbuilt", screens={
+        **entry.screens, "takkure_unbuilt": "tests.no_such_module:Screen"})
+    monkeypatch.setitem(registry._entries, "takkure", broken)
     path = tmp_path / "takkure.jsonl"
     Session.create(path, "takkure", demo_setup(), _random.Random(1)).close()
     before = app.session

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from companion import storage
+from companion import registry, storage
 from companion.config import load_typed, loads_typed
 from companion.errors import ConfigError
 from companion.games.tekken import DEFAULT_MAX_HP, TekkenConfig
@@ -28,7 +28,7 @@ rounds_to_win: 3
 
 
 def test_shipped_config_has_the_rulebook_characters_stage_and_defaults():
-    cfg = load_typed(TekkenConfig, storage.SHIPPED_CONFIG / "tekken.yaml")
+    cfg = loads_typed(TekkenConfig, *storage.shipped_config_text("tekken"))
     assert [c.name for c in cfg.characters] == ["Jin", "Kazuya"]
     assert all(c.max_hp == DEFAULT_MAX_HP and c.max_hp_is_default for c in cfg.characters)
     stage = cfg.stage("Descent into Subconscious")
@@ -89,17 +89,17 @@ def test_yaml_tags_that_build_objects_are_refused():
 
 
 def test_user_config_overrides_the_shipped_file_and_is_validated_before_writing(tmp_path):
-    cfg = storage.load_tekken_config(tmp_path)
-    data = storage.tekken_config_data(cfg)
+    cfg = registry.load_config("tekken", tmp_path)
+    data = registry.config_data("tekken", cfg)
     data["characters"][0]["max_hp"] = 25
     data["characters"][0]["max_hp_is_default"] = False
     storage.save_user_config("tekken", data, TekkenConfig, tmp_path)
-    again = storage.load_tekken_config(tmp_path)
+    again = registry.load_config("tekken", tmp_path)
     assert again.character("Jin").max_hp == 25 and not again.character("Jin").max_hp_is_default
     data["characters"][0]["max_hp"] = 2
     with pytest.raises(ConfigError, match="max HP must be between"):
         storage.save_user_config("tekken", data, TekkenConfig, tmp_path)
-    assert storage.load_tekken_config(tmp_path).character("Jin").max_hp == 25
+    assert registry.load_config("tekken", tmp_path).character("Jin").max_hp == 25
 
 
 @dataclass(frozen=True)

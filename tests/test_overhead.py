@@ -10,7 +10,7 @@ import pytest
 from companion.app import overhead
 from companion.config import dump_yaml, loads_typed
 from companion.games.takkure import TakkureConfig
-from companion.storage import save_user_config, takkure_config_data
+from companion import registry
 from tests.takkure_support import DEMO_ROSTER
 from vision.measure import VisionError
 
@@ -77,7 +77,7 @@ def test_marker_fields_round_trip_through_the_roster_file(tmp_path):
     roster = copy.deepcopy(DEMO_ROSTER)
     roster["teams"][0]["players"][1].update(marker_id=12, marker_height_mm=30)
     cfg = loads_typed(TakkureConfig, dump_yaml(roster), "r.yaml")
-    path = save_user_config("takkure", takkure_config_data(cfg), TakkureConfig, tmp_path)
+    path = registry.save_config("takkure", cfg, tmp_path)
     again = loads_typed(TakkureConfig, path.read_text(), str(path))
     kaze = again.team("Yamato").player("Kaze")
     assert (kaze.marker_id, kaze.marker_height_mm) == (12, 30) and again == cfg

@@ -1,8 +1,11 @@
-"""What every game's screen shares: the undo and redo buttons' labels, and keeping the
-tablet awake while a game is on screen."""
+"""What every game's screen shares: the undo and redo buttons' labels, copying a view-model
+onto the screen's properties, keeping the tablet awake while a game is on screen, and the one
+way a dice tower throw reaches the open game (:meth:`GameScreen.take_throw`)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from kivy.core.window import Window
@@ -25,6 +28,25 @@ def undo_view(session: Any, limit: int = 40) -> dict[str, Any]:
             if session.can_redo else "Redo"}
 
 
+def copy_props(target: Any, view: Mapping[str, Any], keys: Iterable[str] | None = None,
+               skip: Iterable[str] = ()) -> None:
+    """Set ``target``'s properties from a view-model dict: the ``keys`` named (default:
+    every key of ``view`` but those in ``skip``). Kivy redraws only what changed."""
+    left_out = set(skip)
+    for key in (view if keys is None else keys):
+        if key not in left_out:
+            setattr(target, key, view[key])
+
+
+@dataclass(frozen=True)
+class Throw:
+    """One throw of the dice tower, as it is offered to the open game's screen."""
+
+    dice: list[dict[str, Any]]   # each die as JSON: kind, face, colour, status, ...
+    clean: bool                  # every die read cleanly
+    text: str                    # readable, e.g. "d12 red 7, d12 yellow 3"
+
+
 class GameScreen(Screen):
     """A game's screen: ``refresh()`` draws ``self.session``; the screen saver is off while
     it is shown (a tablet that sleeps mid-round is a lost glance)."""
@@ -34,12 +56,28 @@ class GameScreen(Screen):
     can_undo = BooleanProperty(False)
     can_redo = BooleanProperty(False)
 
+    def bind_session(self, session: Any) -> None:
+        """Show ``session`` (a newly opened game): forget everything drawn for another."""
+        self.session = session
+        self.refresh()
+
     def refresh(self, *args: Any) -> None:
         raise NotImplementedError
 
     def show_undo(self, session: Any, limit: int = 40) -> None:
-        for key, value in undo_view(session, limit).items():
-            setattr(self, key, value)
+        copy_props(self, undo_view(session, limit))
+
+    def take_throw(self, throw: Throw) -> bool:
+        """A dice tower throw while this screen shows (it is already in the game's journal).
+        Return True when the screen used it or told the player why not; False declines it
+        and the app shows the dice in a banner. Default: declined."""
+        return False
+
+    def announce(self, before: Any, after: Any) -> None:
+        """After a new action (never after undo, redo or replay): reminders to show."""
+
+    def stop_workers(self) -> None:
+        """The app is closing: end this screen's worker threads (cameras)."""
 
     def on_enter(self, *args: Any) -> None:
         Window.allow_screensaver = False

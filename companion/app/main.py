@@ -62,14 +62,13 @@ from kivy.app import App  # noqa: E402
 from kivy.clock import Clock  # noqa: E402
 from kivy.core.window import Window  # noqa: E402
 from kivy.metrics import dp  # noqa: E402
-from kivy.properties import (BooleanProperty, ListProperty, ObjectProperty,  # noqa: E402
-                             StringProperty)
+from kivy.properties import (BooleanProperty, DictProperty, ListProperty,  # noqa: E402
+                             ObjectProperty, StringProperty)
 from kivy.uix.popup import Popup  # noqa: E402
 from kivy.uix.screenmanager import FadeTransition, ScreenManager  # noqa: E402
 
-from .. import journal, storage  # noqa: E402
+from .. import journal, registry, storage  # noqa: E402
 from ..errors import CompanionError, IllegalActionError, JournalTailError  # noqa: E402
-from ..games.tekken import TekkenConfig  # noqa: E402
 from ..session import Session, export_json  # noqa: E402
 from .tower_config import choose_url, load_tower_config  # noqa: E402
 from firmware_bridge import events as tower_events  # noqa: E402
@@ -78,55 +77,36 @@ from firmware_bridge.rolls import RollJournal  # noqa: E402
 from firmware_bridge.sim import DICE_SETS  # noqa: E402
 from .screens.dice import DiceScreen  # noqa: E402
 from . import widgets  # noqa: E402
+from .game_screen import Throw  # noqa: E402
 from .screens.home import HomeScreen  # noqa: E402
 from .screens.saved_games import SavedGamesScreen  # noqa: E402
-from .screens.tekken_game import TekkenGameScreen  # noqa: E402
-from .screens.tekken_game import confirm_text as tekken_confirm  # noqa: E402
-from .screens.tekken_setup import TekkenSetupScreen  # noqa: E402
-from ..games.kotd import KotdConfig  # noqa: E402
-from ..games.takkure import TakkureConfig  # noqa: E402
 
-GAME_SCREENS = {"tekken": "tekken_game", "takkure": "takkure_game", "kotd": "kotd_game",
-                "tagteam": "tagteam_game", "danchie": "danchie_game"}
-CONFIRMS: dict[str, Any] = {"tekken": tekken_confirm,
-                             "takkure": ".screens.takkure_game:confirm_text"}
-# Built on first use (module, class): start-up builds only home, TEKKEN, saved games and the
-# dice panel; each other screen costs its module, its .kv and its widgets when first shown.
-LAZY_SCREENS = {
-    "takkure_setup": (".screens.takkure_setup", "TakkureSetupScreen"),
-    "takkure_roster": (".screens.takkure_setup", "TakkureRosterScreen"),
-    "takkure_game": (".screens.takkure_game", "TakkureGameScreen"),
-    "takkure_measure": (".screens.takkure_measure", "TakkureMeasureScreen"),
-    "camera_calibrate": (".screens.camera_calibrate", "CameraCalibrateScreen"),
-    "kotd_setup": (".screens.kotd_game", "KotdSetupScreen"),
-    "kotd_game": (".screens.kotd_game", "KotdGameScreen"),
-    "tagteam_setup": (".screens.tagteam_game", "TagTeamSetupScreen"),
-    "tagteam_game": (".screens.tagteam_game", "TagTeamGameScreen"),
-    "tagteam_tracks": (".screens.tagteam_tracks", "TagTeamTracksScreen"),
-    "danchie_setup": (".screens.danchie_game", "DanchieSetupScreen"),
-    "danchie_game": (".screens.danchie_game", "DanchieGameScreen"),
+# The shell's own screens built on first use (module:class); every game's screens come from
+# the registry. Start-up builds only home, saved games and the dice panel.
+SHELL_SCREENS = {
+    "camera_calibrate": "companion.app.screens.camera_calibrate:CameraCalibrateScreen",
 }
 
 
 class LazyScreens(ScreenManager):
-    """A ScreenManager that builds the screens of ``LAZY_SCREENS`` when first asked for."""
+    """A ScreenManager that builds a screen (the shell's, or any registered game's) when it is
+    first asked for: each costs its module, its .kv and its widgets only when first shown."""
+
+    @staticmethod
+    def targets() -> dict[str, str]:
+        return {**SHELL_SCREENS, **registry.screen_targets()}
 
     def get_screen(self, name: str) -> Any:
-        if name in LAZY_SCREENS and name not in self.screen_names:
-            module, cls = LAZY_SCREENS[name]
-            self.add_widget(getattr(importlib.import_module(module, __package__), cls)(name=name))
+        if name not in self.screen_names:
+            target = self.targets().get(name)
+            if target is not None:
+                self.add_widget(registry.resolve(target)(name=name))
         return super().get_screen(name)
 
     def has_screen(self, name: str) -> bool:
-        return name in LAZY_SCREENS or super().has_screen(name)
+        return name in self.targets() or super().has_screen(name)
 
 
-def confirm_for(game: str) -> Any:
-    found = CONFIRMS.get(game)
-    if isinstance(found, str):
-        module, attr = found.split(":")
-        found = CONFIRMS[game] = getattr(importlib.import_module(module, __package__), attr)
-    return found
 TOAST_SECONDS = 3.0
 
 
@@ -135,11 +115,8 @@ class CompanionApp(App):
 
     title = "Tabletop Companion"
     session = ObjectProperty(None, allownone=True)     # the open companion.session.Session
-    tekken_config = ObjectProperty(None, allownone=True)
-    takkure_config = ObjectProperty(None, allownone=True)
-    kotd_config = ObjectProperty(None, allownone=True)
-    tagteam_config = ObjectProperty(None, allownone=True)
-    danchie_config = ObjectProperty(None, allownone=True)
+    # each game's typed config (game id -> config), loaded when its set-up is opened
+    game_configs = DictProperty({})
     status = StringProperty("")                        # "", "loading", "ready"
     # the dice tower, as the reader thread last reported it (set on the GUI thread only)
     tower_state = StringProperty("stopped")
@@ -149,7 +126,7 @@ class CompanionApp(App):
     last_roll_text = StringProperty("")
     last_roll_unclean = BooleanProperty(False)
     roll_history = ListProperty([])                    # newest first, readable lines
-    sim_dice = StringProperty("takkure")
+    sim_dice = StringProperty(next(iter(DICE_SETS)))
 
     def __init__(self, data_root: Path | None = None, tower_url: str | None = None,
                  **kwargs: Any) -> None:
@@ -173,8 +150,6 @@ class CompanionApp(App):
         Window.clearcolor = widgets.BG
         sm = LazyScreens(transition=FadeTransition(duration=0.12))
         sm.add_widget(HomeScreen(name="home"))
-        sm.add_widget(TekkenSetupScreen(name="tekken_setup"))
-        sm.add_widget(TekkenGameScreen(name="tekken_game"))
         sm.add_widget(SavedGamesScreen(name="saved"))
         sm.add_widget(DiceScreen(name="dice"))
         return sm
@@ -214,10 +189,11 @@ class CompanionApp(App):
 
     def on_stop(self) -> None:
         Window.allow_screensaver = True
-        if self.root is not None:     # the camera threads end before the process does
-            for name in ("takkure_measure", "camera_calibrate"):
-                if name in self.root.screen_names:
-                    self.root.get_screen(name).stop()
+        if self.root is not None:     # worker threads (cameras) end before the process does
+            for screen in self.root.screens:
+                stop = getattr(screen, "stop_workers", None)
+                if stop is not None:
+                    stop()
         if self.tower_link is not None:
             self.tower_link.stop()
         if self.roll_journal is not None:
@@ -226,11 +202,10 @@ class CompanionApp(App):
             self.session.close()
 
     @staticmethod
-    def _startup_io(root: Path) -> tuple[TekkenConfig, storage.SavedGame | None]:
-        return storage.load_tekken_config(root), storage.last_unfinished(root)
+    def _startup_io(root: Path) -> storage.SavedGame | None:
+        return storage.last_unfinished(root)
 
-    def _startup_done(self, result: tuple[TekkenConfig, storage.SavedGame | None]) -> None:
-        self.tekken_config, last = result
+    def _startup_done(self, last: storage.SavedGame | None) -> None:
         self.status = "ready"
         if self.tower_link is None and not self._tower_starting:
             self._tower_starting = True  # one link per app: it owns the port
@@ -323,20 +298,12 @@ class CompanionApp(App):
                 self.session.record_roll(roll.boot_id, roll.seq, dice)
             except (IllegalActionError, OSError) as exc:
                 self.toast(f"The roll is in the dice history but not in the game: {exc}")
-        if self.root is not None and self.root.current == "takkure_game" and roll.clean:
-            # the roll panel takes each coach's colour; it says what it could not use
-            if self.root.get_screen("takkure_game").tower_roll(dice):
-                return
-        elif self.root is not None and self.root.current == "takkure_game":
-            self.toast(f"Dice: {roll.text()} - a die was not read cleanly: roll it again")
-            return
-        if self.root is not None and self.root.current == "kotd_game":
-            return  # the rules took the throw as a roll; the screen shows it
-        if self.root is not None and self.root.current == "danchie_game":
-            # a throw with the spawn die is the current Dasher's spawn (its own event)
-            if self.root.get_screen("danchie_game").tower_roll(dice):
-                return
-        if self.root is not None and self.root.current != "dice":
+        # the open game's screen is offered the throw while it shows; it takes it or declines
+        taken = False
+        screen = self.game_screen()
+        if screen is not None and self.root.current == screen.name:
+            taken = screen.take_throw(Throw(dice, roll.clean, roll.text()))
+        if not taken and self.root is not None and self.root.current != "dice":
             self.banner(f"Dice: {roll.text()}")
 
     def simulated_roll(self, dice: str | None = None) -> None:
@@ -356,9 +323,15 @@ class CompanionApp(App):
 
     def go_back_from_dice(self) -> None:
         if self.session is not None:
-            self.go(GAME_SCREENS[self.session.game])
+            self.go(registry.get(self.session.game).play)
         else:
             self.go("home")
+
+    def game_screen(self) -> Any:
+        """The open game's play screen (None when no game is open)."""
+        if self.root is None or self.session is None:
+            return None
+        return self.root.get_screen(registry.get(self.session.game).play)
 
     # -- threads -------------------------------------------------------------------------
     def in_background(self, work: Callable[..., Any], done: Callable[[Any], None],
@@ -401,52 +374,49 @@ class CompanionApp(App):
         self.go("home")
 
     # -- opening games -------------------------------------------------------------------
-    def start_tekken(self, setup: dict[str, Any], label: str | None = None,
-                     rng: random.Random | None = None) -> None:
-        """Create a new TEKKEN game from the setup screen's choices and show it."""
+    def open_setup(self, game: str) -> None:
+        """Home's tile: load the game's config (the user's copy if there is one) on a worker
+        thread, then show its set-up screen. A bad file is named in a popup (file, line,
+        key) and nothing is opened."""
+        entry = registry.get(game)
+
+        def done(cfg: Any) -> None:
+            self.game_configs[game] = cfg
+            self.go(entry.setup)
+
+        self.in_background(lambda root: registry.load_config(game, root), done,
+                           lambda exc: self.show_error(f"{entry.tile.title} not loaded",
+                                                       str(exc)))
+
+    def config_of(self, game: str) -> Any:
+        """The game's config as last loaded (None before its set-up was first opened)."""
+        return self.game_configs.get(game)
+
+    def start_game(self, game: str, setup: dict[str, Any], label: str,
+                   rng: random.Random | None = None) -> None:
+        """Create a new game of ``game`` from its set-up screen's data and show it."""
         rng = rng if rng is not None else self.new_game_rng
-        names = [f["name"] for f in setup["fighters"]]
-        label = label or "-vs-".join(names)
 
         def work(root: Path) -> Session:
-            return Session.create(storage.new_game_path("tekken", label, root), "tekken",
+            return Session.create(storage.new_game_path(game, label, root), game,
                                   setup, rng=rng)
 
         self.in_background(work, self._show_session, self._open_failed)
 
-    def start_takkure(self, setup: dict[str, Any], label: str) -> None:
-        """Create a new Takkure match from the line-ups and show it."""
-        self.start_game("takkure", setup, label)
+    def save_game_config(self, game: str, cfg: Any,
+                         then: Callable[[Path], None] | None = None,
+                         announce: bool = True) -> None:
+        """Write the user's copy of a game's config (validated first: a refused config writes
+        nothing) and use it from now on."""
+        def done(path: Path) -> None:
+            self.game_configs[game] = cfg
+            if announce:
+                self.toast(f"Saved as your defaults ({path})", error=False)
+            if then is not None:
+                then(path)
 
-    def start_game(self, game: str, setup: dict[str, Any], label: str) -> None:
-        """Create a new game of ``game`` from its set-up screen's data and show it."""
-        def work(root: Path) -> Session:
-            return Session.create(storage.new_game_path(game, label, root), game,
-                                  setup, rng=self.new_game_rng)
-
-        self.in_background(work, self._show_session, self._open_failed)
-
-    def save_kotd_config(self, cfg: KotdConfig, then: Callable[[], None] | None = None) -> None:
-        self._save_defaults("kotd", cfg, storage.kotd_config_data(cfg), then)
-
-    def open_overhead_camera(self, *, action: str, kind: str | None, preselect: list[str],
-                             players: list[str], on_use: Callable[[float], bool]) -> None:
-        """Open the measuring view for a declared Takkure roll: the camera (or the demo
-        scene) is opened on a worker thread; a camera that cannot be opened is a popup."""
-        from . import overhead
-
-        def work(root: Path) -> Any:
-            return overhead.open_live(root, players)
-
-        def done(result: Any) -> None:
-            live, text = result
-            screen = self.root.get_screen("takkure_measure")
-            screen.start(live, text, action=action, kind=kind, preselect=preselect,
-                         on_use=on_use)
-            self.go("takkure_measure")
-
-        self.in_background(work, done,
-                           lambda exc: self.show_error("The camera cannot measure", str(exc)))
+        self.in_background(lambda root: registry.save_config(game, cfg, root), done,
+                           lambda exc: self.toast(f"Not saved: {exc}"))
 
     def open_calibration(self, back_to: str = "home") -> None:
         """The guided camera calibration (the demo board when there is no camera)."""
@@ -459,49 +429,6 @@ class CompanionApp(App):
 
         self.in_background(lambda root: overhead.open_calibration_source(root), done,
                            lambda exc: self.show_error("The camera cannot be opened", str(exc)))
-
-    def save_tagteam_config(self, cfg: Any, then: Callable[[], None] | None = None) -> None:
-        from ..games.tagteam import config_data
-
-        self._save_defaults("tagteam", cfg, config_data(cfg), then)
-
-    def load_tagteam(self, then: Callable[[], None]) -> None:
-        self._load_config("tagteam", storage.load_tagteam_config, "Tag Team not loaded", then)
-
-    def load_danchie(self, then: Callable[[], None]) -> None:
-        self._load_config("danchie", storage.load_danchie_config, "Danchie Go not loaded", then)
-
-    def load_kotd(self, then: Callable[[], None]) -> None:
-        self._load_config("kotd", storage.load_kotd_config, "King of Tokyo Duel not loaded",
-                          then)
-
-    def load_takkure(self, then: Callable[[], None]) -> None:
-        self._load_config("takkure", storage.load_takkure_config, "Takkure rosters not loaded",
-                          then)
-
-    def _load_config(self, game: str, loader: Callable[[Path], Any], title: str,
-                     then: Callable[[], None]) -> None:
-        """Load a game's config (the user's copy if there is one) on a worker thread; a bad
-        file is named in a popup (file, line, key, name) and nothing is opened."""
-        def done(cfg: Any) -> None:
-            setattr(self, f"{game}_config", cfg)
-            then()
-
-        self.in_background(loader, done, lambda exc: self.show_error(title, str(exc)))
-
-    def save_takkure_roster(self, cfg: TakkureConfig,
-                            then: Callable[[Path], None] | None = None) -> None:
-        """Write the user's roster file (validated first: a refused roster writes nothing)."""
-        def work(root: Path) -> Path:
-            return storage.save_user_config("takkure", storage.takkure_config_data(cfg),
-                                            TakkureConfig, root)
-
-        def done(path: Path) -> None:
-            self.takkure_config = cfg
-            if then is not None:
-                then(path)
-
-        self.in_background(work, done, lambda exc: self.toast(f"Not saved: {exc}"))
 
     def open_game(self, path: str | Path, rng: random.Random | None = None) -> None:
         """Reopen a saved game exactly where it was (errors become popups, never crashes)."""
@@ -536,19 +463,23 @@ class CompanionApp(App):
                      title="Saved game damaged")
 
     def _show_session(self, session: Session) -> None:
-        if session.game not in GAME_SCREENS:
+        entry = registry.get(session.game)
+        try:
+            screen = self.root.get_screen(entry.play)
+        except Exception:  # noqa: BLE001 - a game whose screen cannot be built is refused
             title = session.rules.title
             session.close()
             self.show_error("Not on the tablet yet",
-                            f"This is a {title} game. Its screen is not built yet; follow it with "
-                            f"`companion log {session.path}`.")
+                            f"This is a {title} game. Its screen cannot be shown in this "
+                            f"version; follow it with `companion log {session.path}`.")
             self.go("home")
             return
         if self.session is not None and self.session is not session:
             self.session.close()
         self.session = session
+        if entry.sim_dice is not None:
+            self.sim_dice = entry.sim_dice   # the demo tower throws this game's dice
         session.subscribe(lambda s: self._changed())
-        screen = self.root.get_screen(GAME_SCREENS[session.game])
         screen.bind_session(session)
         self.go(screen.name)
         self._landed()
@@ -566,11 +497,12 @@ class CompanionApp(App):
         except IllegalActionError as exc:
             self.toast(str(exc))
             return
-        confirm = confirm_for(session.game)
+        entry = registry.get(session.game)
+        confirm = entry.confirm_function()
         text = confirm(session.state, after) if confirm is not None else None
         if text:
             self.confirm(text, lambda: self._do(type_, data, then), ok_text="Confirm",
-                         title="End of round" if session.game == "tekken" else "Confirm")
+                         title=entry.confirm_title)
         else:
             self._do(type_, data, then)
 
@@ -590,8 +522,8 @@ class CompanionApp(App):
         if then is not None:
             then()
         # reminders belong to a new action only: undo, redo and replay never announce
-        screen = self.root.get_screen(GAME_SCREENS[session.game]) if self.root else None
-        if screen is not None and hasattr(screen, "announce"):
+        screen = self.game_screen()
+        if screen is not None:
             screen.announce(before, session.state)
         return True
 
@@ -614,8 +546,7 @@ class CompanionApp(App):
     def _refresh_screens(self, *args: Any) -> None:
         if self.root is None or self.session is None:
             return
-        screen = self.root.get_screen(GAME_SCREENS[self.session.game])
-        screen.refresh()
+        self.game_screen().refresh()
 
     def export_json(self) -> None:
         session = self.session
@@ -633,25 +564,7 @@ class CompanionApp(App):
         self.in_background(work, lambda p: self.toast(f"Exported to {p}", error=False),
                            lambda exc: self.toast(f"Export failed: {exc}"))
 
-    # -- settings ------------------------------------------------------------------------
-    def save_tekken_defaults(self, cfg: TekkenConfig,
-                             then: Callable[[], None] | None = None) -> None:
-        self._save_defaults("tekken", cfg, storage.tekken_config_data(cfg), then)
-
-    def _save_defaults(self, game: str, cfg: Any, data: dict[str, Any],
-                       then: Callable[[], None] | None) -> None:
-        """Write the user's copy of a game's config (validated first) and use it."""
-        def work(root: Path) -> Path:
-            return storage.save_user_config(game, data, type(cfg), root)
-
-        def done(path: Path) -> None:
-            setattr(self, f"{game}_config", cfg)
-            self.toast(f"Saved as your defaults ({path})", error=False)
-            if then is not None:
-                then()
-
-        self.in_background(work, done, lambda exc: self.toast(f"Not saved: {exc}"))
-
+    # -- saved games ---------------------------------------------------------------------
     def list_saved(self, done: Callable[[list[storage.SavedGame]], None]) -> None:
         self.in_background(storage.list_saved, done,
                            lambda exc: self.toast(f"Cannot list saved games: {exc}"))

@@ -15,8 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ..config import load_typed
-from ..storage import config_path, user_config_path
+from ..storage import load_config, user_config_path
 
 DEMO_SIZE = (1920, 1080)
 
@@ -64,8 +63,7 @@ def open_live(root: Path | None, players: list[str]) -> tuple[Any, str]:
     from vision.config import OverheadConfig, load_camera
     from vision.measure import VisionError
 
-    cfg_path = config_path("overhead_camera", root)
-    cfg = load_typed(OverheadConfig, cfg_path)
+    cfg = load_config(OverheadConfig, "overhead_camera", root)
     source = None
     if cfg.source != "demo":
         try:
@@ -84,7 +82,7 @@ def open_live(root: Path | None, players: list[str]) -> tuple[Any, str]:
         raise
     if not table.pieces:
         source.release()
-        raise VisionError(f"{cfg_path}: no miniature has a marker: set each player's camera "
+        raise VisionError("The camera knows no miniature: no miniature has a marker: set each player's camera "
                           "marker in the roster editor, or list them under table.pieces "
                           "(docs/vision.md)")
     path = intrinsics_path(root, cfg)
@@ -101,12 +99,12 @@ def with_roster_markers(cfg: Any, root: Path | None, players: list[str]) -> Any:
     from vision.measure import VisionError
     from vision.sheets import topper_side_in
 
-    from ..storage import load_takkure_config
+    from .. import registry
 
     table = cfg.table or TableConfig()
     pieces = list(table.pieces)
     names, ids = {p.name for p in pieces}, {p.id for p in pieces}
-    roster = load_takkure_config(root)
+    roster = registry.load_config("takkure", root)
     for team in roster.teams:
         for card in team.players:
             if card.name in players and card.marker_id is not None and card.name not in names:
@@ -155,7 +153,7 @@ def intrinsics_path(root: Path | None, cfg: Any = None) -> Path | None:
     from vision.config import OverheadConfig
 
     if cfg is None:
-        cfg = load_typed(OverheadConfig, config_path("overhead_camera", root))
+        cfg = load_config(OverheadConfig, "overhead_camera", root)
     if not cfg.intrinsics:
         return None
     path = Path(cfg.intrinsics)
@@ -167,7 +165,7 @@ def open_calibration_source(root: Path | None) -> tuple[Any, str, bool]:
     from vision.config import OverheadConfig
     from vision.measure import VisionError
 
-    cfg = load_typed(OverheadConfig, config_path("overhead_camera", root))
+    cfg = load_config(OverheadConfig, "overhead_camera", root)
     if cfg.source != "demo":
         try:
             return (_open_camera("0" if cfg.source == "auto" else cfg.source, cfg.resolution),

@@ -12,7 +12,6 @@ from pathlib import Path
 from firmware_bridge.discovery import PortNotFoundError, UsbMatch, find_tower
 
 from .. import storage
-from ..config import load_typed
 
 SIM_URL = "sim://demo"
 
@@ -54,7 +53,7 @@ class DiceTowerConfig:
 
 
 def load_tower_config(root: Path | None = None) -> DiceTowerConfig:
-    return load_typed(DiceTowerConfig, storage.config_path("dice_tower", root))
+    return storage.load_config(DiceTowerConfig, "dice_tower", root)
 
 
 def choose_url(cfg: DiceTowerConfig, override: str | None = None) -> tuple[str | None, bool, str]:

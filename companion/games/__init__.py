@@ -1,12 +1,32 @@
-"""One pure rules module per game. Nothing here imports Kivy, pyserial or OpenCV."""
+"""One pure rules module per game. Nothing here imports Kivy, pyserial or OpenCV.
+
+Which games there are is the registry's business (:mod:`companion.registry`): ``GAMES`` is
+a read-only view of the registered games' rules, by game id.
+"""
 
 from __future__ import annotations
 
-from .danchie import RULES as DANCHIE
-from .kotd import RULES as KOTD
-from .tagteam import RULES as TAGTEAM
-from .takkure import RULES as TAKKURE
-from .tekken import RULES as TEKKEN
+from collections.abc import Iterator, Mapping
+from typing import Any
 
-GAMES = {TEKKEN.name: TEKKEN, TAKKURE.name: TAKKURE, KOTD.name: KOTD, TAGTEAM.name: TAGTEAM,
-         DANCHIE.name: DANCHIE}
+
+class _RulesView(Mapping[str, Any]):
+    def __getitem__(self, game_id: str) -> Any:
+        from .. import registry
+
+        if registry.find(game_id) is None:
+            raise KeyError(game_id)
+        return registry.rules(game_id)
+
+    def __iter__(self) -> Iterator[str]:
+        from .. import registry
+
+        return iter(registry.ids())
+
+    def __len__(self) -> int:
+        from .. import registry
+
+        return len(registry.ids())
+
+
+GAMES: Mapping[str, Any] = _RulesView()

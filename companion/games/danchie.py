@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Mapping
 
 from ..errors import IllegalActionError
+from ..registry import ConfigFile, GameEntry, HomeTile
 from .base import evolve
 
 MIN_PLAYERS, MAX_PLAYERS = 3, 6
@@ -814,3 +815,12 @@ def to_json(state: DanchieState) -> dict[str, Any]:
 
 
 RULES = DanchieRules()
+
+
+ENTRY = GameEntry(
+    id="danchie", rules=f"{__name__}:RULES", setup="danchie_setup", play="danchie_game",
+    tile=HomeTile("Danchie Go", "race tracker", (0.55, 0.35, 0.12, 1), (0.7, 0.45, 0.18, 1), 50),
+    screens={"danchie_setup": "companion.app.screens.danchie_game:DanchieSetupScreen",
+             "danchie_game": "companion.app.screens.danchie_game:DanchieGameScreen"},
+    config=ConfigFile("danchie", f"{__name__}:DanchieConfig", "companion.config:danchie.yaml"),
+    dice_kinds=(TOWER_KIND,), sim_dice="spawn")

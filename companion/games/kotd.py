@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Mapping
 
 from ..errors import IllegalActionError
+from ..registry import ConfigFile, GameEntry, HomeTile
 from .base import evolve
 
 FACES = ("CLAW", "HEART", "ENERGY", "FAME", "DESTRUCTION", "POWER")
@@ -870,3 +871,39 @@ def to_json(state: KotdState) -> dict[str, Any]:
 
 
 RULES = KotdRules()
+
+
+def config_data(cfg: KotdConfig) -> dict[str, Any]:
+    """Plain data for writing config/kotd.yaml back (the user's copy)."""
+    def monster(m: Any) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": m.name, "hp": m.hp, "power": m.power}
+        if m.defaults:
+            out["defaults"] = list(m.defaults)
+        return out
+
+    def buzz(b: Any) -> dict[str, Any]:
+        out: dict[str, Any] = {"id": b.id, "cells": list(b.cells)}
+        if b.covers:
+            out["covers"] = b.covers
+        if b.king:
+            out["king"] = True
+        return out
+
+    return {"defaults": list(cfg.defaults), "faces": list(cfg.faces),
+            "monsters": [monster(m) for m in cfg.monsters],
+            "tracks": [{"name": t.name, "cells": t.cells, "spotlight": t.spotlight}
+                       for t in cfg.tracks],
+            "buzz": [buzz(b) for b in cfg.buzz],
+            "second_player": {"energy": cfg.second_player.energy,
+                              "dice_tokens": cfg.second_player.dice_tokens}}
+
+
+ENTRY = GameEntry(
+    id="kotd", rules=f"{__name__}:RULES", setup="kotd_setup", play="kotd_game",
+    tile=HomeTile("King of Tokyo Duel", "with the dice tower", (0.45, 0.25, 0.55, 1),
+                  (0.6, 0.35, 0.72, 1), 30),
+    screens={"kotd_setup": "companion.app.screens.kotd_game:KotdSetupScreen",
+             "kotd_game": "companion.app.screens.kotd_game:KotdGameScreen"},
+    config=ConfigFile("kotd", f"{__name__}:KotdConfig", "companion.config:kotd.yaml",
+                      f"{__name__}:config_data"),
+    dice_kinds=("kotd",), sim_dice="kotd")

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Mapping
 
 from ..errors import IllegalActionError
+from ..registry import ConfigFile, GameEntry, HomeTile
 from .base import evolve
 
 REFS = ("self", "partner", "opponent", "opponent_partner")
@@ -474,3 +475,13 @@ class TagTeamRules:
 
 
 RULES = TagTeamRules()
+
+
+ENTRY = GameEntry(
+    id="tagteam", rules=f"{__name__}:RULES", setup="tagteam_setup", play="tagteam_game",
+    tile=HomeTile("Tag Team", "fight tracker", (0.2, 0.45, 0.3, 1), (0.3, 0.6, 0.4, 1), 40),
+    screens={"tagteam_setup": "companion.app.screens.tagteam_game:TagTeamSetupScreen",
+             "tagteam_game": "companion.app.screens.tagteam_game:TagTeamGameScreen",
+             "tagteam_tracks": "companion.app.screens.tagteam_tracks:TagTeamTracksScreen"},
+    config=ConfigFile("tagteam", f"{__name__}:TagTeamConfig", "companion.config:tagteam.yaml",
+                      f"{__name__}:config_data"))

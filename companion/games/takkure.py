@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Mapping
 
 from ..errors import IllegalActionError
+from ..registry import ConfigFile, GameEntry, HomeTile
 from .base import evolve
 from . import takkure_dice as dice
 
@@ -882,3 +883,38 @@ def to_json(state: TakkureState) -> dict[str, Any]:
 
 
 RULES = TakkureRules()
+
+
+def config_data(cfg: TakkureConfig) -> dict[str, Any]:
+    """Plain data for writing the rosters back to YAML (the user's roster file)."""
+    teams = []
+    for t in cfg.teams:
+        players = []
+        for p in t.players:
+            card = card_data(p)
+            card["mov"] = [int(v) if float(v).is_integer() else v for v in card["mov"]]
+            card["skills"] = [{"name": s.name, "training": s.training, "text": s.text}
+                              for s in p.skills]
+            if p.defaults:
+                card["defaults"] = list(p.defaults)
+            if p.marker_id is not None:
+                card["marker_id"] = p.marker_id
+                card["marker_height_mm"] = p.marker_height_mm
+                if p.marker_side_in is not None:
+                    card["marker_side_in"] = p.marker_side_in
+            players.append(card)
+        teams.append({"name": t.name, "team_skill": t.team_skill, "players": players})
+    return {"teams": teams}
+
+
+ENTRY = GameEntry(
+    id="takkure", rules=f"{__name__}:RULES", setup="takkure_setup", play="takkure_game",
+    tile=HomeTile("Takkure", "match tracker", (0.1, 0.36, 0.5, 1), (0.16, 0.5, 0.7, 1), 20),
+    screens={"takkure_setup": "companion.app.screens.takkure_setup:TakkureSetupScreen",
+             "takkure_roster": "companion.app.screens.takkure_setup:TakkureRosterScreen",
+             "takkure_game": "companion.app.screens.takkure_game:TakkureGameScreen",
+             "takkure_measure": "companion.app.screens.takkure_measure:TakkureMeasureScreen"},
+    config=ConfigFile("takkure", f"{__name__}:TakkureConfig", "companion.config:takkure.yaml",
+                      f"{__name__}:config_data"),
+    dice_kinds=("d12",), sim_dice="takkure",
+    confirm="companion.app.screens.takkure_game:confirm_text")

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from .base import evolver
 from typing import Any, Literal, Mapping
 
-from ..errors import IllegalActionError
+from ..errors import CompanionError, IllegalActionError
+from ..registry import ConfigFile, GameEntry, HomeTile
 
 RED_ZONE_HP = 6          # "The red zone is HP <= 6"; Rage is revealed there.
 BASE_SLOTS = 3           # Attack Slots in a String; +1 with Heat active.
@@ -725,3 +726,71 @@ def to_json(state: TekkenState, *, reveal_hidden: bool = False) -> dict[str, Any
 
 
 RULES = TekkenRules()
+
+
+def config_data(cfg: TekkenConfig) -> dict[str, Any]:
+    """Plain data for writing a TekkenConfig back to YAML."""
+    return {
+        "characters": [{"name": c.name, "max_hp": c.max_hp,
+                        "max_hp_is_default": c.max_hp_is_default,
+                        "rage_cards": list(c.rage_cards)} for c in cfg.characters],
+        "stages": [stage_data(s) for s in cfg.stages],
+        "rounds_to_win": cfg.rounds_to_win,
+    }
+
+
+# ----------------------------------------------------------------------------- command line
+
+
+def cli_arguments(parser: Any) -> None:
+    """``companion new tekken``'s options."""
+    parser.add_argument("--p1", help="first fighter (default: the first in config)")
+    parser.add_argument("--p2", help="second fighter")
+    parser.add_argument("--hp1", type=int, help="first fighter's max HP (default: config)")
+    parser.add_argument("--hp2", type=int, help="second fighter's max HP")
+    parser.add_argument("--stage", help="stage name (default: the first in config)")
+    parser.add_argument("--rounds", type=int, help="rounds to win (default: config)")
+    parser.add_argument("--offensive", type=int, choices=[1, 2], default=1,
+                        help="who opens the first String (1 or 2)")
+
+
+def cli_setup(cfg: TekkenConfig, args: Any) -> tuple[dict[str, Any], str]:
+    """A new game's set-up (and its label) from ``companion new tekken``'s options."""
+    setup = new_setup(cfg, args.p1, args.p2, args.stage, args.rounds, args.offensive - 1,
+                      args.hp1, args.hp2)
+    return setup, f"{setup['fighters'][0]['name']}-vs-{setup['fighters'][1]['name']}"
+
+
+def new_setup(cfg: TekkenConfig, p1: str | None, p2: str | None, stage: str | None,
+              rounds: int | None, offensive: int, hp1: int | None,
+              hp2: int | None) -> dict[str, Any]:
+    names = [c.name for c in cfg.characters]
+    first = p1 or names[0]
+    second = p2 or (names[1] if len(names) > 1 else names[0])
+    fighters = []
+    for name, hp in ((first, hp1), (second, hp2)):
+        try:
+            c = cfg.character(name)
+        except KeyError:
+            raise CompanionError(f"unknown character {name!r} (config has: "
+                                 f"{', '.join(names)})") from None
+        fighters.append({"name": c.name, "max_hp": hp if hp is not None else c.max_hp})
+    try:
+        st = cfg.stage(stage) if stage else cfg.stages[0]
+    except KeyError:
+        raise CompanionError(f"unknown stage {stage!r} (config has: "
+                             f"{', '.join(s.name for s in cfg.stages)})") from None
+    return {"fighters": fighters, "stage": stage_data(st),
+            "rounds_to_win": rounds if rounds is not None else cfg.rounds_to_win,
+            "offensive": offensive}
+
+
+ENTRY = GameEntry(
+    id="tekken", rules=f"{__name__}:RULES", setup="tekken_setup", play="tekken_game",
+    tile=HomeTile("TEKKEN", "The Board Game", (0.62, 0.12, 0.12, 1), (0.85, 0.2, 0.2, 1), 10),
+    screens={"tekken_setup": "companion.app.screens.tekken_setup:TekkenSetupScreen",
+             "tekken_game": "companion.app.screens.tekken_game:TekkenGameScreen"},
+    config=ConfigFile("tekken", f"{__name__}:TekkenConfig", "companion.config:tekken.yaml",
+                      f"{__name__}:config_data"),
+    confirm="companion.app.screens.tekken_game:confirm_text", confirm_title="End of round",
+    cli_arguments=f"{__name__}:cli_arguments", cli_setup=f"{__name__}:cli_setup")

@@ -99,6 +99,9 @@ class CameraCalibrateScreen(Screen):
         self.running = True
         self._event = Clock.schedule_interval(self.poll, 1 / 15)
 
+    def stop_workers(self) -> None:
+        self.stop()
+
     def stop(self) -> None:
         if self._event is not None:
             self._event.cancel()

@@ -23,7 +23,7 @@ from kivy.uix.modalview import ModalView
 from kivy.uix.screenmanager import Screen
 
 from ...games import danchie as dg
-from ..game_screen import GameScreen
+from ..game_screen import GameScreen, Throw
 from .. import widgets  # noqa: F401  (its rules must load first)
 from ..widgets import BigButton
 
@@ -334,10 +334,10 @@ class DanchieGameScreen(GameScreen):
     def spawn(self, face: str, source: str) -> None:
         App.get_running_app().act("danchie.spawn", player=self._me(), face=face, source=source)
 
-    def tower_roll(self, dice: list[dict[str, Any]]) -> bool:
+    def take_throw(self, throw: Throw) -> bool:
         """A dice tower throw: its spawn die is the current Dasher's spawn. False when the
         throw has no spawn die (the app then shows it as a plain roll)."""
-        spawns = [d for d in dice if d.get("kind") == dg.TOWER_KIND]
+        spawns = [d for d in throw.dice if d.get("kind") == dg.TOWER_KIND]
         if not spawns or self.session is None:
             return False
         if len(spawns) > 1 or spawns[0].get("status") != "clean":
@@ -404,7 +404,7 @@ class DanchieSetupScreen(Screen):
         if len({n.casefold() for n in names}) != len(names):
             app.toast("Each Dasher needs a different name")
             return
-        setup = dg.setup_from_config(app.danchie_config, names)
+        setup = dg.setup_from_config(app.config_of("danchie"), names)
         app.start_game("danchie", setup, "-".join(names))
 
 

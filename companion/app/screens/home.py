@@ -1,52 +1,65 @@
-"""Home: the game picker, "Resume" for the last unfinished game, and "Saved games"."""
+"""Home: a tile per registered game, "Resume" for the last unfinished game, "Saved games"."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from kivy.app import App
+from kivy.clock import Clock
+from kivy.factory import Factory
 from kivy.lang import Builder
 from kivy.properties import ObjectProperty, StringProperty
 from kivy.uix.screenmanager import Screen
 
-# (title, enabled) - the games of the design card.
-GAMES = (
-    ("TEKKEN", True),
-    ("Takkure", True),
-    ("King of Tokyo Duel", True),
-    ("Tag Team", True),
-    ("Danchie Go", False),
-)
+from ... import registry
 
 
 class HomeScreen(Screen):
     resume_text = StringProperty("")          # "" hides the Resume button
     resume_path = ObjectProperty(None, allownone=True)
+    _tiles_for: list[str] = []
 
-    def on_pre_enter(self, *args):
+    def on_kv_post(self, base_widget: Any) -> None:
+        self.build_tiles()
+        # a game added or removed later (a plug-in) changes the tiles, on the GUI thread
+        registry.subscribe(lambda: Clock.schedule_once(lambda dt: self._follow_registry(), 0))
+
+    def _follow_registry(self) -> None:
+        if registry.ids() != self._tiles_for:
+            self.build_tiles()
+
+    def build_tiles(self) -> None:
+        """One tile per game of the registry, in its order (``ids.tile_<game id>``)."""
+        box = self.ids.tiles
+        box.clear_widgets()
+        for key in [k for k in self.ids if k.startswith("tile_")]:
+            del self.ids[key]
+        self._tiles_for = registry.ids()
+        for entry in registry.games():
+            t = entry.tile
+            tile = Factory.GameTile(text=f"{t.title}\n[size=20sp]{t.subtitle}[/size]",
+                                    bg=t.colour, down_bg=t.pressed)
+            tile.bind(on_release=lambda _w, game=entry.id: self.pick(game))
+            box.add_widget(tile)
+            self.ids[f"tile_{entry.id}"] = tile
+
+    def on_pre_enter(self, *args: Any) -> None:
+        self._follow_registry()
         app = App.get_running_app()
         if app is not None and app.status == "ready":
             app.find_unfinished(self.show_unfinished)
 
-    def show_unfinished(self, saved) -> None:
+    def show_unfinished(self, saved: Any) -> None:
         if saved is None:
             self.resume_text, self.resume_path = "", None
         else:
             self.resume_text = f"Resume: {saved.summary}"
             self.resume_path = saved.path
 
-    def pick(self, title: str) -> None:
-        app = App.get_running_app()
-        if title == "TEKKEN":
-            app.go("tekken_setup")
-        elif title == "Takkure":
-            app.load_takkure(lambda: app.go("takkure_setup"))
-        elif title == "King of Tokyo Duel":
-            app.load_kotd(lambda: app.go("kotd_setup"))
-        elif title == "Tag Team":
-            app.load_tagteam(lambda: app.go("tagteam_setup"))
-        elif title == "Danchie Go":
-            app.load_danchie(lambda: app.go("danchie_setup"))
+    def pick(self, game: str) -> None:
+        """A game's tile: its config is loaded, then its set-up screen shown."""
+        App.get_running_app().open_setup(game)
 
     def resume(self) -> None:
         if self.resume_path is not None:

@@ -27,7 +27,7 @@ from kivy.uix.screenmanager import Screen
 from kivy.uix.widget import Widget
 
 from ...games import kotd as k
-from ..game_screen import GameScreen, undo_view
+from ..game_screen import GameScreen, Throw, copy_props, undo_view
 from .. import widgets  # noqa: F401  (its <Label> rule must load first)
 from ..dice_look import FACE_LOOK
 from ..widgets import BigToggle, HideBox  # noqa: F401  (HideBox: used in the .kv)
@@ -215,6 +215,11 @@ class KotdGameScreen(GameScreen):
         self._drawn = None
         self.refresh()
 
+    def take_throw(self, throw: Throw) -> bool:
+        """A throw of the tower is a roll in King of Tokyo Duel: the rules took it when it
+        was recorded (the dice it cannot use are ignored there); the screen shows it."""
+        return self.session is not None
+
     def refresh(self, *args: Any) -> None:
         if self.session is None:
             return
@@ -223,16 +228,14 @@ class KotdGameScreen(GameScreen):
             self.selected = -1
         view = kotd_view(self.session, self.typed)
         self.typed = view["typed"]
-        for key in self._SCALARS:
-            setattr(self, key, view[key])
+        copy_props(self, view, self._SCALARS)
         self.log_lines = view["log_lines"]
         self.typed_text = (" ".join(self.typed) + "  " + " ".join(["_"] * (view["need"] - len(self.typed)))
                            ).strip() if view["need"] else ""
         for panel, mv in zip((self.ids.monster0, self.ids.monster1), view["monsters"]):
             panel.name_text = mv["name"]
-            for key in ("hp", "max_hp", "energy", "tokens", "power", "active", "winner", "can",
-                        "can_pull"):
-                setattr(panel, key, mv[key])
+            copy_props(panel, mv, ("hp", "max_hp", "energy", "tokens", "power", "active",
+                                   "winner", "can", "can_pull"))
         link = App.get_running_app().tower_link
         self.simulated = bool(link is not None and (link.url or "").startswith("sim://"))
         key = (tuple(tuple(t["cells"]) + (t["pawn"],) for t in view["tracks"]),
@@ -337,7 +340,7 @@ class KotdSetupScreen(Screen):
     hps = ListProperty([10, 10])
 
     def on_pre_enter(self, *args: Any) -> None:
-        cfg = App.get_running_app().kotd_config
+        cfg = App.get_running_app().config_of("kotd")
         if cfg is None:
             return
         names = [m.name for m in cfg.monsters]
@@ -359,12 +362,12 @@ class KotdSetupScreen(Screen):
         for b in self.ids[f"monsters{side}"].children:
             b.state = "down" if b.text == name else "normal"
         hps = list(self.hps)
-        hps[side] = App.get_running_app().kotd_config.monster(name).hp
+        hps[side] = App.get_running_app().config_of("kotd").monster(name).hp
         self.hps = hps
         self._hints()
 
     def _hints(self) -> None:
-        cfg = App.get_running_app().kotd_config
+        cfg = App.get_running_app().config_of("kotd")
         hints = []
         for n, hp in zip(self.names, self.hps):
             try:
@@ -389,12 +392,13 @@ class KotdSetupScreen(Screen):
         from dataclasses import replace
 
         app = App.get_running_app()
-        cfg = app.kotd_config
+        cfg = app.config_of("kotd")
         chosen = dict(zip(self.names, self.hps))
         monsters = tuple(replace(m, hp=int(chosen[m.name]),
                                  defaults=tuple(d for d in m.defaults if d != "hp"))
                          if m.name in chosen else m for m in cfg.monsters)
-        app.save_kotd_config(replace(cfg, monsters=monsters), then=self._hints)
+        app.save_game_config("kotd", replace(cfg, monsters=monsters),
+                             then=lambda _path: self._hints())
 
     def toss(self) -> None:
         """Who starts: the rulebook rolls dice for it; a coin toss stands in."""
@@ -405,7 +409,7 @@ class KotdSetupScreen(Screen):
         if self.names[0] == self.names[1]:
             app.toast("Pick two different Monsters")
             return
-        setup = k.setup_from_config(app.kotd_config, (self.names[0], self.names[1]),
+        setup = k.setup_from_config(app.config_of("kotd"), (self.names[0], self.names[1]),
                                     int(self.first), hp=(int(self.hps[0]), int(self.hps[1])))
         app.start_game("kotd", setup, f"{self.names[0]}-vs-{self.names[1]}")
 

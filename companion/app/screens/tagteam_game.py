@@ -334,7 +334,7 @@ class TagTeamSetupScreen(Screen):
     picks = ListProperty([["", ""], ["", ""]])
 
     def on_pre_enter(self, *args: Any) -> None:
-        cfg = App.get_running_app().tagteam_config
+        cfg = App.get_running_app().config_of("tagteam")
         if cfg is None:
             return
         names = tt.pickable(cfg)
@@ -364,7 +364,7 @@ class TagTeamSetupScreen(Screen):
         if len(set(chosen)) != 4:
             app.toast("Four different Fighters, two a team")
             return
-        cfg = app.tagteam_config
+        cfg = app.config_of("tagteam")
         setup = {"teams": [{"player": f"Player {t + 1}",
                             "fighters": [tt.fighter_data(cfg.fighter(n), cfg) for n in self.picks[t]]}
                            for t in (0, 1)]}

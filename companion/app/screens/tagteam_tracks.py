@@ -112,7 +112,7 @@ class TagTeamTracksScreen(Screen):
         self.editor: BoardEditor | None = None
 
     def on_pre_enter(self, *args: Any) -> None:
-        cfg = App.get_running_app().tagteam_config
+        cfg = App.get_running_app().config_of("tagteam")
         if cfg is None:
             return
         self.editor = BoardEditor(list(cfg.fighters))
@@ -196,7 +196,7 @@ class TagTeamTracksScreen(Screen):
                 self.editor.changed.clear()
             self.refresh()
 
-        app.save_tagteam_config(cfg, done)
+        app.save_game_config("tagteam", cfg, then=lambda _path: done())
 
 
 Builder.load_file(str(Path(__file__).with_name("tagteam_tracks.kv")))

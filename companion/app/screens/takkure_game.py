@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from kivy.app import App
 from kivy.lang import Builder
@@ -27,7 +27,7 @@ from kivy.uix.widget import Widget
 from ...errors import IllegalActionError
 from ...games import takkure as tk
 from ...games.takkure_panel import KINDS, TEAM_COLOURS, FollowUp, RollPanel
-from ..game_screen import GameScreen, undo_view
+from ..game_screen import GameScreen, Throw, copy_props, undo_view
 from .. import widgets  # noqa: F401  (its <Label> rule must load first)
 from ..dice_look import TEAM_RGBA
 from ..widgets import BigButton
@@ -405,6 +405,25 @@ class InjuryPad(ModalView):
 
 # ----------------------------------------------------------------------------- screen
 
+
+def open_overhead_camera(*, action: str, kind: str | None, preselect: list[str],
+                         players: list[str], on_use: Callable[[float], bool]) -> None:
+    """Open the measuring view for a declared roll: the camera (or the demo scene) is opened
+    on a worker thread; a camera that cannot be opened is a popup."""
+    from .. import overhead
+
+    app = App.get_running_app()
+
+    def done(result: Any) -> None:
+        live, text = result
+        screen = app.root.get_screen("takkure_measure")
+        screen.start(live, text, action=action, kind=kind, preselect=preselect, on_use=on_use)
+        app.go("takkure_measure")
+
+    app.in_background(lambda root: overhead.open_live(root, players), done,
+                      lambda exc: app.show_error("The camera cannot measure", str(exc)))
+
+
 class TakkureGameScreen(GameScreen):
     score_text = StringProperty("")
     half_text = StringProperty("")
@@ -472,8 +491,7 @@ class TakkureGameScreen(GameScreen):
         if len(self.session.actions) < self._follow_at:
             self.follow = []   # the roll they follow was undone
         view = takkure_view(self.session, self.panel)
-        for key in self._SCALARS:
-            setattr(self, key, view[key])
+        copy_props(self, view, self._SCALARS)
         self.time_active = view["time_active"]
         self.team_names = view["team_names"]
         self.team_notes = view["team_notes"]
@@ -481,12 +499,9 @@ class TakkureGameScreen(GameScreen):
         self.log_lines = view["log_lines"]
         for t in (0, 1):
             for card, cv in zip(self.cards[t], view["cards"][t]):
-                for key, value in cv.items():
-                    if key not in ("index",):
-                        setattr(card, key, value)
+                copy_props(card, cv, skip=("index",))
         pv = view["panel"]
-        for key in self._PANEL:
-            setattr(self, key, pv[key])
+        copy_props(self, pv, self._PANEL)
         if not self.ids.distance.focus:
             self.ids.distance.text = pv["distance_text"]
         self._draw_rows(pv["rows"])
@@ -562,11 +577,16 @@ class TakkureGameScreen(GameScreen):
     def type_die(self, face: int) -> None:
         self._dice_in(lambda s: self.panel.receive(s, [face], source="typed"))
 
-    def tower_roll(self, dice_json: list[dict[str, Any]]) -> bool:
-        """A dice tower throw while this screen shows: the panel takes each coach's colour."""
+    def take_throw(self, throw: Throw) -> bool:
+        """A dice tower throw while this screen shows: the panel takes each coach's colour;
+        it says what it could not use."""
         if self.session is None:
             return False
-        return self._dice_in(lambda s: self.panel.receive_tower(s, dice_json))
+        if not throw.clean:
+            App.get_running_app().toast(f"Dice: {throw.text} - a die was not read cleanly: "
+                                        "roll it again")
+            return True
+        return self._dice_in(lambda s: self.panel.receive_tower(s, throw.dice))
 
     def _dice_in(self, fn: Any) -> bool:
         try:
@@ -612,7 +632,7 @@ class TakkureGameScreen(GameScreen):
         picked = [state.teams[self.panel.team_of(state, role)].players[i].name
                   for role in ("attacker", "defender") for i in self.panel.picks[role]]
         everyone = [pl.name for t in state.teams for pl in t.players]
-        App.get_running_app().open_overhead_camera(
+        open_overhead_camera(
             action=f"{self.panel.kind.title}" + (f": {', '.join(picked)}" if picked else ""),
             kind=part.distance, preselect=picked, players=everyone,
             on_use=lambda inches: self.receive_distance(inches, source="camera"))

@@ -88,6 +88,9 @@ class TakkureMeasureScreen(Screen):
         live.start()
         self._event = Clock.schedule_interval(self.poll, 1.0 / POLL_HZ)
 
+    def stop_workers(self) -> None:
+        self.stop()
+
     def stop(self) -> None:
         if self._event is not None:
             self._event.cancel()

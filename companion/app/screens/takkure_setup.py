@@ -62,7 +62,7 @@ class TakkureSetupScreen(Screen):
     lineups = ListProperty([{}, {}])
 
     def on_pre_enter(self, *args: Any) -> None:
-        cfg = App.get_running_app().takkure_config
+        cfg = App.get_running_app().config_of("takkure")
         if cfg is None:
             return
         names = [t.name for t in cfg.teams]
@@ -80,7 +80,7 @@ class TakkureSetupScreen(Screen):
             self.choose_team(side, defaults[side])
 
     def _cfg(self) -> tk.TakkureConfig:
-        return App.get_running_app().takkure_config
+        return App.get_running_app().config_of("takkure")
 
     def choose_team(self, side: int, name: str) -> None:
         teams = list(self.teams)
@@ -136,7 +136,7 @@ class TakkureSetupScreen(Screen):
         except IllegalActionError as exc:
             app.toast(str(exc))
             return
-        app.start_takkure(setup, f"{self.teams[0]}-vs-{self.teams[1]}")
+        app.start_game("takkure", setup, f"{self.teams[0]}-vs-{self.teams[1]}")
 
 
 class PositionRow(BoxLayout):
@@ -183,7 +183,7 @@ class TakkureRosterScreen(Screen):
     card_defaults = ObjectProperty(())
 
     def on_pre_enter(self, *args: Any) -> None:
-        cfg = App.get_running_app().takkure_config
+        cfg = App.get_running_app().config_of("takkure")
         if cfg is None:
             return
         box = self.ids.teams
@@ -196,7 +196,7 @@ class TakkureRosterScreen(Screen):
         self.status = ""
 
     def _cfg(self) -> tk.TakkureConfig:
-        return App.get_running_app().takkure_config
+        return App.get_running_app().config_of("takkure")
 
     def choose_team(self, name: str) -> None:
         self.team = name
@@ -289,7 +289,7 @@ class TakkureRosterScreen(Screen):
             self.edit(card.name)
             self.status = f"Saved {card.name} to {path}"
 
-        app.save_takkure_roster(new_cfg, then=saved)
+        app.save_game_config("takkure", new_cfg, then=saved, announce=False)
 
     def delete(self) -> None:
         if not self.editing:
@@ -309,7 +309,7 @@ class TakkureRosterScreen(Screen):
                 self.choose_team(team.name)
                 self.status = f"Removed {name} from {path}"
 
-            app.save_takkure_roster(new_cfg, then=saved)
+            app.save_game_config("takkure", new_cfg, then=saved, announce=False)
 
         app.confirm(f"Remove {name} from the {team.name} roster?\nMatches already played keep "
                     "their copy of the card.", really, ok_text=f"Remove {name}",

@@ -20,7 +20,7 @@ from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.modalview import ModalView
 
 from ...games.tekken import TekkenState
-from ..game_screen import GameScreen
+from ..game_screen import GameScreen, copy_props
 from ..widgets import SlotTile, TokenTile
 
 DEFAULT_RAGE_NAMES = ("Rage card A", "Rage card B")
@@ -244,7 +244,7 @@ class TekkenGameScreen(GameScreen):
         self.refresh()
 
     def _rage_names(self) -> list[tuple[str, str]]:
-        cfg = App.get_running_app().tekken_config
+        cfg = App.get_running_app().config_of("tekken")
         out = []
         for f in self.session.state.fighters:
             try:
@@ -257,11 +257,9 @@ class TekkenGameScreen(GameScreen):
         if self.session is None:
             return
         view = tekken_view(self.session, self._rage_names())
-        for key in self._SCALARS:
-            setattr(self, key, view[key])
+        copy_props(self, view, self._SCALARS)
         for panel, fv in zip((self.ids.fighter0, self.ids.fighter1), view["fighters"]):
-            for key, value in fv.items():
-                setattr(panel, key, value)
+            copy_props(panel, fv)
         if list(self.slot_kinds) != view["slot_kinds"]:
             self.slot_kinds = view["slot_kinds"]
             box = self.ids.slots

@@ -27,7 +27,7 @@ class TekkenSetupScreen(Screen):
     stage_has_floor = BooleanProperty(False)
 
     def on_pre_enter(self, *args: Any) -> None:
-        cfg = App.get_running_app().tekken_config
+        cfg = App.get_running_app().config_of("tekken")
         if cfg is None:
             return
         chars = [c.name for c in cfg.characters]
@@ -63,7 +63,7 @@ class TekkenSetupScreen(Screen):
 
     # -- choices -------------------------------------------------------------------------
     def _cfg(self) -> TekkenConfig:
-        return App.get_running_app().tekken_config
+        return App.get_running_app().config_of("tekken")
 
     def choose(self, slot: int, name: str) -> None:
         names = list(self.names)
@@ -119,7 +119,8 @@ class TekkenSetupScreen(Screen):
         if self.names[0] == self.names[1]:
             app.toast("Pick two different characters")
             return
-        app.start_tekken(self.setup_data())
+        setup = self.setup_data()
+        app.start_game("tekken", setup, "-vs-".join(f["name"] for f in setup["fighters"]))
 
     def save_defaults(self) -> None:
         cfg = self._cfg()
@@ -129,7 +130,8 @@ class TekkenSetupScreen(Screen):
                                                or not c.max_hp_is_default)
                       else c for c in cfg.characters)
         new_cfg = replace(cfg, characters=chars, rounds_to_win=int(self.rounds_to_win))
-        App.get_running_app().save_tekken_defaults(new_cfg, then=self._update_hints)
+        App.get_running_app().save_game_config("tekken", new_cfg,
+                                                then=lambda _path: self._update_hints())
 
 
 Builder.load_file(str(Path(__file__).with_name("tekken_setup.kv")))
