@@ -20,7 +20,7 @@ from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.modalview import ModalView
 
 from ...games.tekken import TekkenState
-from ..game_screen import GameScreen, copy_props
+from ..game_screen import GameScreen, copy_props, undo_view
 from ..widgets import SlotTile, TokenTile
 
 DEFAULT_RAGE_NAMES = ("Rage card A", "Rage card B")
@@ -28,12 +28,6 @@ DEFAULT_RAGE_NAMES = ("Rage card A", "Rage card B")
 
 # ----------------------------------------------------------------------------- pure view
 
-
-
-def shorten(text: str | None, limit: int = 46) -> str:
-    if not text:
-        return ""
-    return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
 
 
 def confirm_text(before: TekkenState, after: TekkenState) -> str | None:
@@ -123,12 +117,7 @@ def tekken_view(session: Any, rage_names: list[tuple[str, str]]) -> dict[str, An
         })
     log = [e.text for e in session.log()]
     view["log_lines"] = log[::-1]
-    view["undo_text"] = ("Undo: " + shorten(session.next_undo_text(), 40)) \
-        if session.can_undo else "Undo"
-    view["redo_text"] = ("Redo: " + shorten(session.next_redo_text(), 40)) \
-        if session.can_redo else "Redo"
-    view["can_undo"] = session.can_undo
-    view["can_redo"] = session.can_redo
+    view.update(undo_view(session, 40))
     if s.phase == "round_over":
         names = [s.fighters[i].name for i in s.last_round_winners]
         view["result_title"] = (f"Round {s.round} to {names[0]}" if len(names) == 1 else
