@@ -113,8 +113,8 @@ def build_parser() -> argparse.ArgumentParser:
         "Tabletop Companion: tracks HP, tokens and dials beside a real game table."))
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     parser.add_argument("--data-dir", type=Path, default=None,
-                        help="where games and settings are kept (default: $COMPANION_HOME "
-                             "or ~/.local/share/tabletop-companion)")
+                        help="where games and settings are kept (default: $COMPANION_HOME, "
+                             "else the system's user data folder)")
     parser.add_argument("--tower", default=None, metavar="URL",
                         help="dice tower port or URL (a path, socket://HOST:PORT, sim://demo); "
                              "default: config/dice_tower.yaml (find by USB ids, else simulate)")

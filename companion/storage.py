@@ -1,6 +1,6 @@
 """Where games and user settings live, and the list of saved games.
 
-* ``$COMPANION_HOME`` (default ``~/.local/share/tabletop-companion``) holds ``games/``
+* ``$COMPANION_HOME`` (default: the user data folder, see :func:`data_dir`) holds ``games/``
   (one journal per game) and ``config/`` (the user's own edits of the shipped YAML, e.g.
   a character's max HP, written by the app and validated like every config file).
 * The shipped YAML is package data (``companion/config/*.yaml``, read with
@@ -29,9 +29,30 @@ T = TypeVar("T")
 SHIPPED_PACKAGE = "companion.config"
 
 
+APP_NAME = "tabletop-companion"
+
+
 def data_dir() -> Path:
+    """Where games and the user's config live: ``$COMPANION_HOME``, else the system's user
+    data folder (platformdirs: ``~/.local/share/tabletop-companion`` on Linux,
+    ``%LOCALAPPDATA%\\tabletop-companion`` on Windows, ``~/Library/Application Support/...``
+    on macOS). The Android app passes Kivy's ``user_data_dir`` instead."""
     env = os.environ.get("COMPANION_HOME")
-    return Path(env) if env else Path.home() / ".local" / "share" / "tabletop-companion"
+    if env:
+        return Path(env)
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+
+
+def log_dir(root: Path | None = None) -> Path:
+    """Where the app writes its rotating log: ``<data>/logs`` when ``$COMPANION_HOME`` (or an
+    explicit data folder) is used, else the system's user log folder."""
+    if root is not None or os.environ.get("COMPANION_HOME"):
+        return (root or data_dir()) / "logs"
+    import platformdirs
+
+    return Path(platformdirs.user_log_dir(APP_NAME, appauthor=False))
 
 
 def games_dir(root: Path | None = None) -> Path:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import errno
 import logging
-import termios
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -30,7 +29,13 @@ from .rolls import RollStore
 
 log = logging.getLogger(__name__)
 
-PORT_ERRORS: tuple[type[BaseException], ...] = (serial.SerialException, OSError, termios.error)
+try:  # POSIX: pyserial lets termios.error through unwrapped; Windows has no termios
+    from termios import error as _TermiosError
+    _POSIX_ERRORS: tuple[type[BaseException], ...] = (_TermiosError,)
+except ImportError:  # pragma: no cover - exercised by the no-POSIX import test
+    _POSIX_ERRORS = ()
+PORT_ERRORS: tuple[type[BaseException], ...] = (serial.SerialException, OSError,
+                                                *_POSIX_ERRORS)
 REOPEN_INTERVAL = 0.2
 READ_TIMEOUT = 0.05
 

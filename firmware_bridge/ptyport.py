@@ -8,21 +8,36 @@ link. The host opens ``link`` with pyserial like any serial port.
 
 Writes never block: while no host reads, the kernel buffer fills and further frames are
 dropped (counted in ``dropped_writes``), as a USB device's are.
+
+POSIX only (Linux, macOS): on Windows this module imports, and ``PtyPort`` says that
+pseudo-terminals do not exist there.
 """
 
 from __future__ import annotations
 
 import errno
 import os
-import pty
 import select
 import threading
-import tty
 from pathlib import Path
+
+try:  # POSIX only: pseudo-terminals do not exist on Windows
+    import pty
+    import tty
+except ImportError:  # pragma: no cover - exercised by the no-POSIX import test
+    pty = tty = None  # type: ignore[assignment]
+
+
+class PtyUnavailable(OSError):
+    """Pseudo-terminals (the pty tools: the simulated tower on a port, the firmware runner)
+    exist only on Linux, macOS and other POSIX systems."""
 
 
 class PtyPort:
     def __init__(self, link: str | Path) -> None:
+        if pty is None or tty is None:
+            raise PtyUnavailable("the pty tools need pseudo-terminals, which exist only on "
+                                 "Linux and macOS: on Windows use the sim:// tower instead")
         self.link = Path(link)
         self._master: int | None = None
         self._slave: int | None = None

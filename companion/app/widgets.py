@@ -6,12 +6,10 @@ for the widgets that draw many shapes (HP bar, pips, tiles), their canvas instru
 
 from __future__ import annotations
 
-from pathlib import Path
 
 from kivy.animation import Animation
 from kivy.clock import Clock
 from kivy.graphics import Color, Ellipse, Line, Rectangle, RoundedRectangle
-from kivy.lang import Builder
 from kivy.metrics import dp
 from kivy.properties import (BooleanProperty, ColorProperty, ListProperty, NumericProperty,
                              OptionProperty, StringProperty)
@@ -20,6 +18,7 @@ from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.button import Button
 from kivy.uix.label import Label
 from kivy.uix.widget import Widget
+from .kv import load_kv
 
 # ---------------------------------------------------------------------------- palette
 BG = (0.07, 0.075, 0.09, 1)
@@ -258,4 +257,4 @@ def flash(widget: Widget, seconds: float) -> None:
     anim.start(widget)
 
 
-Builder.load_file(str(Path(__file__).with_name("widgets.kv")))
+load_kv(__package__, "widgets.kv")

@@ -16,9 +16,9 @@ from typing import Any
 import numpy as np
 from kivy.app import App
 from kivy.clock import Clock
-from kivy.lang import Builder
 from kivy.properties import BooleanProperty, NumericProperty, StringProperty
 from kivy.uix.screenmanager import Screen
+from ..kv import load_kv
 
 from .. import widgets  # noqa: F401  (its rules must load first)
 from ..camera_view import CameraView  # noqa: F401  (used in the .kv)
@@ -102,6 +102,18 @@ class CameraCalibrateScreen(Screen):
     def stop_workers(self) -> None:
         self.stop()
 
+    def pause_workers(self) -> None:
+        """The app is paused: the camera is given back to the system; the views gathered so
+        far cannot be kept, so the player starts again from where they came."""
+        if self.run is None:
+            return
+        self.stop()
+        if self.manager is not None and self.manager.current == self.name:
+            app = App.get_running_app()
+            app.go(self.back_to)
+            app.toast("The calibration stopped while the app was in the background: "
+                      "start it again")
+
     def stop(self) -> None:
         if self._event is not None:
             self._event.cancel()
@@ -174,4 +186,4 @@ class CameraCalibrateScreen(Screen):
         App.get_running_app().go(self.back_to)
 
 
-Builder.load_file(str(Path(__file__).with_name("camera_calibrate.kv")))
+load_kv(__package__, "camera_calibrate.kv")

@@ -10,17 +10,16 @@ Tektonpedia card. What is shown comes from ``session.state``; buttons are enable
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from kivy.app import App
-from kivy.lang import Builder
 from kivy.metrics import dp
 from kivy.properties import (BooleanProperty, ListProperty, NumericProperty, ObjectProperty,
                              StringProperty)
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.modalview import ModalView
 from kivy.uix.screenmanager import Screen
+from ..kv import load_kv
 
 from ...games import danchie as dg
 from ..game_screen import GameScreen, Throw
@@ -408,4 +407,4 @@ class DanchieSetupScreen(Screen):
         app.start_game("danchie", setup, "-".join(names))
 
 
-Builder.load_file(str(Path(__file__).with_name("danchie_game.kv")))
+load_kv(__package__, "danchie_game.kv")

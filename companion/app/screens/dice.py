@@ -6,12 +6,11 @@ through one crossing point (``CompanionApp._tower_event``, scheduled on the Kivy
 
 from __future__ import annotations
 
-from pathlib import Path
 
-from kivy.lang import Builder
 from kivy.properties import ColorProperty, StringProperty
 from kivy.uix.label import Label
 from kivy.uix.screenmanager import Screen
+from ..kv import load_kv
 
 from .. import widgets  # noqa: F401  (its <Label> rule must load before the rules below)
 from ..dice_look import DIE_COLOURS, UNKNOWN_COLOUR
@@ -57,4 +56,4 @@ class DiceScreen(Screen):
             row.add_widget(DieFace.of(die))
 
 
-Builder.load_file(str(Path(__file__).with_name("dice.kv")))
+load_kv(__package__, "dice.kv")

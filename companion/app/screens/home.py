@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from kivy.app import App
 from kivy.clock import Clock
 from kivy.factory import Factory
-from kivy.lang import Builder
 from kivy.properties import ObjectProperty, StringProperty
 from kivy.uix.screenmanager import Screen
+from ..kv import load_kv
 
 from ... import registry
 
@@ -66,4 +65,4 @@ class HomeScreen(Screen):
             App.get_running_app().open_game(self.resume_path)
 
 
-Builder.load_file(str(Path(__file__).with_name("home.kv")))
+load_kv(__package__, "home.kv")

@@ -11,11 +11,9 @@ by the rules) or are typed by tapping faces; a die the tower did not read cleanl
 from __future__ import annotations
 
 import random
-from pathlib import Path
 from typing import Any
 
 from kivy.app import App
-from kivy.lang import Builder
 from kivy.metrics import dp
 from kivy.properties import (BooleanProperty, ListProperty, NumericProperty, ObjectProperty,
                              StringProperty)
@@ -25,6 +23,7 @@ from kivy.uix.label import Label
 from kivy.uix.modalview import ModalView
 from kivy.uix.screenmanager import Screen
 from kivy.uix.widget import Widget
+from ..kv import load_kv
 
 from ...games import kotd as k
 from ..game_screen import GameScreen, Throw, copy_props, undo_view
@@ -414,4 +413,4 @@ class KotdSetupScreen(Screen):
         app.start_game("kotd", setup, f"{self.names[0]}-vs-{self.names[1]}")
 
 
-Builder.load_file(str(Path(__file__).with_name("kotd_game.kv")))
+load_kv(__package__, "kotd_game.kv")

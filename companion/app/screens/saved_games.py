@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import time
-from pathlib import Path
 from typing import Any
 
 from kivy.app import App
-from kivy.lang import Builder
 from kivy.properties import ListProperty, ObjectProperty, StringProperty
 from kivy.uix.screenmanager import Screen
+from ..kv import load_kv
 
 from ..widgets import BigButton
 
@@ -48,4 +47,4 @@ class SavedGamesScreen(Screen):
             box.add_widget(row)
 
 
-Builder.load_file(str(Path(__file__).with_name("saved_games.kv")))
+load_kv(__package__, "saved_games.kv")

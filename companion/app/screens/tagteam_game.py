@@ -11,13 +11,11 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from kivy.app import App
 from kivy.clock import Clock
 from kivy.graphics import Color, Line, Rectangle
-from kivy.lang import Builder
 from kivy.metrics import dp, sp
 from kivy.properties import (BooleanProperty, ListProperty, NumericProperty, ObjectProperty,
                              StringProperty)
@@ -26,6 +24,7 @@ from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.modalview import ModalView
 from kivy.uix.screenmanager import Screen
 from kivy.uix.widget import Widget
+from ..kv import load_kv
 
 from ...errors import IllegalActionError
 from ...games import tagteam as tt
@@ -376,4 +375,4 @@ class TagTeamSetupScreen(Screen):
         return random.SystemRandom().randrange(2)
 
 
-Builder.load_file(str(Path(__file__).with_name("tagteam_game.kv")))
+load_kv(__package__, "tagteam_game.kv")

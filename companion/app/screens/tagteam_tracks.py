@@ -8,15 +8,14 @@ Editing is pure (``BoardEditor``) until Save; the screen only draws it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Any
 
 from kivy.app import App
-from kivy.lang import Builder
 from kivy.metrics import dp
 from kivy.properties import (BooleanProperty, ListProperty, NumericProperty, ObjectProperty,
                              StringProperty)
 from kivy.uix.screenmanager import Screen
+from ..kv import load_kv
 
 from ...games import tagteam as tt
 from .. import widgets  # noqa: F401  (its rules must load first)
@@ -199,4 +198,4 @@ class TagTeamTracksScreen(Screen):
         app.save_game_config("tagteam", cfg, then=lambda _path: done())
 
 
-Builder.load_file(str(Path(__file__).with_name("tagteam_tracks.kv")))
+load_kv(__package__, "tagteam_tracks.kv")

@@ -11,11 +11,9 @@ coach taps "Record roll".
 from __future__ import annotations
 
 import random
-from pathlib import Path
 from typing import Any, Callable
 
 from kivy.app import App
-from kivy.lang import Builder
 from kivy.metrics import dp
 from kivy.properties import (BooleanProperty, ColorProperty, ListProperty, NumericProperty,
                              ObjectProperty, StringProperty)
@@ -23,6 +21,7 @@ from kivy.uix.behaviors import ButtonBehavior
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.modalview import ModalView
 from kivy.uix.widget import Widget
+from ..kv import load_kv
 
 from ...errors import IllegalActionError
 from ...games import takkure as tk
@@ -418,6 +417,13 @@ def open_overhead_camera(*, action: str, kind: str | None, preselect: list[str],
         live, text = result
         screen = app.root.get_screen("takkure_measure")
         screen.start(live, text, action=action, kind=kind, preselect=preselect, on_use=on_use)
+
+        def reopen() -> None:   # after a pause: the same roll, the pair picked by then
+            picked = [screen.names[i] for i in screen.selected if i in screen.names]
+            open_overhead_camera(action=action, kind=kind, preselect=picked or preselect,
+                                 players=players, on_use=on_use)
+
+        screen.reopen = reopen
         app.go("takkure_measure")
 
     app.in_background(lambda root: overhead.open_live(root, players), done,
@@ -702,4 +708,4 @@ class TakkureGameScreen(GameScreen):
 
 
 
-Builder.load_file(str(Path(__file__).with_name("takkure_game.kv")))
+load_kv(__package__, "takkure_game.kv")

@@ -13,15 +13,14 @@ on the Kivy clock and never waits for the camera.
 from __future__ import annotations
 
 import math
-from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
 from kivy.app import App
 from kivy.clock import Clock
-from kivy.lang import Builder
 from kivy.properties import BooleanProperty, ListProperty, StringProperty
 from kivy.uix.screenmanager import Screen
+from ..kv import load_kv
 
 from ...errors import IllegalActionError
 from ...games import takkure_dice as dice
@@ -68,6 +67,9 @@ class TakkureMeasureScreen(Screen):
         self.on_use: Callable[[float], bool] | None = None
         self.last_frame: Any = None
         self._event: Any = None
+        # opens the camera again for the same roll (set by whoever opened this view)
+        self.reopen: Callable[[], None] | None = None
+        self._resume = False
 
     # -- life ----------------------------------------------------------------------------
     def start(self, live: Any, source_text: str, *, action: str, kind: str | None,
@@ -90,6 +92,19 @@ class TakkureMeasureScreen(Screen):
 
     def stop_workers(self) -> None:
         self.stop()
+
+    def pause_workers(self) -> None:
+        """The app is paused: the camera is given back to the system."""
+        self._resume = self.live is not None and self.manager is not None \
+            and self.manager.current == self.name
+        self.stop()
+
+    def resume_workers(self) -> None:
+        """Back from a pause while measuring: the camera is opened again for the same roll
+        (the players picked stay picked)."""
+        if getattr(self, "_resume", False) and self.reopen is not None:
+            self._resume = False
+            self.reopen()
 
     def stop(self) -> None:
         if self._event is not None:
@@ -244,4 +259,4 @@ class CameraTouch(CameraView):
         return super().on_touch_down(touch)
 
 
-Builder.load_file(str(Path(__file__).with_name("takkure_measure.kv")))
+load_kv(__package__, "takkure_measure.kv")

@@ -13,11 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from kivy.app import App
-from kivy.lang import Builder
 from kivy.properties import (BooleanProperty, ListProperty, ObjectProperty,
                              StringProperty)
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.screenmanager import Screen
+from ..kv import load_kv
 
 from ...errors import IllegalActionError
 from ...games import takkure as tk
@@ -316,4 +316,4 @@ class TakkureRosterScreen(Screen):
                     title="Remove a card")
 
 
-Builder.load_file(str(Path(__file__).with_name("takkure_setup.kv")))
+load_kv(__package__, "takkure_setup.kv")

@@ -9,15 +9,14 @@ what is legal. The hidden breakage-token order (``floor.order[revealed:]``) is n
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from kivy.app import App
-from kivy.lang import Builder
 from kivy.properties import (BooleanProperty, ListProperty, NumericProperty, ObjectProperty,
                              StringProperty)
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.modalview import ModalView
+from ..kv import load_kv
 
 from ...games.tekken import TekkenState
 from ..game_screen import GameScreen, copy_props, undo_view
@@ -322,4 +321,4 @@ class TekkenGameScreen(GameScreen):
             self.result_view = None
 
 
-Builder.load_file(str(Path(__file__).with_name("tekken_game.kv")))
+load_kv(__package__, "tekken_game.kv")

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 from kivy.app import App
-from kivy.lang import Builder
 from kivy.properties import BooleanProperty, ListProperty, NumericProperty, StringProperty
 from kivy.uix.screenmanager import Screen
+from ..kv import load_kv
 
 from ...games.tekken import RED_ZONE_HP, TekkenConfig, stage_data
 from ..widgets import BigToggle
@@ -134,4 +133,4 @@ class TekkenSetupScreen(Screen):
                                                 then=lambda _path: self._update_hints())
 
 
-Builder.load_file(str(Path(__file__).with_name("tekken_setup.kv")))
+load_kv(__package__, "tekken_setup.kv")

@@ -1,0 +1,79 @@
+"""Installed like real software: the sdist and the wheel built from it, installed into a
+fresh virtualenv (not this checkout), start and find their shipped files."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import venv
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+pytestmark = pytest.mark.install
+
+
+def run(*args: str | Path, cwd: Path, env: dict[str, str] | None = None,
+        timeout: float = 900) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(a) for a in args], cwd=cwd, capture_output=True, text=True,
+                          timeout=timeout, env=env)
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory) -> tuple[Path, Path]:
+    """(the fresh virtualenv, the wheel) — the wheel built from the sdist, as pip would."""
+    tmp = tmp_path_factory.mktemp("install")
+    dist = tmp / "dist"
+    out = run(sys.executable, "-m", "build", "--outdir", dist, ROOT, cwd=tmp)
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
+    wheels = list(dist.glob("*.whl"))
+    assert len(wheels) == 1 and list(dist.glob("*.tar.gz"))
+    env_dir = tmp / "venv"
+    venv.EnvBuilder(with_pip=True).create(env_dir)
+    py = env_dir / "bin" / "python"
+    out = run(py, "-m", "pip", "install", "--quiet", wheels[0], cwd=tmp)
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
+    return env_dir, wheels[0]
+
+
+def clean_env(home: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("PYTHONPATH", "COMPANION_CONFIG_DIR", "VIRTUAL_ENV")}
+    env["COMPANION_HOME"] = str(home)
+    return env
+
+
+def test_the_wheel_holds_the_shipped_files(installed):
+    _, wheel = installed
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for game in ("tekken", "takkure", "kotd", "tagteam", "danchie"):
+        assert f"companion/config/{game}.yaml" in names
+    assert {"companion/config/dice_tower.yaml", "companion/config/overhead_camera.yaml",
+            "companion/app/widgets.kv", "companion/app/screens/home.kv",
+            "firmware_bridge/firmware/main.py", "tabletop_base/typed_yaml.py"} <= names
+    assert not any(n.startswith(("tests/", "config/")) for n in names)
+
+
+def test_the_installed_commands_run_outside_the_checkout(installed, tmp_path):
+    env_dir, _ = installed
+    bin_dir = env_dir / "bin"
+    env = clean_env(tmp_path / "home")
+    out = run(bin_dir / "companion", "--help", cwd=tmp_path, env=env, timeout=120)
+    assert out.returncode == 0 and "Tabletop Companion" in out.stdout, out.stderr
+    out = run(bin_dir / "companion", "new", "tekken", "--no-app", cwd=tmp_path, env=env,
+              timeout=120)
+    assert out.returncode == 0, out.stderr
+    journal = Path(out.stdout.strip())
+    assert journal.is_file() and journal.parent == tmp_path / "home" / "games"
+    out = run(bin_dir / "companion", "replay", journal, cwd=tmp_path, env=env, timeout=120)
+    assert out.returncode == 0 and "Jin" in out.stdout, out.stderr
+    out = run(bin_dir / "python", "-m", "vision", "--help", cwd=tmp_path, env=env, timeout=120)
+    assert out.returncode == 0 and "measure" in out.stdout, out.stderr
+    # and it is the installed copy that ran, not this checkout
+    out = run(bin_dir / "python", "-c", "import companion; print(companion.__file__)",
+              cwd=tmp_path, env=env, timeout=60)
+    assert str(env_dir) in out.stdout and str(ROOT) not in out.stdout
