@@ -72,4 +72,58 @@ def test_a_camera_that_gives_no_frame_says_so():
     finally:
         live.stop()
     assert frame is not None and frame.measurement is None
-    assert frame.error == "the camera gave no frame"
+    assert frame.error.startswith("The camera stopped giving pictures")
+
+
+def test_the_worker_survives_opencv_errors_from_the_camera_and_the_measurement(caplog):
+    """A driver or OpenCV error (cv2.error) is logged with its traceback; the thread goes on,
+    the screen is told in words, and frames after it are measured again."""
+    import cv2
+
+    sc = random_scene(np.random.default_rng(3), default_table(), max_tilt_deg=10,
+                      n_pieces=(3, 3), noise=False, blur=False)
+    good = render(sc).image
+
+    class Flaky:
+        def __init__(self):
+            self.n = 0
+
+        def read(self):
+            self.n += 1
+            if self.n == 2:
+                raise cv2.error("a camera driver error")
+            return True, good
+
+        def release(self):
+            pass
+
+    source = Flaky()
+    live = LiveMeasure(source, sc.table, sc.camera, max_fps=100)
+    measure = live.measurer.measure
+    calls = []
+
+    def flaky_measure(image):
+        calls.append(1)
+        if len(calls) == 2:
+            raise cv2.error("OpenCV could not handle this frame")
+        return measure(image)
+
+    live.measurer.measure = flaky_measure
+    seen = []
+    with caplog.at_level("ERROR", logger="vision.capture"):
+        live.start()
+        deadline = time.monotonic() + 10
+        try:
+            while time.monotonic() < deadline and not (
+                    len(calls) > 3 and seen and seen[-1].measurement is not None):
+                frame = live.mailbox.take()
+                if frame is not None:
+                    seen.append(frame)
+                time.sleep(0.005)
+        finally:
+            live.stop()
+    assert not live.running and live.errors == 2
+    assert seen[-1].measurement is not None           # it measures again after the errors
+    logged = [r.getMessage() for r in caplog.records if r.exc_info]
+    assert "the camera failed to give a frame" in logged
+    assert "a camera frame could not be measured" in logged

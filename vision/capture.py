@@ -8,6 +8,7 @@ no time to show are simply replaced (a slow tablet shows fewer frames, never old
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from dataclasses import dataclass
@@ -17,6 +18,8 @@ import numpy as np
 
 from .config import CameraConfig, TableConfig
 from .measure import Measurement, Measurer, VisionError
+
+log = logging.getLogger(__name__)
 
 
 class FrameSource(Protocol):
@@ -84,6 +87,7 @@ class LiveMeasure:
         self._thread: threading.Thread | None = None
         self.frames = 0
         self.failures = 0
+        self.errors = 0           # exceptions from the camera or OpenCV, logged, survived
 
     def start(self) -> "LiveMeasure":
         self._thread = threading.Thread(target=self._run, name="vision-capture", daemon=True)
@@ -107,11 +111,17 @@ class LiveMeasure:
         n_anchors = len(self.measurer.table.anchors)
         while not self._stop.is_set():
             t0 = time.perf_counter()
-            ok, image = self.source.read()
+            try:
+                ok, image = self.source.read()
+            except Exception:  # noqa: BLE001 - an OpenCV or driver error must not end the thread
+                log.exception("the camera failed to give a frame")
+                ok, image = False, None
+                self.errors += 1
             if not ok or image is None:
                 self.failures += 1
                 self.mailbox.put(Frame(self.frames, np.zeros((1, 1, 3), np.uint8), None,
-                                       "the camera gave no frame", False, 0.0))
+                                       "The camera stopped giving pictures: check its cable. "
+                                       "It is tried again.", False, 0.0))
                 self._stop.wait(0.2)
                 continue
             t1 = time.perf_counter()
@@ -120,6 +130,10 @@ class LiveMeasure:
                 error = ""
             except VisionError as exc:
                 m, error = None, str(exc)
+            except Exception:  # noqa: BLE001 - an OpenCV error on one frame: the next is tried
+                log.exception("a camera frame could not be measured")
+                self.errors += 1
+                m, error = None, "This picture could not be measured; the next one is tried."
             ms = (time.perf_counter() - t1) * 1000
             self.frames += 1
             self.mailbox.put(Frame(self.frames, image, m, error,

@@ -52,6 +52,7 @@ Config.set("graphics", "resizable", "1")
 Config.set("input", "mouse", "mouse,multitouch_on_demand")
 Config.set("kivy", "exit_on_escape", "0")
 
+import logging  # noqa: E402
 import random  # noqa: E402
 import sys  # noqa: E402
 import threading  # noqa: E402
@@ -59,6 +60,7 @@ from pathlib import Path  # noqa: E402
 from typing import Any, Callable  # noqa: E402
 
 from kivy.app import App  # noqa: E402
+from kivy.base import ExceptionHandler, ExceptionManager  # noqa: E402
 from kivy.clock import Clock  # noqa: E402
 from kivy.core.window import Window  # noqa: E402
 from kivy.metrics import dp  # noqa: E402
@@ -67,9 +69,10 @@ from kivy.properties import (BooleanProperty, DictProperty, ListProperty,  # noq
 from kivy.uix.popup import Popup  # noqa: E402
 from kivy.uix.screenmanager import FadeTransition, ScreenManager  # noqa: E402
 
-from .. import journal, registry, storage  # noqa: E402
+from .. import journal, logs, registry, storage  # noqa: E402
 from ..errors import CompanionError, IllegalActionError, JournalTailError  # noqa: E402
 from ..session import Session, export_json  # noqa: E402
+from tabletop_base.platform import on_android  # noqa: E402
 from .tower_config import choose_url, load_tower_config  # noqa: E402
 from firmware_bridge import events as tower_events  # noqa: E402
 from firmware_bridge.link import Link  # noqa: E402
@@ -81,11 +84,30 @@ from .game_screen import Throw  # noqa: E402
 from .screens.home import HomeScreen  # noqa: E402
 from .screens.saved_games import SavedGamesScreen  # noqa: E402
 
+log = logging.getLogger(__name__)
+
 # The shell's own screens built on first use (module:class); every game's screens come from
 # the registry. Start-up builds only home, saved games and the dice panel.
 SHELL_SCREENS = {
     "camera_calibrate": "companion.app.screens.camera_calibrate:CameraCalibrateScreen",
 }
+
+
+def for_player(exc: BaseException) -> BaseException:
+    """The error as a player may read it: errors of the app's own (file, line, key...) as
+    they are; a file the tablet cannot read or write named by its file name; anything else
+    a sentence (its traceback goes to the log)."""
+    if isinstance(exc, CompanionError):
+        return exc
+    if isinstance(exc, OSError) and exc.strerror:
+        name = f" ({Path(exc.filename).name})" if exc.filename else ""
+        err: BaseException = CompanionError(f"The tablet could not read or write a file{name}: "
+                                            f"{exc.strerror}.")
+    else:
+        err = CompanionError("Something unexpected went wrong. Nothing was lost; the details "
+                             "are in the app's log.")
+    err.__cause__ = exc
+    return err
 
 
 class LazyScreens(ScreenManager):
@@ -131,7 +153,10 @@ class CompanionApp(App):
     def __init__(self, data_root: Path | None = None, tower_url: str | None = None,
                  **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        if data_root is None and not os.environ.get("COMPANION_HOME") and on_android():
+            data_root = Path(self.user_data_dir)     # the app's own storage on Android
         self.data_root = Path(data_root) if data_root else storage.data_dir()
+        self.log_file = logs.setup(Path(data_root) if data_root else None)
         self.tower_url = tower_url
         self.tower_link: Link | None = None
         self.roll_journal: RollJournal | None = None
@@ -143,6 +168,7 @@ class CompanionApp(App):
         self.banner_widget: widgets.Banner | None = None
         self.popup: Popup | None = None
         self._changed = Clock.create_trigger(self._refresh_screens, -1)
+        self._paused_tower: tuple[str | None] | None = None
         self._busy = 0
 
     # -- building ------------------------------------------------------------------------
@@ -190,7 +216,7 @@ class CompanionApp(App):
     def on_stop(self) -> None:
         Window.allow_screensaver = True
         if self.root is not None:     # worker threads (cameras) end before the process does
-            for screen in self.root.screens:
+            for screen in self._built_screens():
                 stop = getattr(screen, "stop_workers", None)
                 if stop is not None:
                     stop()
@@ -200,6 +226,43 @@ class CompanionApp(App):
             self.roll_journal.close()
         if self.session is not None:
             self.session.close()
+
+    # -- Android: pause and resume -------------------------------------------------------
+    def on_pause(self) -> bool:
+        """The tablet puts the app in the background (another app, the screen turned off).
+        Every action is already in the journal on disk; the dice tower's reader thread and
+        the cameras stop (the port and the camera are the system's while paused) and come
+        back on resume. True: Android may pause rather than stop the app."""
+        link = self.tower_link
+        if link is not None:
+            self._paused_tower = (link.url,)
+            link.stop()
+            self.tower_link = None
+            self.tower_state = "stopped"
+            self.tower_detail = "Paused while the app is in the background"
+        for screen in self._built_screens():
+            pause = getattr(screen, "pause_workers", None)
+            if pause is not None:
+                pause()
+        log.info("paused (tower %s)", "stopped" if link is not None else "not running")
+        return True
+
+    def on_resume(self) -> None:
+        """Back from the background: the tower link and the cameras start again."""
+        paused, self._paused_tower = self._paused_tower, None
+        if paused is not None and self.roll_journal is not None and self.tower_link is None:
+            cfg = self._tower_cfg
+            self.tower_link = Link(paused[0], self.roll_journal, self._tower_event,
+                                   usb=cfg.usb_match, baudrates=cfg.baudrates).start()
+            self.tower_state = "connecting"
+        for screen in self._built_screens():
+            resume = getattr(screen, "resume_workers", None)
+            if resume is not None:
+                resume()
+        log.info("resumed")
+
+    def _built_screens(self) -> list[Any]:
+        return list(self.root.screens) if self.root is not None else []
 
     @staticmethod
     def _startup_io(root: Path) -> storage.SavedGame | None:
@@ -264,6 +327,8 @@ class CompanionApp(App):
         if link is None:
             return
         self.tower_state = link.state
+        if not isinstance(event, tower_events.RollEvent):
+            log.info("dice tower: %r", event)
         if isinstance(event, tower_events.Connected):
             self.tower_detail = (("Simulated tower " if self.tower_simulated else "")
                                  + f"{event.firmware} on {event.port}, protocol {event.proto}")
@@ -282,6 +347,8 @@ class CompanionApp(App):
         elif isinstance(event, tower_events.ProtocolMismatch):
             self.tower_detail = (f"The tower speaks protocol {event.tower_version}; this app "
                                  f"{event.host_version}. Update the tower's firmware.")
+        else:
+            log.warning("dice tower event not shown to the player: %r", event)
         if self.root is not None and self.root.current == "dice":
             self.root.get_screen("dice").refresh()
 
@@ -297,6 +364,8 @@ class CompanionApp(App):
             try:
                 self.session.record_roll(roll.boot_id, roll.seq, dice)
             except (IllegalActionError, OSError) as exc:
+                log.warning("roll %s/%s not recorded in %s: %s", roll.boot_id, roll.seq,
+                            self.session.path.name, exc)
                 self.toast(f"The roll is in the dice history but not in the game: {exc}")
         # the open game's screen is offered the throw while it shows; it takes it or declines
         taken = False
@@ -344,7 +413,12 @@ class CompanionApp(App):
             try:
                 result = work(root)
             except Exception as exc:  # noqa: BLE001 - reported to the user, never a crash
-                err = exc
+                err = for_player(exc)
+                if err is exc and isinstance(exc, CompanionError):
+                    log.info("%s: %s", getattr(work, "__qualname__", "a task"), exc)
+                else:
+                    log.error("background task %s failed",
+                              getattr(work, "__qualname__", repr(work)), exc_info=exc)
                 Clock.schedule_once(lambda dt: self._finish(failed or self._default_failed,
                                                             err), 0)
             else:
@@ -629,8 +703,30 @@ class CompanionApp(App):
         return self.confirm(message, lambda: None, ok_text="OK", cancel_text="", title=title)
 
 
+class KeepPlaying(ExceptionHandler):
+    """An unexpected error in a screen's code must not close the app mid-game: it is logged
+    with its traceback and the player is told in a sentence (the journal already holds every
+    action, so nothing is lost)."""
+
+    def handle_exception(self, inst: BaseException) -> int:
+        if isinstance(inst, (KeyboardInterrupt, SystemExit)):
+            return ExceptionManager.RAISE
+        log.error("unexpected error in the app", exc_info=inst)
+        app = App.get_running_app()
+        if app is None or app.root is None:
+            return ExceptionManager.RAISE
+        try:
+            app.show_error("Something went wrong",
+                           "Something unexpected went wrong. Your game is saved; the details "
+                           "are in the app's log.")
+        except Exception:  # noqa: BLE001 - the popup itself failed: give up cleanly
+            return ExceptionManager.RAISE
+        return ExceptionManager.PASS
+
+
 def run_app(data_root: Path | None = None, tower_url: str | None = None) -> None:
     """Start the tablet app on ``data_root`` (default: $COMPANION_HOME)."""
+    ExceptionManager.add_handler(KeepPlaying())
     CompanionApp(data_root=data_root, tower_url=tower_url).run()
 
 

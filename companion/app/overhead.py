@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..storage import load_config, user_config_path
+from tabletop_base.platform import on_android
 
 DEMO_SIZE = (1920, 1080)
 
@@ -53,6 +54,12 @@ class DemoCamera:
 
 
 def _open_camera(source: str, size: tuple[int, int]) -> Any:
+    """The camera as a frame source: OpenCV's on a computer; Kivy's camera on Android,
+    where OpenCV cannot open the device."""
+    if on_android():
+        from .kivy_camera import KivyCameraSource
+
+        return KivyCameraSource(int(source) if source.isdigit() else 0, size)
     from vision.capture import CameraSource
 
     return CameraSource(int(source) if source.isdigit() else source, size)

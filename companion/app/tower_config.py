@@ -11,6 +11,8 @@ from pathlib import Path
 
 from firmware_bridge.discovery import PortNotFoundError, UsbMatch, find_tower
 
+from tabletop_base.platform import on_android
+
 from .. import storage
 
 SIM_URL = "sim://demo"
@@ -63,6 +65,8 @@ def choose_url(cfg: DiceTowerConfig, override: str | None = None) -> tuple[str |
         return override, override.startswith("sim://"), "given on the command line"
     if cfg.port != "auto":
         return cfg.port, cfg.port.startswith("sim://"), "from dice_tower.yaml"
+    if on_android():
+        return _choose_android(cfg)
     try:
         port = find_tower(cfg.usb_match)
     except PortNotFoundError as exc:
@@ -70,3 +74,27 @@ def choose_url(cfg: DiceTowerConfig, override: str | None = None) -> tuple[str |
             return SIM_URL, True, f"no tower plugged in ({exc})"
         return None, False, str(exc)
     return None, False, f"found at {port.device}"
+
+
+def android_url(cfg: DiceTowerConfig) -> str:
+    """``android://?vid=..&pid=..`` for the tower's USB ids (any device without them)."""
+    query = [f"{key}=0x{value:04x}" for key, value in (("vid", cfg.usb.vid), ("pid", cfg.usb.pid))
+             if value is not None]
+    return "android://" + ("?" + "&".join(query) if query else "")
+
+
+def _choose_android(cfg: DiceTowerConfig) -> tuple[str | None, bool, str]:
+    """On Android USB devices are reached through the USB host API (``android://``)."""
+    from serial import SerialException
+
+    from firmware_bridge.urlhandlers import protocol_android
+
+    url = android_url(cfg)
+    try:
+        usb, _ = protocol_android._android_modules()
+        device = protocol_android.find_device(usb, *protocol_android.parse_url(url))
+    except SerialException as exc:
+        if cfg.simulate_when_absent:
+            return SIM_URL, True, f"no tower plugged in ({exc})"
+        return url, False, str(exc)
+    return url, False, f"found on USB ({device.getDeviceName()})"
