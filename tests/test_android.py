@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import serial
 
-from firmware_bridge.events import Connected, RollEvent
+from firmware_bridge.events import Connected
 from firmware_bridge.link import Link
 from firmware_bridge.rolls import RollJournal
 from firmware_bridge.urlhandlers import protocol_android, protocol_sim

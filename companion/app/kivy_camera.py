@@ -11,10 +11,10 @@ BGR image, so ``vision`` measures it exactly as a picture from OpenCV.
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
-
 from kivy.clock import Clock
 
 READ_TIMEOUT_S = 2.0

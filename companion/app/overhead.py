@@ -15,8 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from ..storage import load_config, user_config_path
 from tabletop_base.platform import on_android
+
+from ..storage import load_config, user_config_path
 
 DEMO_SIZE = (1920, 1080)
 
@@ -89,9 +90,9 @@ def open_live(root: Path | None, players: list[str]) -> tuple[Any, str]:
         raise
     if not table.pieces:
         source.release()
-        raise VisionError("The camera knows no miniature: no miniature has a marker: set each player's camera "
-                          "marker in the roster editor, or list them under table.pieces "
-                          "(docs/vision.md)")
+        raise VisionError("The camera knows no miniature: no miniature has a marker: set each "
+                          "player's camera marker in the roster editor, or list them under "
+                          "table.pieces (docs/vision.md)")
     path = intrinsics_path(root, cfg)
     camera = load_camera(path) if path is not None and path.exists() else None
     text = (f"Camera {cfg.source}" + (f", intrinsics {path}" if camera is not None else

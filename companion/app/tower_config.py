@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from firmware_bridge.discovery import PortNotFoundError, UsbMatch, find_tower
-
 from tabletop_base.platform import on_android
 
 from .. import storage

@@ -6,18 +6,24 @@ for the widgets that draw many shapes (HP bar, pips, tiles), their canvas instru
 
 from __future__ import annotations
 
-
 from kivy.animation import Animation
 from kivy.clock import Clock
 from kivy.graphics import Color, Ellipse, Line, Rectangle, RoundedRectangle
 from kivy.metrics import dp
-from kivy.properties import (BooleanProperty, ColorProperty, ListProperty, NumericProperty,
-                             OptionProperty, StringProperty)
+from kivy.properties import (
+    BooleanProperty,
+    ColorProperty,
+    ListProperty,
+    NumericProperty,
+    OptionProperty,
+    StringProperty,
+)
 from kivy.uix.behaviors import ToggleButtonBehavior
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.button import Button
 from kivy.uix.label import Label
 from kivy.uix.widget import Widget
+
 from .kv import load_kv
 
 # ---------------------------------------------------------------------------- palette

@@ -9,8 +9,9 @@ the test that plays it proves that adding a game touches nothing outside the gam
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from companion.errors import IllegalActionError
 from companion.registry import ConfigFile, GameEntry, HomeTile

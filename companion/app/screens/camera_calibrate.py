@@ -18,10 +18,10 @@ from kivy.app import App
 from kivy.clock import Clock
 from kivy.properties import BooleanProperty, NumericProperty, StringProperty
 from kivy.uix.screenmanager import Screen
-from ..kv import load_kv
 
 from .. import widgets  # noqa: F401  (its rules must load first)
 from ..camera_view import CameraView  # noqa: F401  (used in the .kv)
+from ..kv import load_kv
 
 VIEWS = 20
 
@@ -42,7 +42,7 @@ class CalibrationRun:
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="vision-calibrate", daemon=True)
 
-    def start(self) -> "CalibrationRun":
+    def start(self) -> CalibrationRun:
         self._thread.start()
         return self
 

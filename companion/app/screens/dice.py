@@ -6,14 +6,13 @@ through one crossing point (``CompanionApp._tower_event``, scheduled on the Kivy
 
 from __future__ import annotations
 
-
 from kivy.properties import ColorProperty, StringProperty
 from kivy.uix.label import Label
 from kivy.uix.screenmanager import Screen
-from ..kv import load_kv
 
 from .. import widgets  # noqa: F401  (its <Label> rule must load before the rules below)
 from ..dice_look import DIE_COLOURS, UNKNOWN_COLOUR
+from ..kv import load_kv
 
 
 class DieFace(Label):
@@ -25,7 +24,7 @@ class DieFace(Label):
     caption = StringProperty("")
 
     @classmethod
-    def of(cls, die: dict) -> "DieFace":
+    def of(cls, die: dict) -> DieFace:
         colour = die.get("colour")
         bg = DIE_COLOURS.get(colour or "", UNKNOWN_COLOUR)
         dark_text = colour in ("yellow", "white")

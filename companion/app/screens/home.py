@@ -9,9 +9,9 @@ from kivy.clock import Clock
 from kivy.factory import Factory
 from kivy.properties import ObjectProperty, StringProperty
 from kivy.uix.screenmanager import Screen
-from ..kv import load_kv
 
 from ... import registry
+from ..kv import load_kv
 
 
 class HomeScreen(Screen):

@@ -13,19 +13,20 @@ on the Kivy clock and never waits for the camera.
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from kivy.app import App
 from kivy.clock import Clock
 from kivy.properties import BooleanProperty, ListProperty, StringProperty
 from kivy.uix.screenmanager import Screen
-from ..kv import load_kv
 
 from ...errors import IllegalActionError
 from ...games import takkure_dice as dice
 from .. import widgets  # noqa: F401  (its rules must load first)
 from ..camera_view import CameraView
+from ..kv import load_kv
 
 POLL_HZ = 15.0
 PRESSURE_IN = 2.0

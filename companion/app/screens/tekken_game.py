@@ -12,14 +12,13 @@ from __future__ import annotations
 from typing import Any
 
 from kivy.app import App
-from kivy.properties import (BooleanProperty, ListProperty, NumericProperty, ObjectProperty,
-                             StringProperty)
+from kivy.properties import BooleanProperty, ListProperty, NumericProperty, ObjectProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.modalview import ModalView
-from ..kv import load_kv
 
 from ...games.tekken import TekkenState
 from ..game_screen import GameScreen, copy_props, undo_view
+from ..kv import load_kv
 from ..widgets import SlotTile, TokenTile
 
 DEFAULT_RAGE_NAMES = ("Rage card A", "Rage card B")

@@ -8,9 +8,9 @@ from typing import Any
 from kivy.app import App
 from kivy.properties import BooleanProperty, ListProperty, NumericProperty, StringProperty
 from kivy.uix.screenmanager import Screen
-from ..kv import load_kv
 
 from ...games.tekken import RED_ZONE_HP, TekkenConfig, stage_data
+from ..kv import load_kv
 from ..widgets import BigToggle
 
 DEFAULT_HINT = "(default — edit to match your card)"
