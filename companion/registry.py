@@ -16,10 +16,11 @@ Nothing here imports Kivy, pyserial or OpenCV.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from .errors import CompanionError, JournalError
 
@@ -135,6 +136,7 @@ def _load() -> None:
     _loaded = True
     for target in BUILTIN:
         _add(resolve(target))
+    found: Iterable[Any]
     try:
         found = entry_points(group=ENTRY_POINT_GROUP)
     except Exception:  # noqa: BLE001 - broken metadata must not stop the app
