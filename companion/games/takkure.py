@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Mapping
 
 from ..errors import IllegalActionError
-from .base import evolve
+from .base import RULES_EDITION, evolve, rules_edition
 from . import takkure_dice as dice
 
 POSITIONS = ("Wing", "Scrum-Half", "Full-Back", "Forward")
@@ -262,6 +262,7 @@ class TakkureState:
     first_kicker: int | None = None    # the team that kicked off the 1st half
     ball: tuple[int, int] | None = None  # (team, player) carrying; None: loose or not in play
     result: str | None = None          # "0", "1" or "draw" once over
+    rules: int = 1                     # rules edition (base.RULES_EDITION)
 
     def player(self, team: int, index: int) -> Player:
         return self.teams[team].players[index]
@@ -482,9 +483,14 @@ def _apply_injury(state: TakkureState, team: int, index: int, rolls: list[int]) 
                 base = dict(p.base)[key] + sum(v for k, v in changes if k == key)
                 if base < floor:
                     changes.append((key, floor - base))
+    tokens = p.skill_tokens
+    # 5.07 Unwavering Honor: "When a Yamato player receives a Wound token, it also receives a
+    # Team Skill token" — an injury's wound too ("I'm just tired")
+    if state.rules >= 2 and state.teams[team].team_skill == "yamato":
+        tokens += wounds - p.wounds
     p = evolve(p, changes=tuple(changes), injuries=tuple(names), fatigue=fatigue,
                permanent=permanent, wounds=wounds, lost_all_skills=lost_all,
-               needs_bdy_roll=bdy_roll, injury_pending=False)
+               needs_bdy_roll=bdy_roll, injury_pending=False, skill_tokens=tokens)
     # "If multiple injuries cause any attribute to reach 0 or less": only stats the injuries
     # changed count (a printed PRT of 0 is not an injury).
     changed = {k for k, _ in changes}
@@ -518,7 +524,7 @@ class TakkureRules:
                 raise _fail(f"{t.get('name', 'a team')}: four players, one per position")
             if sorted(p["position"] for p in players) != sorted(POSITIONS):
                 raise _fail(f"{t.get('name')}: one player per position")
-        return {"teams": teams}
+        return {"teams": teams, "rules": RULES_EDITION}
 
     def initial(self, data: Mapping[str, Any]) -> TakkureState:
         teams = []
@@ -531,7 +537,7 @@ class TakkureRules:
                 players.append(Player(p["name"], p["position"], base, p["position_skill"],
                                       tuple((s["name"], bool(s.get("training"))) for s in p.get("skills", []))))
             teams.append(Team(t["name"], t["team_skill"], tuple(players)))
-        return TakkureState((teams[0], teams[1]))
+        return TakkureState((teams[0], teams[1]), rules=rules_edition(data))
 
     def decide(self, state: TakkureState, type_: str, data: Mapping[str, Any],
                rng: random.Random) -> dict[str, Any]:
@@ -613,6 +619,11 @@ def _fatigue(state: TakkureState, data: Mapping[str, Any]) -> TakkureState:
     if op == "gain":
         return _gain_fatigue(state, team, index)
     if op == "rest":  # remove an inactive token; if none, flip an active one to inactive
+        # 4.03 REST: "This action, which can only be performed on defense"
+        if state.rules >= 2 and (state.phase != "play" or state.attacker == team):
+            why = (f"{state.teams[team].name} are attacking" if state.phase == "play"
+                   else "the ball is not in play")
+            raise _fail(f"{p.name} cannot REST: REST can only be performed on defense ({why})")
         if False in p.fatigue:
             i = p.fatigue.index(False)
             return _set_player(state, team, index, evolve(p, fatigue=p.fatigue[:i] + p.fatigue[i + 1:]))
@@ -657,6 +668,10 @@ def _grounded(state: TakkureState, data: Mapping[str, Any]) -> TakkureState:
     value = data.get("value")
     if not isinstance(value, bool):
         raise _fail("value must be true (grounded) or false (standing)")
+    # 3.02 STAND UP: "Once tackled you cannot get up while you have the ball in your hands"
+    if state.rules >= 2 and not value and p.grounded and state.ball == (team, index):
+        raise _fail(f"{p.name} carries the ball: a GROUNDED ball carrier cannot STAND UP "
+                    "(a pass from the ground is allowed)")
     return _set_player(state, team, index, evolve(p, grounded=value))
 
 
@@ -678,7 +693,11 @@ def _steal(state: TakkureState, data: Mapping[str, Any]) -> TakkureState:
     team, index = _who(state, data)
     if state.phase != "play" or state.attacker is None or team == state.attacker:
         raise _fail("only a defender steals the ball")
-    _on_field(state, team, index, "steal the ball")
+    p = _on_field(state, team, index, "steal the ball")
+    # BALL STEAL: "A GROUNDED player cannot perform this action"
+    if state.rules >= 2 and p.grounded:
+        raise _fail(f"{p.name} is GROUNDED: a GROUNDED player can only STAND UP, not steal "
+                    "the ball")
     # the old attacker discards what is left; the new attacker takes tokens by the clock
     state = evolve(state, attacker=team, pool=0, ball=(team, index))
     return _grant(state)
@@ -691,6 +710,12 @@ def _try(state: TakkureState, data: Mapping[str, Any]) -> TakkureState:
     if not isinstance(success, bool):
         raise _fail("success must be true or false")
     team, index = state.ball
+    carrier = state.player(team, index)
+    # GROUND TOKEN: "You can only perform the STAND UP action" (a carrier: a pass from the
+    # ground)
+    if state.rules >= 2 and carrier.grounded:
+        raise _fail(f"{carrier.name} is GROUNDED: a GROUNDED ball carrier cannot SCORE A TRY, "
+                    "only pass from the ground")
     scorer = state.teams[team]
     if success:
         extra = 1 if scorer.team_skill == "teriomorphs" else 0  # Superstars
@@ -730,9 +755,19 @@ def _halftime_rest(state: TakkureState, data: Mapping[str, Any]) -> TakkureState
                                                   halftime_rested=True))
 
 
+def halftime_rest_due(p: Player) -> bool:
+    """A player still to remove a fatigue token this halftime (a permanent one stays)."""
+    return p.status != "out" and bool(p.fatigue) and not p.halftime_rested
+
+
 def _second_half(state: TakkureState, data: Mapping[str, Any]) -> TakkureState:
     if state.phase != "halftime":
         raise _fail("the 2nd half starts after halftime")
+    # 6.02 HALFTIME: "All players remove a fatigue token"
+    tired = [p.name for t in state.teams for p in t.players if halftime_rest_due(p)]
+    if state.rules >= 2 and tired:
+        raise _fail("Halftime: every player removes a fatigue token first ("
+                    + ", ".join(tired) + (" has" if len(tired) == 1 else " have") + " not)")
     state = _clear_activations(state)
     kicking = 1 - (state.first_kicker or 0)
     return evolve(state, half=2, phase="kickoff", box=TIME_START_BOX, time_active=(True, True),
