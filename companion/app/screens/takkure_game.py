@@ -26,7 +26,7 @@ from kivy.uix.widget import Widget
 
 from ...errors import IllegalActionError
 from ...games import takkure as tk
-from ...games.takkure_panel import KINDS, TEAM_COLOURS, FollowUp, RollPanel
+from ...games.takkure_panel import TEAM_COLOURS, FollowUp, RollPanel
 from ..game_screen import GameScreen, undo_view
 from .. import widgets  # noqa: F401  (its <Label> rule must load first)
 from ..dice_look import TEAM_RGBA
@@ -156,7 +156,7 @@ def panel_view(session: Any, panel: RollPanel) -> dict[str, Any]:
         "needs_distance": needs_distance,
         "distance_text": "" if panel.distance is None else f"{panel.distance:g}",
         "shows_ground": any(p.distance == "pass" for p in panel.kind.parts),
-        "from_ground": panel.from_ground,
+        "from_ground": panel.ground_pass(s),
         "follow": follow,
     }
 
@@ -530,7 +530,13 @@ class TakkureGameScreen(GameScreen):
 
     # -- the roll panel ------------------------------------------------------------------
     def pick(self, team: int, player: int) -> None:
-        self.panel.pick(self.session.state, team, player)
+        """A tap on a card: a player who cannot take part in this roll is refused, and the
+        reason is shown."""
+        try:
+            self.panel.pick(self.session.state, team, player)
+        except IllegalActionError as exc:
+            App.get_running_app().toast(str(exc))
+            return
         self.refresh()
 
     def roll_for(self, what: str, team: int, player: int) -> None:
@@ -544,15 +550,20 @@ class TakkureGameScreen(GameScreen):
         self.refresh()
 
     def choose_kind(self, key: str) -> None:
-        self.panel.choose(key)
+        try:
+            self.panel.choose(key, self.session.state)
+        except IllegalActionError as exc:
+            App.get_running_app().toast(str(exc))
+            return
         self.follow = []
         self.refresh()
 
     def open_kinds(self) -> None:
+        """The rolls the match allows now; the others are greyed out."""
         picker = KindPicker(screen=self)
         grid = picker.ids.grid
-        for kind in KINDS:
-            b = BigButton(text=kind.title, font_size="20sp", height=dp(64),
+        for kind, why in self.panel.legal_kinds(self.session.state):
+            b = BigButton(text=kind.title, font_size="20sp", height=dp(64), disabled=bool(why),
                           bg=(0.16, 0.5, 0.9, 1) if kind is self.panel.kind else (0.2, 0.21, 0.26, 1))
             b.bind(on_release=lambda _b, k=kind.key: (picker.dismiss(animation=False),
                                                       self.choose_kind(k)))
@@ -631,6 +642,16 @@ class TakkureGameScreen(GameScreen):
         return True
 
     def toggle_ground(self) -> None:
+        """Before the passer is picked, the coach says whether the pass is from the ground;
+        once picked, the passer's GROUNDED token decides (3.03: a GROUNDED carrier)."""
+        s = self.session.state
+        passer = self.panel.picks["attacker"][:1]
+        if passer:
+            p = s.player(self.panel.attacking_team(s), passer[0])
+            App.get_running_app().toast(
+                f"{p.name} is GROUNDED: a pass from the ground" if p.grounded else
+                f"{p.name} is standing: a pass from the ground is thrown by a GROUNDED carrier")
+            return
         self.panel.from_ground = not self.panel.from_ground
         self.refresh()
 
