@@ -473,3 +473,69 @@ def test_the_kick_off_kick_is_a_bac_roll_by_the_kicking_team():
     p.receive(s, [9])
     assert p.explain(s).endswith("-> place the ball in the centre of the template and make a "
                                  "scatter roll")
+
+
+def test_superstars_plus_one_and_a_reroll_in_the_panel():
+    """5.07 Teriomorphs: Superstars: "1x: Before making a roll, add +1 to the attribute you
+    are using for the roll (up to a maximum of +3). 3x: Reroll a die. (Only once per
+    roll)." The tokens are spent with the roll (one event, one undo)."""
+    s = carry(match(kicking=0), 0)                       # Teriomorphs attack; Kitsune carries
+    s = RULES.apply(s, "takkure.skill_token", {"team": 1, "delta": 4})
+    p = panel(s, "tackle_dodge", attacker=0, defender=1)  # Kitsune (REF 6) dodges Hana
+    p.superstars(s, 1, 0, 1)
+    with pytest.raises(IllegalActionError, match="Yamato have no Superstars tokens"):
+        p.superstars(s, 0, 1, 1)
+    assert p.rollers(s)[0].check.text() == "REF 6 +1 Superstars = 7"
+    p.receive(s, [7, 7, 2])                              # Kitsune 7, 7 (Side step); Hana 2
+    with pytest.raises(IllegalActionError, match="spent before making the roll"):
+        p.superstars(s, 1, 0, 1)
+    p.reroll(s, 1, 0)                                    # 3 more tokens: the dice again
+    assert p.slots(s)[0][1] == [None, None]
+    with pytest.raises(IllegalActionError, match="only once per roll"):
+        p.reroll(s, 1, 0)
+    p.receive(s, [3, 5])
+    type_, data = p.record(s)
+    assert data["superstars"] == [{"team": 1, "player": 0, "tokens": 1}]
+    assert data["rerolls"] == [{"team": 1, "player": 0, "dice": [7, 7]}]
+    after = RULES.apply(s, type_, data)
+    assert after.teams[1].skill_tokens == 0
+    p2 = panel(s, "tackle_dodge", attacker=0, defender=1)
+    p2.superstars(s, 1, 0, 1)
+    p2.superstars(s, 1, 0, 1)
+    p2.superstars(s, 1, 0, 1)
+    with pytest.raises(IllegalActionError, match="\\+3 at most"):
+        p2.superstars(s, 1, 0, 1)
+
+
+def test_the_active_players_roll_is_their_declared_action():
+    """3.03 PASS FROM THE GROUND: "the player will not be able to perform a second action on
+    this activation": the panel records the pass as the active player's action, and a later
+    second action by them is refused with the reason."""
+    s = match()                                          # Yamato attack
+    s = RULES.apply(carry(s, 1), "takkure.activate", {"team": 0, "player": 1})
+    s = grounded(s, 0, 1)                                # Hana, active, holds it on the ground
+    p = panel(s, "pass", attacker=1)
+    p.set_distance(3)
+    p.receive(s, [2, 9])
+    type_, data = p.record(s)
+    assert data["action"] == {"team": 0, "player": 1, "action": "PASS FROM THE GROUND"}
+    s = RULES.apply(s, type_, data)
+    assert s.acts == ("PASS FROM THE GROUND",)
+    p = panel(s, "pass", attacker=1)
+    assert "Hana has done their first action (PASS FROM THE GROUND)" in p.missing(s)
+    assert not p.ready(s)
+
+
+def test_a_bdy_roll_for_fractured_vertebrae_is_recorded_as_such():
+    """7.01 Fractured vertebrae: "you need to succeed on a BOD roll before performing any
+    action"."""
+    s = match()
+    assert legal(s)["bdy_roll"] == "only an activated player with Fractured vertebrae rolls BDY"
+    p0 = s.player(0, 3)
+    hurt = tk.evolve(p0, needs_bdy_roll=True, injuries=("Fractured vertebrae",))
+    s = tk._set_player(s, 0, 3, hurt)
+    s = RULES.apply(s, "takkure.activate", {"team": 0, "player": 3})
+    p = panel(s, "bdy_roll", attacker=3)
+    p.receive(s, [4])
+    assert p.explain(s) == "Yokozuna: BDY 5; rolled 4: success -> Yokozuna may act"
+    assert p.record(s) == ("takkure.bdy_roll", {"team": 0, "player": 3, "roll": 4})

@@ -704,3 +704,114 @@ def test_journals_recorded_before_rules_editions_replay_as_played(tmp_path):
     path.write_text("".join(json.dumps(x) + "\n" for x in lines))
     s = Session.open(path).state
     assert s.rules == 1 and s.player(1, 0).fatigue == (False,)
+
+
+# -- issue 14: the active player's actions -----------------------------------------------------
+
+def _active(s, team, index):
+    return act(s, "activate", team=team, player=index)
+
+
+def test_one_first_action_then_one_second_action_per_activation():
+    """1.04 ATTACKER'S FIRST ACTION: "The player can perform one action amongst the following:
+    MOVE, STAND UP, PASS FROM THE GROUND"; 1.08: "As a second action, the active player can
+    perform one of the following actions"."""
+    s = _active(act(new(), "kickoff", kicking=0), 1, 0)          # Ace' is the active player
+    with pytest.raises(IllegalActionError, match="only the active player"):
+        act(s, "action", team=1, player=1, action="MOVE")
+    with pytest.raises(IllegalActionError, match="'FLY' is not an attacker's action"):
+        act(s, "action", team=1, player=0, action="FLY")
+    s = act(s, "action", team=1, player=0, action="MOVE")
+    with pytest.raises(IllegalActionError, match="Ace' has done their first action \\(MOVE\\)"):
+        act(s, "action", team=1, player=0, action="STAND UP")
+    s = act(s, "action", team=1, player=0, action="MOVE 2")
+    with pytest.raises(IllegalActionError, match="has done their second action \\(MOVE 2\\)"):
+        act(s, "action", team=1, player=0, action="PICK UP")
+    s = _active(s, 1, 0)                                          # a new activation
+    assert s.acts == () and act(s, "action", team=1, player=0, action="MOVE").acts == ("MOVE",)
+    assert RULES.describe(s, "takkure.action", {"team": 1, "player": 0, "action": "MOVE"},
+                          act(s, "action", team=1, player=0, action="MOVE")) == "Ace': MOVE"
+
+
+def test_fatigue_2_allows_one_mov_action_per_activation():
+    """4.02 ADVERSE EFFECTS: "2 Fatigue - The player can only perform one MOV action per
+    activation"."""
+    s = act(new(), "kickoff", kicking=0)
+    s = act(act(s, "fatigue", team=1, player=0, op="gain"), "fatigue", team=1, player=0, op="gain")
+    s = act(_active(s, 1, 0), "action", team=1, player=0, action="MOVE")
+    with pytest.raises(IllegalActionError, match="Ace' has 2 active fatigue tokens: only one MOV "
+                                                 "action per activation"):
+        act(s, "action", team=1, player=0, action="MOVE 2")
+    assert act(s, "roll", text="pick-up", action={"team": 1, "player": 0,
+                                                   "action": "PICK UP"}).acts == ("MOVE", "PICK UP")
+
+
+def test_a_grounded_player_stands_up_and_a_pass_from_the_ground_ends_the_actions():
+    """3.02 STAND UP: "As the first action of the active player (if it's not the ball
+    carrier). If the player has no more ground tokens, it can perform a MOVE AS A 2nd
+    ACTION"; 3.03 PASS FROM THE GROUND: "the player will not be able to perform a second
+    action on this activation"."""
+    s = act(new(), "kickoff", kicking=0)
+    s = act(s, "grounded", team=1, player=1, value=True)
+    s = _active(s, 1, 1)
+    with pytest.raises(IllegalActionError, match="Bo' is GROUNDED: the first action can only be "
+                                                 "STAND UP"):
+        act(s, "action", team=1, player=1, action="MOVE")
+    s = act(s, "action", team=1, player=1, action="STAND UP")
+    assert not s.player(1, 1).grounded
+    s = act(s, "action", team=1, player=1, action="MOVE 2")
+    # a GROUNDED carrier: no STAND UP, a pass from the ground, and nothing after it
+    s = act(act(s, "ball", team=1, player=2), "grounded", team=1, player=2, value=True)
+    s = _active(s, 1, 2)
+    with pytest.raises(IllegalActionError, match="a GROUNDED ball carrier cannot STAND UP"):
+        act(s, "action", team=1, player=2, action="STAND UP")
+    s = act(s, "roll", text="a pass from the ground",
+            action={"team": 1, "player": 2, "action": "PASS FROM THE GROUND"})
+    with pytest.raises(IllegalActionError, match="Cy' passed from the ground: no second action"):
+        act(s, "action", team=1, player=2, action="MOVE 2")
+
+
+def test_fractured_vertebrae_needs_a_bdy_roll_before_any_action():
+    """7.01 Grave injuries 8-10: "Fractured vertebrae: -3 REF, -3 STR, -3 BaC and you need to
+    succeed on a BOD roll before performing any action"."""
+    s = _injured(act(new(), "kickoff", kicking=1), team=0, index=0)   # Yamato attack
+    s = act(s, "injury", team=0, player=0, rolls=[12, 9])              # Fractured vertebrae
+    assert s.player(0, 0).injuries[-1] == "Fractured vertebrae"
+    s = act(act(s, "ball", team=0, player=1), "try", success=False)    # a missed try: kick-off
+    s = act(s, "kickoff", kicking=1)                                   # Ace is back on the field
+    assert s.player(0, 0).status == "field" and s.attacker == 0
+    s = _active(s, 0, 0)
+    with pytest.raises(IllegalActionError, match="Ace has Fractured vertebrae: a BDY roll must "
+                                                 "succeed before any action"):
+        act(s, "action", team=0, player=0, action="MOVE")
+    failed = act(s, "bdy_roll", team=0, player=0, roll=11)            # BDY 4
+    with pytest.raises(IllegalActionError, match="it failed: no action this activation"):
+        act(failed, "action", team=0, player=0, action="MOVE")
+    with pytest.raises(IllegalActionError, match="rolled BDY in this activation already"):
+        act(failed, "bdy_roll", team=0, player=0, roll=2)
+    ok = act(s, "bdy_roll", team=0, player=0, roll=3)
+    assert act(ok, "action", team=0, player=0, action="MOVE").acts == ("MOVE",)
+    with pytest.raises(IllegalActionError, match="Bo has no Fractured vertebrae"):
+        act(_active(s, 0, 1), "bdy_roll", team=0, player=1, roll=3)
+
+
+def test_superstars_tokens_spent_on_a_roll_go_with_it():
+    """5.07 Superstars: "1x: Before making a roll, add +1 to the attribute you are using for
+    the roll (up to a maximum of +3). 3x: Reroll a die. (Only once per roll)." """
+    s = act(new(), "kickoff", kicking=0)
+    s = act(s, "skill_token", team=1, delta=4)
+    after = act(s, "roll", text="a boosted tackle", superstars=[{"team": 1, "player": 0, "tokens": 1}],
+                rerolls=[{"team": 1, "player": 0, "dice": [12]}])
+    assert after.teams[1].skill_tokens == 0
+    assert RULES.describe(s, "takkure.roll", {"text": "t", "superstars": [
+        {"team": 1, "player": 0, "tokens": 1}], "rerolls": [{"team": 1, "player": 0}]},
+        after) == "t (Superstars: 4 tokens spent)"
+    with pytest.raises(IllegalActionError, match="Teriomorphs have 4 Superstars tokens; this "
+                                                 "roll spends 5"):
+        act(s, "roll", text="x", superstars=[{"team": 1, "player": 0, "tokens": 2}],
+            rerolls=[{"team": 1, "player": 0}])
+    with pytest.raises(IllegalActionError, match="once per roll"):
+        act(act(s, "skill_token", team=1, delta=4), "roll", text="x",
+            rerolls=[{"team": 1, "player": 0}, {"team": 1, "player": 1}])
+    with pytest.raises(IllegalActionError, match="Yamato have no Superstars tokens"):
+        act(s, "roll", text="x", superstars=[{"team": 0, "player": 0, "tokens": 1}])

@@ -22,7 +22,8 @@ from typing import Any, Literal, Mapping, Sequence
 
 from ..errors import IllegalActionError
 from . import takkure_dice as dice
-from .takkure import STAT_NAMES, TakkureState
+from .takkure import (STAT_NAMES, SUPERSTARS_MAX, SUPERSTARS_REROLL, TakkureState,
+                      action_problem)
 
 Role = Literal["attacker", "defender"]
 ATTACKER: Role = "attacker"
@@ -113,6 +114,9 @@ KINDS: tuple[RollKind, ...] = (
              "The kicking team's BaC roll, a player of the coach's choice (5.03)"),
     RollKind("kickoff_catch", 'Kick-off catch within 2"', "unopposed",
              (Part(ATTACKER, "CATCH", "bac", fixed=(dice.KICKOFF_CATCH_CLOSE,)),)),
+    RollKind("bdy_roll", "BDY roll (Fractured vertebrae)", "unopposed",
+             (Part(ATTACKER, "BDY ROLL", "bdy"),),
+             "The active player with Fractured vertebrae, before any action"),
     RollKind("endurance_attacker", "ENDURANCE: attacker", "endurance",
              (Part(ATTACKER, "ENDURANCE", ENDURANCE),)),
     RollKind("endurance_defender", "ENDURANCE: defender", "endurance",
@@ -124,6 +128,7 @@ KIND = {k.key: k for k in KINDS}
 # ----------------------------------------------------------------------------- who may roll
 
 CARRIER_ACTIONS = ("DODGE", "BREAK THROUGH", "SCORE A TRY", "PASS")
+SECOND_ACTION_ROLLS = ("PASS", "PICK UP", "DODGE", "BREAK THROUGH", "SCORE A TRY")
 STANDING_ACTIONS = ("TACKLE", "STEAL", "INTERCEPTION", "PICK UP", "CATCH", "KICK-OFF")
 
 
@@ -140,6 +145,13 @@ def kind_problem(state: TakkureState, kind: RollKind) -> str | None:
     if state.phase == "kickoff":
         return "the ball is not in play yet: record who kicks off first"
     acts = _actions(kind)
+    if kind.key == "bdy_roll":
+        a = state.activation
+        if a is None or not state.player(*a).needs_bdy_roll:
+            return "only an activated player with Fractured vertebrae rolls BDY"
+        if state.bdy:
+            return f"{state.player(*a).name} has rolled BDY in this activation already"
+        return None
     carrier = state.player(*state.ball) if state.ball is not None else None
     if acts & {"TACKLE", "DODGE", "BREAK THROUGH", "SCORE A TRY", "PASS", "INTERCEPTION"} \
             and kind.key not in ("tackle_ref",):
@@ -176,6 +188,8 @@ def participant_problem(state: TakkureState, team: int, index: int, part: Part,
                "not on the field"
     carrier = state.ball == (team, index)
     action = part.action
+    if action == "BDY ROLL" and state.activation != (team, index):
+        return f"{p.name} is not the active player: the BDY roll is made when activated"
     if action in CARRIER_ACTIONS:
         if not carrier:
             return f"{p.name} does not carry the ball: only the ball carrier can {action}"
@@ -223,6 +237,8 @@ class RollPanel:
     from_ground: bool = False
     extra: dict[tuple[int, int], int] = field(default_factory=dict)  # plays/skills: +dice
     source: str = ""                 # where the dice came from: "typed", "tower"
+    boost: dict[tuple[int, int], int] = field(default_factory=dict)   # Superstars +1 each
+    rerolled: dict[tuple[int, int], list[int]] = field(default_factory=dict)  # 3 tokens: dice
 
     # -- who is involved ---------------------------------------------------------------------
     @staticmethod
@@ -306,6 +322,11 @@ class RollPanel:
                 problem = participant_problem(state, team, index, part, self.kind)
                 if problem:
                     out.append(problem)
+        declared = self.declared_action(state)
+        if declared is not None:
+            problem = action_problem(state, *declared)
+            if problem:
+                out.append(problem)
         for part in self.kind.parts:
             team = self.team_of(state, part.role)
             if not self.picks[part.role]:
@@ -349,6 +370,8 @@ class RollPanel:
         # from the ground is a first action (3.03), so it is not affected
         if part.pressure and not ground_pass:
             mods += dice.pressure(self.pressure)
+        if self.boost.get((team, index)):
+            mods.append(dice.Modifier("Superstars", self.boost[(team, index)]))
         return dice.Check(p.name, STAT_NAMES.get(part.stat, part.stat.upper()),
                           int(p.stat(part.stat)), tuple(mods))
 
@@ -424,6 +447,51 @@ class RollPanel:
     def clear_dice(self) -> None:
         self.dice_in = {}
         self.source = ""
+        self.boost = {}
+        self.rerolled = {}
+
+    # -- Superstars (5.07): tokens spent on this roll, recorded with it -----------------------
+    def _tokens_left(self, state: TakkureState, team: int) -> int:
+        spent = sum(n for (t, _), n in self.boost.items() if t == team) \
+            + SUPERSTARS_REROLL * sum(1 for (t, _) in self.rerolled if t == team)
+        return state.teams[team].skill_tokens - spent
+
+    def superstars(self, state: TakkureState, team: int, player: int, delta: int) -> None:
+        """"1x: Before making a roll, add +1 to the attribute you are using for the roll (up
+        to a maximum of +3)"."""
+        t = state.teams[team]
+        key = (team, player)
+        if not any((r.team, r.player) == key for r in self.rollers(state)):
+            raise IllegalActionError(f"{state.player(team, player).name} does not roll here")
+        if t.team_skill != "teriomorphs":
+            raise IllegalActionError(f"{t.name} have no Superstars tokens")
+        n = self.boost.get(key, 0) + delta
+        if delta > 0 and self.dice_in.get(key):
+            raise IllegalActionError("Superstars +1 is spent before making the roll: clear "
+                                     "the dice first")
+        if not 0 <= n <= SUPERSTARS_MAX:
+            raise IllegalActionError(f"Superstars: +{SUPERSTARS_MAX} at most to one roll")
+        if delta > 0 and self._tokens_left(state, team) < delta:
+            raise IllegalActionError(f"{t.name} have no Superstars token left to spend")
+        if n:
+            self.boost[key] = n
+        else:
+            self.boost.pop(key, None)
+
+    def reroll(self, state: TakkureState, team: int, player: int) -> None:
+        """"3x: Reroll a die. (Only once per roll)": the die is typed or thrown again."""
+        t = state.teams[team]
+        key = (team, player)
+        if t.team_skill != "teriomorphs":
+            raise IllegalActionError(f"{t.name} have no Superstars tokens")
+        if any(k[0] == team for k in self.rerolled):
+            raise IllegalActionError("Superstars: a die is re-rolled only once per roll")
+        if not self.dice_in.get(key):
+            raise IllegalActionError("roll first: a die is re-rolled after the roll")
+        if self._tokens_left(state, team) < SUPERSTARS_REROLL:
+            raise IllegalActionError(f"{t.name} need {SUPERSTARS_REROLL} Superstars tokens to "
+                                     "re-roll a die")
+        self.rerolled[key] = list(self.dice_in.pop(key))
 
     def set_distance(self, inches: float | None, source: str = "typed") -> None:
         if inches is not None:
@@ -498,10 +566,11 @@ class RollPanel:
             raise IllegalActionError("the roll is not complete: " + "; ".join(self.missing(state))
                                      if self.missing(state) else "the roll is not complete: dice missing")
         rollers = self.rollers(state)
-        if self.kind.mode == "endurance":
+        if self.kind.mode == "endurance" or self.kind.key == "bdy_roll":
             r = rollers[0]
-            return "takkure.endurance", {"team": r.team, "player": r.player,
-                                         "roll": self.dice_in[(r.team, r.player)][0]}
+            return ("takkure.endurance" if self.kind.mode == "endurance" else "takkure.bdy_roll",
+                    {"team": r.team, "player": r.player,
+                     "roll": self.dice_in[(r.team, r.player)][0]})
         data: dict[str, Any] = {
             "text": self.explain(state), "kind": self.kind.key, "source": self.source or "typed",
             "rolls": [{"team": r.team, "player": r.player, "action": r.part.action,
@@ -510,7 +579,33 @@ class RollPanel:
         if self.distance is not None and any(p.distance for p in self.kind.parts):
             data["distance_in"] = self.distance
             data["distance_source"] = self.distance_source
+        declared = self.declared_action(state)
+        if declared is not None:
+            data["action"] = {"team": declared[0], "player": declared[1], "action": declared[2]}
+        if self.boost:
+            data["superstars"] = [{"team": t, "player": i, "tokens": n}
+                                  for (t, i), n in sorted(self.boost.items())]
+        if self.rerolled:
+            data["rerolls"] = [{"team": t, "player": i, "dice": d}
+                               for (t, i), d in sorted(self.rerolled.items())]
         return "takkure.roll", data
+
+    def declared_action(self, state: TakkureState) -> tuple[int, int, str] | None:
+        """The active player's action this roll is (a second action, or a pass from the
+        ground, which is a first action). A melee rolled again after a tie goes on with the
+        action declared already."""
+        if state.activation is None:
+            return None
+        for r in self.rollers(state):
+            if (r.team, r.player) != state.activation:
+                continue
+            action = r.part.action
+            if action == "PASS" and self.ground_pass(state):
+                action = "PASS FROM THE GROUND"
+            if action in SECOND_ACTION_ROLLS + ("PASS FROM THE GROUND",) \
+                    and not (self.kind.mode == "melee" and action in state.acts):
+                return (r.team, r.player, action)
+        return None
 
     def follow_ups(self, state: TakkureState) -> list[FollowUp]:
         if self.multiple():
@@ -585,6 +680,8 @@ def _effects(panel: RollPanel, state: TakkureState, res: dice.Resolution) -> str
                 out.append("the pass continues as normal")
             elif action == "SCORE A TRY":
                 out.append("TRY!" if win else "no try")
+            elif action == "BDY ROLL":
+                out.append(f"{who} may act" if win else f"{who} performs no action this activation")
             elif action == "KICK-OFF":
                 out.append("place the ball anywhere along the scatter template's edge" if win
                            else "place the ball in the centre of the template and make a "
