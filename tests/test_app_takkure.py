@@ -355,11 +355,14 @@ def test_a_half_ends_at_box_0_asks_first_then_halftime_rest_and_second_half(app)
     assert kitsune.ids.rest_active.opacity == 1 and not kitsune.ids.rest_active.disabled
     assert kitsune.ids.rest_inactive.disabled                  # it has no inactive token
     tap(kitsune.ids.rest_active)
+    # 6.02 "All players remove a fatigue token": the 2nd half waits for Yokozuna's
+    assert game.ids.second_half.disabled
     row = yokozuna.ids.field_row
     assert all(c.right <= row.width + 1 for c in row.children)   # nothing hidden off the card
     tap(yokozuna.ids.rest_inactive)
     assert s.state.player(1, 0).fatigue == () and s.state.player(0, 3).fatigue == ()
     assert kitsune.ids.rest_active.disabled                    # once per player
+    assert not game.ids.second_half.disabled
     tap(game.ids.second_half)
     assert s.state.half == 2 and s.state.phase == "kickoff"
     assert game.ids.kick1.disabled and not game.ids.kick0.disabled  # Teriomorphs kicked the 1st
@@ -392,3 +395,42 @@ def test_the_roll_list_offers_legal_rolls_and_a_wrong_pick_says_why(app):
     assert s.state.ball == (0, 2) and card(game, 0, 2).ids.ground.disabled   # cannot stand up
     tap(card(game, 0, 1).ids.pick)                             # Hana picks it up from him
     assert card(game, 0, 1).picked and game.shows_pressure    # a 2nd action: PRESSURE counts
+
+
+def test_the_active_players_actions_and_superstars_from_the_screen(app):
+    """1.04/1.08: the active player's first and second actions (4.02: one MOV action with 2
+    active fatigue tokens) from the player's sheet; 5.07 Superstars +1 on a roll from the
+    roll panel, spent with the roll."""
+    game = new_match(app)
+    s = app.session
+    kaze = card(game, 0, 0)
+    tap(slot(kaze, 0))
+    tap(slot(kaze, 1))                                         # 2 active tokens
+    tap(kaze.ids.activate)
+    assert "ACTIVE: no action yet" in kaze.note
+
+    def sheet_button(label):
+        kaze.more()
+        sheet = wait_for(lambda: next((w for w in app.root_window.children
+                                       if type(w).__name__ == "PlayerSheet"), None), what="sheet")
+        return sheet, next(b for b in sheet.ids.actions.children if b.text == label)
+
+    sheet, move = sheet_button("MOVE (1st action)")
+    tap(move)
+    assert s.state.acts == ("MOVE",) and "ACTIVE: MOVE" in kaze.note
+    sheet, move2 = sheet_button("MOVE (2nd action)")
+    assert move2.disabled                                      # fatigue 2: one MOV action
+    sheet.dismiss(animation=False)
+    # Superstars: the Teriomorphs tackle Kaze with +1
+    s.do("takkure.skill_token", team=1, delta=1)
+    tap(kaze.ids.ball)
+    choose_roll(app, game, "Tackle")
+    tap(card(game, 1, 1).ids.pick)                             # Lince tackles
+    row = next(r for r in game.ids.rollers.children if r.team == 1)
+    assert row.superstars and row.ids.star.opacity == 1
+    tap(row.ids.star)
+    assert "+1 Superstars = 8" in plain(game.ids.rollers.children[0].text)
+    tap(key(game, 8))
+    tap(game.ids.record)
+    assert s.state.teams[1].skill_tokens == 0
+    assert "(Superstars: 1 token spent)" in game.log_lines[0]

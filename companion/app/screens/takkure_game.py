@@ -92,6 +92,9 @@ def card_view(session: Any, panel: RollPanel, team: int, index: int) -> dict[str
         notes.append("lost: " + ", ".join(p.skills_lost))
     if p.one_mov_action:
         notes.append("1 MOV action")
+    if s.activation == (team, index) and s.phase == "play":
+        notes.append("ACTIVE: " + (", ".join(s.acts) if s.acts else "no action yet")
+                     + (" (BDY roll first)" if p.needs_bdy_roll and s.bdy != 1 else ""))
     if p.injuries and p.status == "field":
         notes.append("injuries: " + ", ".join(p.injuries))
     if p.skill_tokens:
@@ -135,7 +138,8 @@ def panel_view(session: Any, panel: RollPanel) -> dict[str, Any]:
     for roller, faces in slots:
         rows.append({"team": roller.team, "player": roller.player,
                      "text": f"{roller.check.who} {roller.part.action}: {roller.check.text()}",
-                     "faces": faces, "colour": TEAM_COLOURS[roller.team]})
+                     "faces": faces, "colour": TEAM_COLOURS[roller.team],
+                     "superstars": s.teams[roller.team].team_skill == "teriomorphs"})
     missing = panel.missing(s)
     explanation = ""
     follow: list[FollowUp] = []
@@ -244,6 +248,7 @@ class RollerRow(BoxLayout):
     text = StringProperty("")
     team = NumericProperty(0)
     player = NumericProperty(0)
+    superstars = BooleanProperty(False)   # a Teriomorph: Superstars +1 and re-roll buttons
 
 
 class PlayerCard(BoxLayout):
@@ -341,6 +346,17 @@ class PlayerSheet(ModalView):
             ("ENDURANCE roll", lambda: screen.roll_for("endurance", who["team"], who["player"]),
              p.status == "field"),
         ]
+        if s.activation == (who["team"], who["player"]):
+            # the active player's actions without a roll (those with one come with it)
+            for label, action in (("MOVE (1st action)", "MOVE"),
+                                  ("STAND UP (1st action)", "STAND UP"),
+                                  ("MOVE (2nd action)", "MOVE 2")):
+                entries.append((label, lambda a=action: c.act("takkure.action", action=a),
+                                session.allows("takkure.action", **who, action=action)))
+            if p.needs_bdy_roll:
+                entries.append(("BDY roll (Fractured vertebrae)",
+                                lambda: screen.roll_for("bdy", who["team"], who["player"]),
+                                s.bdy == 0))
         if p.injury_pending:
             entries.append(("Injury roll", lambda: screen.open_injury(c), True))
         if team.team_skill == "yamato":
@@ -500,7 +516,8 @@ class TakkureGameScreen(GameScreen):
         box = self.ids.rollers
         box.clear_widgets()
         for r in rows:
-            row = RollerRow(text=r["text"], team=r["team"], player=r["player"])
+            row = RollerRow(text=r["text"], team=r["team"], player=r["player"],
+                            superstars=r.get("superstars", False))
             for face in r["faces"]:
                 row.ids.dice.add_widget(DieBox(face="" if face is None else str(face),
                                                colour=TEAM_RGBA[r["colour"]],
@@ -543,9 +560,12 @@ class TakkureGameScreen(GameScreen):
         """Set the panel up for one player's roll (the ENDURANCE button of a player sheet)."""
         s = self.session.state
         role = "attacker" if team == self.panel.attacking_team(s) else "defender"
-        self.panel.choose(f"{what}_{role}")
+        self.panel.choose("bdy_roll" if what == "bdy" else f"{what}_{role}")
         if not self.panel.picked(s, team, player):
-            self.panel.pick(s, team, player)
+            try:
+                self.panel.pick(s, team, player)
+            except IllegalActionError as exc:
+                App.get_running_app().toast(str(exc))
         self.follow = []
         self.refresh()
 
@@ -588,6 +608,14 @@ class TakkureGameScreen(GameScreen):
         self.follow = []
         self.refresh()
         return True
+
+    def superstars(self, team: int, player: int) -> None:
+        """Superstars: +1 to this player's attribute for the roll (1 token, spent with it)."""
+        self._dice_in(lambda s: self.panel.superstars(s, team, player, 1))
+
+    def reroll(self, team: int, player: int) -> None:
+        """Superstars: 3 tokens to roll this player's dice again (once per roll)."""
+        self._dice_in(lambda s: self.panel.reroll(s, team, player))
 
     def clear_die(self, team: int, player: int) -> None:
         self.panel.clear_die(team, player)
@@ -676,7 +704,10 @@ class TakkureGameScreen(GameScreen):
             self.panel.choose(f.next_kind)
             for team, player in f.picks:
                 if not self.panel.picked(self.session.state, team, player):
-                    self.panel.pick(self.session.state, team, player)
+                    try:
+                        self.panel.pick(self.session.state, team, player)
+                    except IllegalActionError as exc:
+                        App.get_running_app().toast(str(exc))
             self.follow = [x for x in self.follow if x is not f]
             self.refresh()
             return
