@@ -361,3 +361,17 @@ def test_a_journal_recorded_before_rules_editions_still_opens_as_it_was_played(t
     new_game = Session.create(tmp_path / "new.jsonl", "kotd",
                               setup_from_config(CFG, ("Gigazaur", "Alienoid")), random.Random(1))
     assert new_game.start_event.data["rules"] == 2
+
+
+def test_a_journal_of_a_newer_rules_edition_is_refused_with_its_line(tmp_path):
+    """A ``rules`` edition this version does not know (a newer companion's journal) is a
+    clear error naming the file and line 1, not a traceback."""
+    import json
+
+    from companion.errors import JournalError
+    start = {"game": "kotd", **setup_from_config(CFG, ("Gigazaur", "Alienoid")), "rules": 3}
+    path = tmp_path / "newer.jsonl"
+    path.write_text(json.dumps({"seq": 1, "type": "game.start", "at": "", "data": start}) + "\n")
+    with pytest.raises(JournalError, match=r"newer.jsonl:1: bad game.start: rules: edition 1 "
+                                           r"to 2, not 3 \(a journal from a newer version"):
+        Session.open(path)

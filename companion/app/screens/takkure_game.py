@@ -139,7 +139,9 @@ def panel_view(session: Any, panel: RollPanel) -> dict[str, Any]:
         rows.append({"team": roller.team, "player": roller.player,
                      "text": f"{roller.check.who} {roller.part.action}: {roller.check.text()}",
                      "faces": faces, "colour": TEAM_COLOURS[roller.team],
-                     "superstars": s.teams[roller.team].team_skill == "teriomorphs"})
+                     # Superstars buttons for a Teriomorph while the team has a token
+                     "superstars": s.teams[roller.team].team_skill == "teriomorphs"
+                     and s.teams[roller.team].skill_tokens > 0})
     missing = panel.missing(s)
     explanation = ""
     follow: list[FollowUp] = []
@@ -509,7 +511,7 @@ class TakkureGameScreen(GameScreen):
         self._draw_follow()
 
     def _draw_rows(self, rows: list[dict[str, Any]]) -> None:
-        key = [(r["text"], tuple(r["faces"]), r["colour"]) for r in rows]
+        key = [(r["text"], tuple(r["faces"]), r["colour"], r.get("superstars")) for r in rows]
         if key == self._rows_key:
             return
         self._rows_key = key
