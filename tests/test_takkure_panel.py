@@ -305,6 +305,7 @@ def test_the_panel_offers_only_the_rolls_the_ball_allows():
     assert loose["tackle_dodge"].startswith("nobody carries the ball: only the ball carrier")
     assert loose["pick_up"] is None and loose["steal_loose"] is None and loose["scrum"] is None
     assert loose["kickoff_kick"] is None
+    assert loose["interception"] == "nobody carries the ball: there is no pass to intercept"
     assert loose["steal_grounded"] == "the ball is loose: steal a loose ball instead"
     s = carry(s, 3)                                      # Yokozuna has it, standing
     held = legal(s)

@@ -156,6 +156,8 @@ def kind_problem(state: TakkureState, kind: RollKind) -> str | None:
     if acts & {"TACKLE", "DODGE", "BREAK THROUGH", "SCORE A TRY", "PASS", "INTERCEPTION"} \
             and kind.key not in ("tackle_ref",):
         if carrier is None:
+            if acts & {"INTERCEPTION"}:
+                return "nobody carries the ball: there is no pass to intercept"
             return ("nobody carries the ball: only the ball carrier can be tackled, pass, "
                     "dodge, break through or score")
         if "TACKLE" in acts and carrier.grounded:
