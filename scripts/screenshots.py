@@ -170,6 +170,7 @@ def takkure(app, settle, shot, pump, home: Path) -> None:
     a("takkure.fatigue", team=1, player=0, op="flip", token=0)
     a("takkure.wound", team=1, player=3)
     a("takkure.grounded", team=1, player=2, value=True)
+    a("takkure.ball", team=0, player=3)                # only the carrier is tackled
     settle()
     game = app.root.get_screen("takkure_game")
     game.choose_kind("tackle_dodge")
@@ -181,6 +182,9 @@ def takkure(app, settle, shot, pump, home: Path) -> None:
     pump(3)
     shot("takkure-match", wait=3.8)
     # the camera: a pass declared, the demo scene measuring the passer to a receiver
+    game.clear_roll()
+    app.act("takkure.ball", team=0, player=1)         # Hana has the ball again: she passes
+    settle()
     game.choose_kind("pass")
     game.pick(0, 1)
     game.open_camera()
@@ -292,19 +296,35 @@ def danchie(app, settle, shot, tower) -> None:
     def me() -> str:
         return s().dashers[s().current].name
 
-    for kind, delta in (("red", 1), ("blue", 1), ("red", 1)):
-        app.act("danchie.tiles", player=me(), type=kind, delta=delta)
-    app.act("danchie.action_set", player=me(), kind="full")
-    while s().round < 3:
+    def end_turn() -> None:                           # every action set first, as the rules say
+        for _ in range(s().sets_left(s().current)):
+            app.act("danchie.action_set", player=me(), kind="full")
         app.act("danchie.end_turn", player=me())
         settle()
+
+    def blueprint(name: str) -> None:                 # a Blueprint side matching the board
+        d = s().dashers[s().index(name)]
+        for k, t in enumerate(s().tile_types):
+            for _ in range(d.tiles[k] - d.blueprint[d.lap - 1][k]):
+                app.act("danchie.blueprint", player=name, side=("green", "red")[d.lap - 1],
+                        type=t, delta=1)
+
+    for name, pair in zip(("Aki", "Ben", "Cleo", "Dana", "Eli"),
+                          (["red", "blue"], ["green", "yellow"], ["red", "green"],
+                           ["blue", "yellow"], ["red", "yellow"])):
+        app.act("danchie.start_tiles", player=name, types=pair)
+    app.act("danchie.tiles", player=me(), type="red", delta=1)
+    while s().round < 3:
+        end_turn()
+    app.act("danchie.power_tiles", player=me(), delta=1)   # picks a Power-Up Tile: a card
     app.act("danchie.power_up", player=me(), card="Freeze", target="Cleo")
-    app.act("danchie.end_turn", player=me())
+    end_turn()
+    blueprint(me())
     app.act("danchie.lap", player=me())               # Ben: first to the Flip line
     app.act("danchie.power_tiles", player=me(), delta=1)
+    app.act("danchie.decline_power_up", player=me())
     while s().round < 4:
-        app.act("danchie.end_turn", player=me())
-        settle()
+        end_turn()
     app.act("danchie.tiles", player=me(), type="green", delta=1)
     app.act("danchie.action_set", player=me(), kind="full")
     before = s().last_spawn
@@ -312,6 +332,7 @@ def danchie(app, settle, shot, tower) -> None:
     settle(lambda: s().last_spawn is not before)
     shot("danchie-race", wait=4.5)
     for name in ("Aki", "Cleo", "Dana", "Eli", "Ben", "Eli", "Aki", "Cleo", "Dana"):
+        blueprint(name)
         app.act("danchie.lap", player=name)
     settle(lambda: app.root.get_screen("danchie_game").tekton_view is not None)
     shot("danchie-tektonpedia", wait=0.3)

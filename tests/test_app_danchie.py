@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.gui_support import on_screen, open_from_home, plain, tap, wait_for
+from tests.gui_support import on_screen, open_from_home, plain, pump, tap, wait_for
 
 pytestmark = pytest.mark.gui
 
@@ -28,6 +28,22 @@ def button(parent, text):
 
 def counter(game, kind):
     return next(c for c in game.ids.counters.children if c.kind == kind)
+
+
+def ready(session, name):
+    """Enter the Blueprint side of the player's lap to match their board (one Tile if the
+    board is empty), through the session: the sheet's own controls are tested below."""
+    i = session.state.index(name)
+    d = session.state.dashers[i]
+    types_ = session.state.tile_types
+    if not any(d.tiles):
+        session.do("danchie.tiles", player=name, type=types_[0], delta=1)
+    d = session.state.dashers[i]
+    side = ("green", "red")[d.lap - 1]
+    for k, t in enumerate(types_):
+        for _ in range(d.tiles[k] - d.blueprint[d.lap - 1][k]):
+            session.do("danchie.blueprint", player=name, side=side, type=t, delta=1)
+    pump()
 
 
 def new_race(app, names=("Aki", "Ben", "Cleo")):
@@ -80,10 +96,15 @@ def test_a_race_by_taps_with_the_tower_spawn_die_a_freeze_laps_and_the_tektonped
     assert game.spawn_detail == "Ben, round 1: POWER_UP_ON_SPAWN (tower)"
     tap(button(game.ids.faces, "No spawn"))      # and one tapped by hand
     assert game.spawn_text == "No spawn" and s.state.last_spawn.source == "hand"
+    with_sets_done = game.ids.end_turn.disabled   # a turn cannot end before its action set
+    assert with_sets_done
     for _ in range(5):                           # Ben, Cleo; Aki, Ben, Cleo
+        tap(game.ids.action_set)
         tap(game.ids.end_turn)
-    assert game.title == "Round 3" and not game.ids.power_up.disabled
-    # round 3: Aki freezes Ben
+    assert game.title == "Round 3" and game.ids.power_up.disabled   # no card drawn yet
+    # round 3: Aki picks a Power-Up Tile up, draws Freeze and freezes Ben
+    tap(counter(game, "").ids.plus)
+    assert s.state.dashers[0].cards == 1 and not game.ids.power_up.disabled
     tap(game.ids.power_up)
     picker = modal("PowerUpPicker")
     tap(button(picker.ids.choices, "Freeze"))
@@ -92,12 +113,16 @@ def test_a_race_by_taps_with_the_tower_spawn_die_a_freeze_laps_and_the_tektonped
     tap(button(picker.ids.choices, "Ben"))
     assert s.state.dashers[1].frozen == 1 and s.state.dashers[0].sabotage == 1
     assert game.rows[1].badge == "FROZEN 1" and game.rows[0].sabotage == 1
+    tap(game.ids.action_set)
     tap(game.ids.end_turn)
     assert game.current_name == "Cleo's turn" and s.state.dashers[1].frozen == 0
     assert "Ben is frozen: turn skipped" in s.log()[-1].text
     # Cleo reaches the Flip line first: two action sets for everyone from round 4
+    assert game.ids.lap.disabled                 # her green Blueprint is not matched yet
+    ready(s, "Cleo")
     tap(game.ids.lap)
     assert "podium" in game.rows[2].line and game.rows[2].badge.endswith("RESTS 1 turn")
+    tap(game.ids.action_set)
     tap(game.ids.end_turn)
     assert game.title == "Round 4" and "2 action sets per turn" in game.status
     assert game.sets_text == "Action sets: 0 of 2 done"
@@ -111,6 +136,7 @@ def test_a_race_by_taps_with_the_tower_spawn_die_a_freeze_laps_and_the_tektonped
     # the rest of the race through the Dashers' sheets: lap 1 Aki 2nd, Ben 3rd; lap 2
     # Ben 1st, Cleo 2nd, Aki 3rd
     for i in (0, 1, 1, 2, 0):
+        ready(s, s.state.dashers[i].name)
         tap(game.rows[i].ids.more)
         sheet = modal("DasherSheet")
         tap(sheet.ids.lap)
@@ -140,3 +166,54 @@ def test_the_simulated_towers_spawn_die_from_the_race_screen(app):
         tile_under_you="Regular Tile under your position",
         power_up_on_spawn="Power-Up Tile on the Spawn area",
         tile_on_spawn="Regular Tile on the Spawn area", no_spawn="No spawn")[spawn.meaning]
+
+
+def test_dasher_sheet_starting_tiles_blueprint_specialty_and_a_returned_tile(app):
+    """PLAYER BOARD SETUP (2 starting Tiles of different colours, a Blueprint), DASHER
+    SPECIALTY TOKEN (once per game, a second after lap 1), and a returned Power-Up Tile's
+    one-round cooldown, each by taps on a Dasher's sheet."""
+    game = new_race(app)
+    s = app.session
+    tap(game.rows[0].ids.more)
+    sheet = modal("DasherSheet")
+    reds = [b for b in sheet.ids.start_tiles.children if b.text == "red"][0]
+    blues = [b for b in sheet.ids.start_tiles.children if b.text == "blue"][0]
+    tap(reds)
+    assert sheet.start_text == "Starting Tiles: tap 2 colours (red …)" and not s.actions
+    tap(blues)
+    assert s.state.dashers[0].start_tiles == ("red", "blue")
+    assert s.state.dashers[0].tiles == (1, 1, 0, 0)
+    assert sheet.start_text == "Starting Tiles: red and blue" and reds.disabled
+    # the green Blueprint: 1 red, 1 blue
+    assert sheet.blueprint_text == "Green Blueprint (Tiles per colour): not entered"
+    assert sheet.ids.lap.disabled
+    bp = {c.kind: c for c in sheet.ids.blueprint.children}
+    tap(bp["red"].ids.plus)
+    tap(bp["blue"].ids.plus)
+    assert s.state.dashers[0].blueprint[0] == (1, 1, 0, 0) and bp["red"].count == 1
+    assert sheet.blueprint_text == "Green Blueprint (Tiles per colour): matches the board"
+    assert not sheet.ids.lap.disabled
+    # a Specialty token, once
+    assert sheet.specialty_text == "Specialty tokens: 1 of 1 left (2nd after lap 1)"
+    tap(sheet.ids.specialty)
+    assert sheet.specialty_text == "Specialty tokens: 0 of 1 left (2nd after lap 1)"
+    assert sheet.ids.specialty.disabled
+    tap(sheet.ids.lap)                                   # lap 1 done: a second token
+    assert sheet.specialty_text == "Specialty tokens: 1 of 2 left"
+    assert sheet.blueprint_text == "Red Blueprint (Tiles per colour): not entered"
+    assert not sheet.ids.specialty.disabled and sheet.ids.returned.disabled
+    tap(sheet.ids.close)
+    tap(game.ids.undo)                                   # the lap
+    assert s.state.dashers[0].lap == 1 and s.state.dashers[0].specialty == 1
+    # a returned Power-Up Tile cools down for a round
+    for _ in range(6):                                   # to round 3
+        tap(game.ids.action_set)
+        tap(game.ids.end_turn)
+    assert game.title == "Round 3" and game.current_name == "Aki's turn"
+    tap(counter(game, "").ids.plus)
+    tap(game.ids.decline)
+    assert "Power-Up Tile returned by Aki: cooling down until round 5" in game.status
+    tap(game.rows[1].ids.more)
+    sheet = modal("DasherSheet")
+    assert sheet.ids.returned.disabled                   # cooling down
+    tap(sheet.ids.close)

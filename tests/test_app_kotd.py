@@ -115,3 +115,18 @@ def test_default_hp_is_marked_editable_and_saved_as_the_users_defaults(app):
     assert app.session.state.monsters[0].max_hp == 12 == app.session.state.monsters[0].hp
     path.unlink()
     app.game_configs.pop("kotd", None)
+
+
+def test_end_turn_shows_and_gains_the_free_energy_of_a_turn_without_purchase(app):
+    """3. ACHETER DES CARTES ÉNERGIE OU GAGNER 1⚡: a turn with no purchase gains 1 energy;
+    the End turn button says so and cannot skip it."""
+    game = new_duel(app)
+    s = app.session
+    s.do("kotd.roll", faces=["HEART", "HEART", "CLAW", "CLAW", "POWER"])
+    s.do("kotd.resolve")
+    pump()
+    assert game.ids.end_turn.text == "End turn (+1 energy)" and not game.ids.end_turn.disabled
+    tap(game.ids.end_turn)
+    assert s.state.current == 1 and s.state.monsters[0].energy == 1
+    assert "Gigazaur buys nothing: +1 energy" in s.log()[-1].text
+    assert game.ids.end_turn.text == "End turn"        # the next turn is in its roll phase

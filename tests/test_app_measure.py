@@ -29,6 +29,7 @@ def tap_piece(view, m, marker_id):
 
 def test_a_pass_measured_by_the_demo_camera_is_used_and_recorded(app):
     game = new_match(app)
+    tap(card(game, 0, 2).ids.ball)                        # only the carrier passes
     choose_roll(app, game, "Pass")
     tap(card(game, 0, 2).ids.pick)                        # Tetsu passes
     assert game.needs_distance and not game.ids.camera.disabled

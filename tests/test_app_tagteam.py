@@ -62,8 +62,12 @@ def test_a_turn_entered_by_both_players_resolved_at_once_and_undone(app):
     tap(view.ids.apply)
     assert s.state.teams[0][1].hp == 20 and s.state.phase == "building"
     assert not game.ids.next_round.disabled and game.ids.resolve.disabled
+    # the decks: 18 Construction cards, and "exhausted" is refused while 3 can be drawn
+    assert game.ids.decks.text == "Combat deck: 2 cards · Construction deck: 18 cards"
+    assert game.ids.exhausted.disabled
     tap(game.ids.next_round)
     assert game.title == "Round 2 · turn 1 of 3"
+    assert game.ids.decks.text == "Combat deck: 3 cards, 3 to reveal · Construction deck: 17 cards"
     tap(game.ids.undo)
     tap(game.ids.undo)
     assert s.state.turn == 2 and s.state.phase == "combat"

@@ -84,7 +84,9 @@ def test_an_activation_fatigue_tackle_vs_dodge_explained_and_undone(app):
     assert "lost: Onslaught, Sumo" in yokozuna.note          # 1 active token: skills off
     tap(slot(yokozuna, 0))
     assert s.state.player(0, 3).fatigue == (False,) and slot(yokozuna, 0).kind == "inactive"
-    # the roll: Tackle vs Dodge, picked from the list
+    # Yokozuna has the ball (only the carrier is tackled); the roll: Tackle vs Dodge, from the list
+    tap(yokozuna.ids.ball)
+    assert s.state.ball == (0, 3)
     tap(game.ids.kind)
     picker = wait_for(lambda: next((w for w in app.root_window.children
                                     if "grid" in getattr(w, "ids", {})), None), what="the roll list")
@@ -171,19 +173,20 @@ def test_tower_dice_fill_each_coachs_side_by_colour(app):
 
     game = new_match(app)
     wait_for(lambda: app.tower_state == "connected", what="the simulated tower")
+    tap(card(game, 0, 3).ids.ball)                             # Yokozuna carries the ball
     game.choose_kind("tackle_break")
     tap(card(game, 0, 3).ids.pick)
     tap(card(game, 1, 3).ids.pick)
-    protocol_sim.hub(TOWER_NAME).roll("d12:yellow:2 d12:red:9")
+    protocol_sim.hub(TOWER_NAME).roll("d12:yellow:2 d12:red:9 d12:red:10")   # Onslaught: 2 red
     wait_for(lambda: game.explanation, what="the tower's dice in the panel")
-    assert plain(game.explanation).startswith("Yokozuna: STR 8; rolled 9: fail; Oso: STR 9; "
-                                              "rolled 2: success; Oso wins")
+    assert plain(game.explanation).startswith("Yokozuna: STR 8; rolled 9, 10, kept 9: fail; "
+                                              "Oso: STR 9; rolled 2: success; Oso wins")
     tap(game.ids.record)
     assert app.session.actions[-1].data["source"] == "tower"
     # a throw with the wrong number of dice is refused with a reason, nothing half-taken
     game.choose_kind("tackle_break")
-    protocol_sim.hub(TOWER_NAME).roll("d12:red:3 d12:red:4 d12:yellow:5")
-    wait_for(lambda: app.toast_widget is not None and "the tower read 2" in app.toast_widget.text,
+    protocol_sim.hub(TOWER_NAME).roll("d12:red:3 d12:yellow:5")
+    wait_for(lambda: app.toast_widget is not None and "the tower read 1" in app.toast_widget.text,
              what="the refusal")
     assert game.explanation == ""
 
@@ -306,6 +309,7 @@ def test_a_saved_match_reopens_on_its_screen_where_it_was(app):
 
 def test_a_pass_with_a_typed_distance_and_a_bad_one(app):
     game = new_match(app)
+    tap(card(game, 0, 2).ids.ball)                             # only the carrier passes
     choose_roll(app, game, "Pass")
     tap(card(game, 0, 2).ids.pick)
     assert game.needs_distance and "type the pass distance in inches" in game.prompt
@@ -351,11 +355,82 @@ def test_a_half_ends_at_box_0_asks_first_then_halftime_rest_and_second_half(app)
     assert kitsune.ids.rest_active.opacity == 1 and not kitsune.ids.rest_active.disabled
     assert kitsune.ids.rest_inactive.disabled                  # it has no inactive token
     tap(kitsune.ids.rest_active)
+    # 6.02 "All players remove a fatigue token": the 2nd half waits for Yokozuna's
+    assert game.ids.second_half.disabled
     row = yokozuna.ids.field_row
     assert all(c.right <= row.width + 1 for c in row.children)   # nothing hidden off the card
     tap(yokozuna.ids.rest_inactive)
     assert s.state.player(1, 0).fatigue == () and s.state.player(0, 3).fatigue == ()
     assert kitsune.ids.rest_active.disabled                    # once per player
+    assert not game.ids.second_half.disabled
     tap(game.ids.second_half)
     assert s.state.half == 2 and s.state.phase == "kickoff"
     assert game.ids.kick1.disabled and not game.ids.kick0.disabled  # Teriomorphs kicked the 1st
+
+
+def test_the_roll_list_offers_legal_rolls_and_a_wrong_pick_says_why(app):
+    """1.12 TACKLE: "you can only TACKLE the player with the ball"; GROUND TOKEN: a GROUNDED
+    player "can only perform the STAND UP action"; a GROUNDED carrier "cannot STAND UP"."""
+    game = new_match(app)
+    s = app.session
+    tap(game.ids.kind)
+    picker = wait_for(lambda: next((w for w in app.root_window.children
+                                    if "grid" in getattr(w, "ids", {})), None), what="the roll list")
+    buttons = {b.text: b for b in picker.ids.grid.children}
+    assert buttons["Tackle vs Dodge"].disabled and buttons["Pass"].disabled   # nobody has the ball
+    assert not buttons["Pick up the ball"].disabled and not buttons["Kick-off kick"].disabled
+    tap(buttons["Pick up the ball"])
+    assert game.kind_title == "Pick up the ball"
+    tap(card(game, 1, 0).ids.pick)                             # a Teriomorph: not attacking
+    wait_for(lambda: app.toast_widget is not None and "Kitsune is not on the attacking team"
+             in app.toast_widget.text, what="the refusal")
+    assert not card(game, 1, 0).picked
+    tap(card(game, 0, 2).ids.ground)                           # Tetsu is knocked down
+    assert s.state.player(0, 2).grounded
+    tap(card(game, 0, 2).ids.pick)
+    wait_for(lambda: "Tetsu is GROUNDED: a GROUNDED player can only STAND UP"
+             in app.toast_widget.text, what="the grounded refusal")
+    assert not card(game, 0, 2).picked
+    tap(card(game, 0, 2).ids.ball)                             # Tetsu holds it, on the ground
+    assert s.state.ball == (0, 2) and card(game, 0, 2).ids.ground.disabled   # cannot stand up
+    tap(card(game, 0, 1).ids.pick)                             # Hana picks it up from him
+    assert card(game, 0, 1).picked and game.shows_pressure    # a 2nd action: PRESSURE counts
+
+
+def test_the_active_players_actions_and_superstars_from_the_screen(app):
+    """1.04/1.08: the active player's first and second actions (4.02: one MOV action with 2
+    active fatigue tokens) from the player's sheet; 5.07 Superstars +1 on a roll from the
+    roll panel, spent with the roll."""
+    game = new_match(app)
+    s = app.session
+    kaze = card(game, 0, 0)
+    tap(slot(kaze, 0))
+    tap(slot(kaze, 1))                                         # 2 active tokens
+    tap(kaze.ids.activate)
+    assert "ACTIVE: no action yet" in kaze.note
+
+    def sheet_button(label):
+        kaze.more()
+        sheet = wait_for(lambda: next((w for w in app.root_window.children
+                                       if type(w).__name__ == "PlayerSheet"), None), what="sheet")
+        return sheet, next(b for b in sheet.ids.actions.children if b.text == label)
+
+    sheet, move = sheet_button("MOVE (1st action)")
+    tap(move)
+    assert s.state.acts == ("MOVE",) and "ACTIVE: MOVE" in kaze.note
+    sheet, move2 = sheet_button("MOVE (2nd action)")
+    assert move2.disabled                                      # fatigue 2: one MOV action
+    sheet.dismiss(animation=False)
+    # Superstars: the Teriomorphs tackle Kaze with +1
+    s.do("takkure.skill_token", team=1, delta=1)
+    tap(kaze.ids.ball)
+    choose_roll(app, game, "Tackle")
+    tap(card(game, 1, 1).ids.pick)                             # Lince tackles
+    row = next(r for r in game.ids.rollers.children if r.team == 1)
+    assert row.superstars and row.ids.star.opacity == 1
+    tap(row.ids.star)
+    assert "+1 Superstars = 8" in plain(game.ids.rollers.children[0].text)
+    tap(key(game, 8))
+    tap(game.ids.record)
+    assert s.state.teams[1].skill_tokens == 0
+    assert "(Superstars: 1 token spent)" in game.log_lines[0]

@@ -291,3 +291,87 @@ def test_a_full_game_replays_from_its_journal(tmp_path):
     assert len(events) > 100
     assert replay(events).state == final
     assert Session.open(path).state == final
+
+
+# -- issue 14: rules fidelity ------------------------------------------------------------------
+
+def test_a_buzz_token_partly_in_the_spotlight_counts_its_cells_entirely_inside():
+    """FIN DE PARTIE: "Si un jeton Buzz est posé, même partiellement, sur cette zone, chaque
+    case de ce jeton entièrement dans la zone est considérée comme Sous les projecteurs (à
+    l'inverse d'une case partiellement dans ou hors de la zone)"."""
+    s = act(new(), "place_buzz", token="energy-heal", track="fame", cell=3)   # over spot0 | plain
+    zones = [c.zone for c in s.track("fame").cells]
+    assert zones[:6] == ["victory0", "spot0", "spot0", "spot0", "plain", "plain"]
+    assert s.track("fame").cells[3].token == "energy-heal" == s.track("fame").cells[4].token
+    s = act(s, "place_buzz", token="longer", track="destruction", cell=7)    # 2 cells on 1: both in
+    assert [c.zone for c in s.track("destruction").cells][7:9] == ["spot1", "spot1"]
+    s = act(s, "place_buzz", token="shorter", track="destruction", cell=2)   # 1 cell on 2: inside
+    assert s.track("destruction").cells[2].zone == "spot0"
+    s = act(s, "pull", track="destruction", toward=0, cells=3)               # onto the shorter token
+    assert s.track("destruction").cells[s.track("destruction").pawn].zone == "spot0"
+    s = act(s, "pull", track="fame", toward=0, cells=1)                      # onto the token's plain cell
+    assert s.winner is None
+    s = act(s, "pull", track="fame", toward=0, cells=1)                      # its cell inside the zone
+    assert s.winner == 0 and "both pawns are in Gigazaur's spotlight" in s.win_reason
+
+
+def test_a_token_cell_partly_outside_the_spotlight_is_not_in_it():
+    """FIN DE PARTIE: "(à l'inverse d'une case partiellement dans ou hors de la zone)": a
+    one-cell token over a spotlight cell and a plain cell is not in the spotlight."""
+    s = act(new(), "place_buzz", token="shorter", track="fame", cell=3)      # spans 3 (spot) + 4
+    assert s.track("fame").cells[3].zone == "plain"
+    s = act(s, "pull", track="destruction", toward=0, cells=3)
+    s = act(s, "pull", track="fame", toward=0, cells=1)                      # pawn on the token
+    assert s.track("fame").cells[s.track("fame").pawn].token == "shorter" and s.winner is None
+
+
+def test_a_turn_with_no_purchase_gains_1_energy_at_the_end_automatically():
+    """3. ACHETER DES CARTES ÉNERGIE OU GAGNER 1⚡: "Si vous ne voulez ou ne pouvez pas acheter
+    de cartes Énergie durant ce tour, gagnez 1⚡. Dépenser 2⚡ pour défausser les 3 cartes
+    Énergie ne compte pas comme un achat"."""
+    s = play_turn(new(), "HEART", "HEART", "HEART", "CLAW", "CLAW")
+    assert k.free_energy_due(s)
+    after = act(s, "end_turn")                          # "End turn" cannot skip it
+    assert after.monsters[0].energy == 1 and after.current == 1
+    assert RULES.describe(s, "kotd.end_turn", {}, after) == \
+        "Gigazaur buys nothing: +1 energy; Alienoid's turn"
+    taken = act(act(s, "gain_energy"), "end_turn")       # taken by hand: once, not twice
+    assert taken.monsters[0].energy == 1
+    rich = play_turn(new(), "ENERGY", "ENERGY", "ENERGY", "ENERGY", "HEART")
+    bought = act(act(rich, "buy", cost=3), "end_turn")   # a purchase: nothing free
+    assert bought.monsters[0].energy == 1
+    swept = act(act(rich, "sweep"), "end_turn")          # a sweep is not a purchase
+    assert swept.monsters[0].energy == 4 - 2 + 1
+
+
+def test_a_journal_recorded_before_rules_editions_still_opens_as_it_was_played(tmp_path):
+    """Journals saved by the previous version have no ``rules`` in ``game.start``: they
+    replay under edition 1, where ending a turn gave no energy by itself."""
+    import json
+    start = {"game": "kotd", **setup_from_config(CFG, ("Gigazaur", "Alienoid"))}
+    assert "rules" not in start
+    lines = [{"seq": 1, "type": "game.start", "at": "", "data": start},
+             {"seq": 2, "type": "kotd.roll", "at": "", "data": {"faces": ["HEART"] * 5}},
+             {"seq": 3, "type": "kotd.resolve", "at": "", "data": {}},
+             {"seq": 4, "type": "kotd.end_turn", "at": "", "data": {}}]
+    path = tmp_path / "old.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    old = Session.open(path).state
+    assert old.rules == 1 and old.monsters[0].energy == 0 and old.current == 1
+    new_game = Session.create(tmp_path / "new.jsonl", "kotd",
+                              setup_from_config(CFG, ("Gigazaur", "Alienoid")), random.Random(1))
+    assert new_game.start_event.data["rules"] == 2
+
+
+def test_a_journal_of_a_newer_rules_edition_is_refused_with_its_line(tmp_path):
+    """A ``rules`` edition this version does not know (a newer companion's journal) is a
+    clear error naming the file and line 1, not a traceback."""
+    import json
+
+    from companion.errors import JournalError
+    start = {"game": "kotd", **setup_from_config(CFG, ("Gigazaur", "Alienoid")), "rules": 3}
+    path = tmp_path / "newer.jsonl"
+    path.write_text(json.dumps({"seq": 1, "type": "game.start", "at": "", "data": start}) + "\n")
+    with pytest.raises(JournalError, match=r"newer.jsonl:1: bad game.start: rules: edition 1 "
+                                           r"to 2, not 3 \(a journal from a newer version"):
+        Session.open(path)

@@ -148,8 +148,46 @@ def test_round_n_has_n_plus_1_turns_and_an_exhausted_deck_draws():
         assert s.phase == "combat"
         s = turn(s, NOTHING, NOTHING)
     assert (s.phase, s.round) == ("building", 2)
-    s = RULES.apply(s, "tagteam.deck_exhausted", {})
-    assert s.result == "draw"
+    assert s.combat == (3, 3) and s.construction == (17, 17)
+
+
+def test_the_construction_deck_of_18_cards_runs_out_at_round_17_a_draw():
+    """8 DECK DE CONSTRUCTION: "un paquet de 18 cartes"; PHASE DE CONSTRUCTION DE DECK:
+    "Prenez les trois premières cartes", add one to the Combat deck, "Défaussez les deux cartes
+    non choisies en-dessous de votre Deck de Construction"; "Si vous ne pouvez pas prendre 3
+    cartes de votre Deck de Construction, la partie est terminée" — "C'est un match nul"."""
+    s = game(fighter("Jeanne", 15, 1), fighter("Ching", 10, 2),
+             fighter("Bodvar", 12, 3), fighter("Wong", 10, 2))
+    assert (s.construction, s.combat, s.combat_left) == ((18, 18), (2, 2), 2)
+    s = turn(s, NOTHING, NOTHING)
+    assert s.combat_left == 1
+    s = turn(s, NOTHING, NOTHING)
+    assert s.phase == "building" and s.combat_left == 0
+    with pytest.raises(IllegalActionError, match=r"can still give 3 cards \(Zara 18 left, Amy 18 left\)"):
+        RULES.apply(s, "tagteam.deck_exhausted", {})   # refused while cards remain
+    for rnd in range(2, 18):
+        s = RULES.apply(s, "tagteam.next_round", {})
+        assert (s.round, s.construction, s.combat) == (rnd, (19 - rnd,) * 2, (rnd + 1,) * 2)
+        for _ in range(rnd + 1):
+            s = turn(s, NOTHING, NOTHING)
+        if rnd < 17:
+            assert s.phase == "building"
+    # round 17's deck building: 2 cards left, 3 cannot be drawn: the game ends in a draw
+    assert (s.round, s.phase, s.result, s.construction) == (17, "over", "draw", (2, 2))
+    assert "cannot give 3 cards (Zara 2 left, Amy 2 left): a draw" in s.last[-1]
+    with pytest.raises(IllegalActionError, match="the fight is over"):
+        RULES.apply(s, "tagteam.next_round", {})
+
+
+def test_an_edition_1_journal_keeps_its_deck_exhausted_draw():
+    """Journals recorded before the deck counts (no ``rules`` in game.start) still open: their
+    players' "deck exhausted" replays as recorded."""
+    setup = {"teams": [{"player": "Zara", "fighters": [fighter("Jeanne", 15, 1), fighter("Ching", 10, 2)]},
+                       {"player": "Amy", "fighters": [fighter("Bodvar", 12, 3), fighter("Wong", 10, 2)]}]}
+    s = RULES.initial(setup)                      # the old game.start: no edition
+    assert s.rules == 1
+    s = turn(turn(s, NOTHING, NOTHING), NOTHING, NOTHING)
+    assert RULES.apply(s, "tagteam.deck_exhausted", {}).result == "draw"
 
 
 def test_the_marker_never_passes_the_top_or_the_ko_cell():

@@ -558,6 +558,8 @@ def test_a_long_match_replays_to_the_same_state(tmp_path):
             attackers = [p for p in s.teams[s.attacker].players if p.status == "field"]
             if not attackers:  # everyone injured: let a defender pick the ball up
                 defenders = [i for i, p in enumerate(s.teams[1 - s.attacker].players) if p.status == "field"]
+                if s.player(1 - s.attacker, defenders[0]).grounded:   # a GROUNDED player: STAND UP first
+                    session.do("takkure.grounded", team=1 - s.attacker, player=defenders[0], value=False)
                 session.do("takkure.steal", team=1 - s.attacker, player=defenders[0])
                 continue
             kind = rng.choices(kinds, weights=[2, 3, 1, 3, 3, 0.3, 0.6, 2])[0]
@@ -568,13 +570,19 @@ def test_a_long_match_replays_to_the_same_state(tmp_path):
                 clock_moves += 1
             team, index = rng.randrange(2), rng.randrange(4)
             data = {"activate": {"team": s.attacker, "player": index},
-                    "fatigue": {"team": team, "player": index, "op": rng.choice(["gain", "rest"])},
+                    # REST only on defense (4.03)
+                    "fatigue": rng.choice([{"team": team, "player": index, "op": "gain"},
+                                           {"team": 1 - s.attacker, "player": index, "op": "rest"},
+                                           {"team": 1 - s.attacker, "player": index, "op": "rest"}]),
                     "endurance": {"team": team, "player": index, "roll": rng.randrange(1, 13)},
                     "grounded": {"team": team, "player": index, "value": rng.random() < 0.5},
                     "ball": {"team": s.attacker, "player": index},
                     "steal": {"team": 1 - (s.attacker or 0), "player": index},
                     "try": {"success": rng.random() < 0.5},
                     "roll": {"text": f"roll {n}"}}[kind]
+            if kind == "fatigue" and data["op"] == "gain" \
+                    and s.player(data["team"], index).fatigue_tokens >= 2:
+                kind, data = "roll", {"text": f"roll {n}"}   # attackers cannot REST: spare them
             if s.pool == 0 and kind == "activate":
                 session.do("takkure.take_tokens")
                 continue
@@ -611,3 +619,199 @@ def test_tower_roll_gives_each_coach_their_colour():
     assert d.tower_dice(cocked, "red") == [7, 1]
     with pytest.raises(IllegalActionError, match="yellow die is cocked"):
         d.tower_dice(cocked, "yellow")
+
+
+# -- issue 14: what the rulebook forbids is refused --------------------------------------------
+
+def test_rest_can_only_be_performed_on_defense():
+    """4.03 REST: "This action, which can only be performed on defense, helps players take a
+    breath"."""
+    s = act(new(), "kickoff", kicking=0)                 # team 1 attacks
+    s = act(s, "fatigue", team=1, player=0, op="gain")
+    s = act(s, "fatigue", team=0, player=0, op="gain")
+    with pytest.raises(IllegalActionError, match="Ace' cannot REST: REST can only be performed "
+                                                 "on defense \\(Teriomorphs are attacking\\)"):
+        act(s, "fatigue", team=1, player=0, op="rest")
+    s = act(s, "fatigue", team=0, player=0, op="rest")   # the defender rests
+    assert s.player(0, 0).fatigue == (False,)
+    with pytest.raises(IllegalActionError, match="the ball is not in play"):
+        act(act(new(), "fatigue", team=0, player=0, op="gain"), "fatigue", team=0, player=0, op="rest")
+
+
+def test_a_grounded_player_can_only_stand_up():
+    """3.01 GROUND TOKEN: "A player with this token cannot perform actions normally. You can
+    only perform the STAND UP action. The exception is when the GROUNDED player is the ball
+    carrier, it cannot STAND UP." BALL STEAL: "A GROUNDED player cannot perform this
+    action"."""
+    s = act(new(), "kickoff", kicking=0)                 # team 1 attacks
+    s = act(s, "ball", team=1, player=2)
+    s = act(act(s, "grounded", team=1, player=2, value=True), "grounded", team=0, player=1, value=True)
+    with pytest.raises(IllegalActionError, match="Cy' carries the ball: a GROUNDED ball carrier "
+                                                 "cannot STAND UP"):
+        act(s, "grounded", team=1, player=2, value=False)
+    with pytest.raises(IllegalActionError, match="Cy' is GROUNDED: a GROUNDED ball carrier "
+                                                 "cannot SCORE A TRY"):
+        act(s, "try", success=True)
+    with pytest.raises(IllegalActionError, match="Bo is GROUNDED: a GROUNDED player can only "
+                                                 "STAND UP, not steal the ball"):
+        act(s, "steal", team=0, player=1)
+    s = act(s, "grounded", team=0, player=1, value=False)      # a defender stands up
+    s = act(s, "steal", team=0, player=1)                      # then steals
+    assert s.ball == (0, 1) and s.attacker == 0
+    s = act(s, "grounded", team=1, player=2, value=False)      # no longer the carrier: stands up
+    assert not s.player(1, 2).grounded
+
+
+def test_a_yamato_player_wounded_by_an_injury_gets_a_team_skill_token():
+    """5.07 Unwavering Honor: "When a Yamato player receives a Wound token, it also receives a
+    Team Skill token" — whatever gave the wound: the injury "I'm just tired" (+1 fatigue,
+    +1 wound) too."""
+    s = _injured(team=0, index=1)                        # a Yamato player, Max Fatigue
+    assert s.player(0, 1).skill_tokens == 0
+    s = act(s, "injury", team=0, player=1, rolls=[1])    # I'm just tired
+    assert s.player(0, 1).wounds == 1 and s.player(0, 1).skill_tokens == 1
+    t = act(_injured(team=1, index=1), "injury", team=1, player=1, rolls=[1])
+    assert t.player(1, 1).wounds == 1 and t.player(1, 1).skill_tokens == 0   # Teriomorphs
+
+
+def test_the_second_half_waits_for_every_players_halftime_rest():
+    """6.02 HALFTIME: "All players remove a fatigue token: Remove a token, you can choose
+    whichever one you want, whether it is active or not." """
+    s = act(new(), "kickoff", kicking=0)
+    s = act(act(s, "fatigue", team=0, player=0, op="gain"), "fatigue", team=1, player=3, op="gain")
+    s = _play_out_half(s, 1)
+    assert s.phase == "halftime"
+    with pytest.raises(IllegalActionError, match="every player removes a fatigue token first "
+                                                 "\\(Ace, Dan' have not\\)"):
+        act(s, "second_half")
+    s = act(s, "halftime_rest", team=0, player=0, active=True)
+    with pytest.raises(IllegalActionError, match="\\(Dan' has not\\)"):
+        act(s, "second_half")
+    s = act(act(s, "halftime_rest", team=1, player=3, active=True), "second_half")
+    assert s.half == 2
+
+
+def test_journals_recorded_before_rules_editions_replay_as_played(tmp_path):
+    """A journal without ``rules`` in game.start (saved by the previous version) opens, and
+    what it recorded (an attacker resting) replays as the players saw it."""
+    import json
+    start = {"game": "takkure", **_setup()}
+    lines = [{"seq": 1, "type": "game.start", "at": "", "data": start},
+             {"seq": 2, "type": "takkure.kickoff", "at": "", "data": {"kicking": 0}},
+             {"seq": 3, "type": "takkure.fatigue", "at": "", "data": {"team": 1, "player": 0, "op": "gain"}},
+             {"seq": 4, "type": "takkure.fatigue", "at": "", "data": {"team": 1, "player": 0, "op": "rest"}}]
+    path = tmp_path / "old.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    s = Session.open(path).state
+    assert s.rules == 1 and s.player(1, 0).fatigue == (False,)
+
+
+# -- issue 14: the active player's actions -----------------------------------------------------
+
+def _active(s, team, index):
+    return act(s, "activate", team=team, player=index)
+
+
+def test_one_first_action_then_one_second_action_per_activation():
+    """1.04 ATTACKER'S FIRST ACTION: "The player can perform one action amongst the following:
+    MOVE, STAND UP, PASS FROM THE GROUND"; 1.08: "As a second action, the active player can
+    perform one of the following actions"."""
+    s = _active(act(new(), "kickoff", kicking=0), 1, 0)          # Ace' is the active player
+    with pytest.raises(IllegalActionError, match="only the active player"):
+        act(s, "action", team=1, player=1, action="MOVE")
+    with pytest.raises(IllegalActionError, match="'FLY' is not an attacker's action"):
+        act(s, "action", team=1, player=0, action="FLY")
+    s = act(s, "action", team=1, player=0, action="MOVE")
+    with pytest.raises(IllegalActionError, match="Ace' has done their first action \\(MOVE\\)"):
+        act(s, "action", team=1, player=0, action="STAND UP")
+    s = act(s, "action", team=1, player=0, action="MOVE 2")
+    with pytest.raises(IllegalActionError, match="has done their second action \\(MOVE 2\\)"):
+        act(s, "action", team=1, player=0, action="PICK UP")
+    s = _active(s, 1, 0)                                          # a new activation
+    assert s.acts == () and act(s, "action", team=1, player=0, action="MOVE").acts == ("MOVE",)
+    assert RULES.describe(s, "takkure.action", {"team": 1, "player": 0, "action": "MOVE"},
+                          act(s, "action", team=1, player=0, action="MOVE")) == "Ace': MOVE"
+
+
+def test_fatigue_2_allows_one_mov_action_per_activation():
+    """4.02 ADVERSE EFFECTS: "2 Fatigue - The player can only perform one MOV action per
+    activation"."""
+    s = act(new(), "kickoff", kicking=0)
+    s = act(act(s, "fatigue", team=1, player=0, op="gain"), "fatigue", team=1, player=0, op="gain")
+    s = act(_active(s, 1, 0), "action", team=1, player=0, action="MOVE")
+    with pytest.raises(IllegalActionError, match="Ace' has 2 active fatigue tokens: only one MOV "
+                                                 "action per activation"):
+        act(s, "action", team=1, player=0, action="MOVE 2")
+    assert act(s, "roll", text="pick-up", action={"team": 1, "player": 0,
+                                                   "action": "PICK UP"}).acts == ("MOVE", "PICK UP")
+
+
+def test_a_grounded_player_stands_up_and_a_pass_from_the_ground_ends_the_actions():
+    """3.02 STAND UP: "As the first action of the active player (if it's not the ball
+    carrier). If the player has no more ground tokens, it can perform a MOVE AS A 2nd
+    ACTION"; 3.03 PASS FROM THE GROUND: "the player will not be able to perform a second
+    action on this activation"."""
+    s = act(new(), "kickoff", kicking=0)
+    s = act(s, "grounded", team=1, player=1, value=True)
+    s = _active(s, 1, 1)
+    with pytest.raises(IllegalActionError, match="Bo' is GROUNDED: the first action can only be "
+                                                 "STAND UP"):
+        act(s, "action", team=1, player=1, action="MOVE")
+    s = act(s, "action", team=1, player=1, action="STAND UP")
+    assert not s.player(1, 1).grounded
+    s = act(s, "action", team=1, player=1, action="MOVE 2")
+    # a GROUNDED carrier: no STAND UP, a pass from the ground, and nothing after it
+    s = act(act(s, "ball", team=1, player=2), "grounded", team=1, player=2, value=True)
+    s = _active(s, 1, 2)
+    with pytest.raises(IllegalActionError, match="a GROUNDED ball carrier cannot STAND UP"):
+        act(s, "action", team=1, player=2, action="STAND UP")
+    s = act(s, "roll", text="a pass from the ground",
+            action={"team": 1, "player": 2, "action": "PASS FROM THE GROUND"})
+    with pytest.raises(IllegalActionError, match="Cy' passed from the ground: no second action"):
+        act(s, "action", team=1, player=2, action="MOVE 2")
+
+
+def test_fractured_vertebrae_needs_a_bdy_roll_before_any_action():
+    """7.01 Grave injuries 8-10: "Fractured vertebrae: -3 REF, -3 STR, -3 BaC and you need to
+    succeed on a BOD roll before performing any action"."""
+    s = _injured(act(new(), "kickoff", kicking=1), team=0, index=0)   # Yamato attack
+    s = act(s, "injury", team=0, player=0, rolls=[12, 9])              # Fractured vertebrae
+    assert s.player(0, 0).injuries[-1] == "Fractured vertebrae"
+    s = act(act(s, "ball", team=0, player=1), "try", success=False)    # a missed try: kick-off
+    s = act(s, "kickoff", kicking=1)                                   # Ace is back on the field
+    assert s.player(0, 0).status == "field" and s.attacker == 0
+    s = _active(s, 0, 0)
+    with pytest.raises(IllegalActionError, match="Ace has Fractured vertebrae: a BDY roll must "
+                                                 "succeed before any action"):
+        act(s, "action", team=0, player=0, action="MOVE")
+    failed = act(s, "bdy_roll", team=0, player=0, roll=11)            # BDY 4
+    with pytest.raises(IllegalActionError, match="it failed: no action this activation"):
+        act(failed, "action", team=0, player=0, action="MOVE")
+    with pytest.raises(IllegalActionError, match="rolled BDY in this activation already"):
+        act(failed, "bdy_roll", team=0, player=0, roll=2)
+    ok = act(s, "bdy_roll", team=0, player=0, roll=3)
+    assert act(ok, "action", team=0, player=0, action="MOVE").acts == ("MOVE",)
+    with pytest.raises(IllegalActionError, match="Bo has no Fractured vertebrae"):
+        act(_active(s, 0, 1), "bdy_roll", team=0, player=1, roll=3)
+
+
+def test_superstars_tokens_spent_on_a_roll_go_with_it():
+    """5.07 Superstars: "1x: Before making a roll, add +1 to the attribute you are using for
+    the roll (up to a maximum of +3). 3x: Reroll a die. (Only once per roll)." """
+    s = act(new(), "kickoff", kicking=0)
+    s = act(s, "skill_token", team=1, delta=4)
+    after = act(s, "roll", text="a boosted tackle", superstars=[{"team": 1, "player": 0, "tokens": 1}],
+                rerolls=[{"team": 1, "player": 0, "dice": [12]}])
+    assert after.teams[1].skill_tokens == 0
+    assert RULES.describe(s, "takkure.roll", {"text": "t", "superstars": [
+        {"team": 1, "player": 0, "tokens": 1}], "rerolls": [{"team": 1, "player": 0}]},
+        after) == "t (Superstars: 4 tokens spent)"
+    with pytest.raises(IllegalActionError, match="Teriomorphs have 4 Superstars tokens; this "
+                                                 "roll spends 5"):
+        act(s, "roll", text="x", superstars=[{"team": 1, "player": 0, "tokens": 2}],
+            rerolls=[{"team": 1, "player": 0}])
+    with pytest.raises(IllegalActionError, match="once per roll"):
+        act(act(s, "skill_token", team=1, delta=4), "roll", text="x",
+            rerolls=[{"team": 1, "player": 0}, {"team": 1, "player": 1}])
+    with pytest.raises(IllegalActionError, match="Yamato have no Superstars tokens"):
+        act(s, "roll", text="x", superstars=[{"team": 0, "player": 0, "tokens": 1}])

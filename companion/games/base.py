@@ -15,6 +15,8 @@ from __future__ import annotations
 import random
 from typing import Any, Generic, Mapping, Protocol, TypeVar
 
+from ..errors import IllegalActionError
+
 S = TypeVar("S")
 
 
@@ -82,3 +84,21 @@ def evolve(obj: S, **changes: Any) -> S:
     do not use) but several times faster: a replay folds 100,000 events.
     """
     return evolver(obj.__class__)(obj, **changes)
+
+
+RULES_EDITION = 2
+"""The edition of the rules checks a new game is recorded under, written into its
+``game.start`` as ``rules``. Edition 2 refuses what the rulebooks forbid and edition 1 (a
+journal without ``rules``) let through: an attacking Takkure player resting, a Danchie Go turn
+ended with action sets left, ... A journal replays under the edition it was recorded with,
+so every journal saved before still opens and shows exactly what its players saw; the new
+tracking (deck sizes, tokens) works in both."""
+
+
+def rules_edition(data: Mapping[str, Any]) -> int:
+    """The rules edition of a ``game.start`` (1 when it has none: recorded before editions)."""
+    value = data.get("rules", 1)
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= RULES_EDITION:
+        raise IllegalActionError(f"rules: edition 1 to {RULES_EDITION}, not {value!r} "
+                                 "(a journal from a newer version of the companion?)")
+    return value

@@ -26,7 +26,7 @@ from typing import Any, Literal, Mapping
 
 from ..errors import IllegalActionError
 from ..registry import ConfigFile, GameEntry, HomeTile
-from .base import evolve
+from .base import RULES_EDITION, evolve, rules_edition
 
 MIN_PLAYERS, MAX_PLAYERS = 3, 6
 N_TILE_TYPES = 4
@@ -35,6 +35,9 @@ BOARD_LIMIT = 4          # Tiles per colour, and Power-Up Tiles, per player boar
 POWER_UP_ROUND = 3       # "Power-Ups activate: when round 3 begins!"
 PODIUM_PLACES = 3
 MEKTON_FROM = 6          # "0-5 sabotages > Tekton; 6+ sabotages > Mekton"
+START_TILES = 2          # "Take 2 starting Tiles ... make sure they're different colors!"
+SIDES = ("green", "red")  # the Blueprint: green side on lap 1, red side on lap 2
+COOLDOWN_ROUNDS = 1      # "Returned Power-Ups Tile need one round cooldown"
 
 MEANINGS = ("tile_under_you", "power_up_on_spawn", "tile_on_spawn", "no_spawn")
 MEANING_TEXT = {
@@ -289,6 +292,12 @@ class Dasher:
     sets_done: int = 0                    # this turn (Special Moves included)
     specials_done: int = 0                # this turn
     extra_sets: int = 0                   # this turn (Plus Action)
+    start_tiles: tuple[str, ...] = ()     # the 2 starting Tiles taken (their colours)
+    blueprint: tuple[tuple[int, ...], tuple[int, ...]] = ((0, 0, 0, 0), (0, 0, 0, 0))
+    #   Tiles per colour on the Blueprint's green side and red side (entered by the player)
+    specialty: int = 1                    # Dasher Specialty tokens received (1, 2 after lap 1)
+    specialty_used: int = 0               # each is used once per game, then discarded
+    cards: int = 0                        # Power-Up cards drawn and not yet used or declined
 
     @property
     def finished(self) -> bool:
@@ -308,6 +317,13 @@ class DanchieState:
     two_sets_from_round: int | None = None
     last_spawn: Spawn | None = None
     notes: tuple[str, ...] = ()                  # what the last action caused, line by line
+    cooling: tuple[tuple[str, int], ...] = ()    # Power-Up Tiles returned: (by whom, round)
+    rules: int = 1                               # rules edition (base.RULES_EDITION)
+
+    def cooling_tiles(self) -> tuple[tuple[str, int], ...]:
+        """Returned Power-Up Tiles that cannot be taken yet: (returned by, free from round)."""
+        return tuple((who, r + COOLDOWN_ROUNDS + 1) for who, r in self.cooling
+                     if self.round <= r + COOLDOWN_ROUNDS)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -466,13 +482,40 @@ def _action_set(state: DanchieState, data: Mapping[str, Any]) -> DanchieState:
 
 
 def _end_turn(state: DanchieState, data: Mapping[str, Any]) -> DanchieState:
+    """ACTION SETS: "Every player must complete a Full Action Set or a Special Move. Every
+    player can't skip 1 of the actions, even if it's inconvenient." (rules edition 2: the
+    turn cannot end with a set left; the rulebook's only skip is declining a Power-Up card,
+    ``danchie.decline_power_up``, and a frozen or resting player's turn is skipped for them)."""
     i = _who(state, data)
     _need_turn(state, i, "cannot end the turn")
     left = state.sets_left(i)
+    d = state.dashers[i]
+    if state.rules >= 2 and left and not d.finished:
+        what = "a Full Action Set or a Special Move" if left == 1 else \
+            f"{left} Full Action Sets or Special Moves"
+        raise _fail(f"{d.name} must still complete {what} this turn (every player must; "
+                    "only declining a Power-Up card skips a turn)")
+    if state.rules >= 2 and d.cards and not d.finished:
+        raise _fail(f"{d.name} drew a Power-Up card: use it, or decline it (return the Tile "
+                    "and skip the turn)")
     new, notes = _advance(state)
-    if left and not state.dashers[i].finished:
+    if left and not d.finished:
         notes.insert(0, f"{left} action set{'s' if left > 1 else ''} not done")
     return evolve(new, notes=tuple(notes))
+
+
+def _matches(state: DanchieState, d: Dasher, side: int) -> str | None:
+    """None when the board's Tiles match that Blueprint side exactly, else why not."""
+    want = d.blueprint[side]
+    if not any(want):
+        return (f"{d.name}'s {SIDES[side]} Blueprint is not entered yet: enter its Tiles "
+                "per colour first")
+    if d.tiles != want:
+        def text(counts: tuple[int, ...]) -> str:
+            return ", ".join(f"{n} {t}" for t, n in zip(state.tile_types, counts) if n) or "none"
+        return (f"{d.name}'s Tiles ({text(d.tiles)}) do not match the {SIDES[side]} Blueprint "
+                f"({text(want)}) exactly, without any excess Tiles")
+    return None
 
 
 def _lap(state: DanchieState, data: Mapping[str, Any]) -> DanchieState:
@@ -480,14 +523,20 @@ def _lap(state: DanchieState, data: Mapping[str, Any]) -> DanchieState:
     _need_racing(state, i, "no lap to finish")
     d = state.dashers[i]
     notes: list[str] = []
+    if state.rules >= 2:
+        why = _matches(state, d, d.lap - 1)
+        if why:
+            raise _fail(why)
     if d.lap == 1:
         place = len(state.podium) + 1
-        d = evolve(d, lap=2, lap1_place=place, resting=True)
+        d = evolve(d, lap=2, lap1_place=place, resting=True, specialty=d.specialty + 1)
         state = evolve(_set(state, i, d), podium=state.podium + (i,))
+        # DASHER SPECIALTY TOKEN: "After completing the first lap, you'll receive a second
+        # Specialty Token" (every player, chosen in lap-1 order from the podium)
         if place <= PODIUM_PLACES:
-            notes.append(f"podium place {place}: an extra Dasher Specialty token")
+            notes.append(f"podium place {place}: a second Dasher Specialty token")
         else:
-            notes.append(f"lap 1 place {place}")
+            notes.append(f"lap 1 place {place}: a second Dasher Specialty token")
         notes.append("flip the Blueprint to red; stop for one turn")
         if state.two_sets_from_round is None:
             state = evolve(state, two_sets_from_round=state.round + 1)
@@ -512,6 +561,11 @@ def _power_up(state: DanchieState, data: Mapping[str, Any]) -> DanchieState:
                     f"{POWER_UP_ROUND} (this is round {state.round})")
     _need_racing(state, i, f"no {card.name}")
     _need_turn(state, i, f"{card.name}: a Power-Up card is used by the player whose turn it is")
+    if state.rules >= 2:
+        if me.cards <= 0:
+            raise _fail(f"{me.name} has no Power-Up card drawn: a card is drawn when your "
+                        "Dasher picks a Power-Up Tile")
+        me = evolve(me, cards=me.cards - 1)
     target = data.get("target")
     notes: list[str] = []
     if card.target == "none":
@@ -549,6 +603,12 @@ def _decline(state: DanchieState, data: Mapping[str, Any]) -> DanchieState:
     _need_turn(state, i, "a Power-Up card is declined by the player whose turn it is")
     if d.power_up_tiles <= 0:
         raise _fail(f"{d.name} has no Power-Up Tile to return")
+    if state.rules >= 2:
+        if d.cards <= 0:
+            raise _fail(f"{d.name} has no Power-Up card drawn to decline")
+        d = evolve(d, cards=d.cards - 1)
+        # "Returned Power-Ups Tile need one round cooldown before being taken again"
+        state = evolve(state, cooling=state.cooling + ((d.name, state.round),))
     state = _set(state, i, evolve(d, power_up_tiles=d.power_up_tiles - 1))
     new, notes = _advance(state)
     notes.insert(0, "Power-Up Tile returned, card to the graveyard, turn skipped")
@@ -572,16 +632,106 @@ def _tiles(state: DanchieState, data: Mapping[str, Any]) -> DanchieState:
 
 
 def _power_tiles(state: DanchieState, data: Mapping[str, Any]) -> DanchieState:
+    """A Power-Up Tile onto or off a board. From round 3 (rules edition 2) picking one up
+    draws a Power-Up card, to use or decline. ``returned: true``: the Tile is one a player
+    returned, which is refused during its cooldown."""
     i = _who(state, data)
     d = state.dashers[i]
-    n = d.power_up_tiles + _delta(data)
+    delta = _delta(data)
+    n = d.power_up_tiles + delta
     if n > BOARD_LIMIT:
         raise _fail(f"{d.name}: Board limit: {BOARD_LIMIT} Power-Up Tiles per board")
     if n < 0:
         raise _fail(f"{d.name} has no Power-Up Tile")
-    notes = ("draw a Power-Up card: use it, or return the Tile and skip the turn",) \
-        if n > d.power_up_tiles and state.power_ups_active else ()
+    returned = data.get("returned", False)
+    if not isinstance(returned, bool) or (returned and delta < 0):
+        raise _fail("returned: true only when a returned Power-Up Tile is picked up")
+    if returned:
+        free = [k for k, (_, r) in enumerate(state.cooling) if state.round > r + COOLDOWN_ROUNDS]
+        if not free:
+            if not state.cooling:
+                raise _fail("no returned Power-Up Tile is on the board")
+            who, from_round = state.cooling_tiles()[0]
+            raise _fail(f"the Power-Up Tile {who} returned needs one round cooldown: it can "
+                        f"be taken again from round {from_round}")
+        state = evolve(state, cooling=state.cooling[:free[0]] + state.cooling[free[0] + 1:])
+    # DECISION: a card is drawn for a Tile picked up in the player's own turn (a Dasher
+    # picks it up); a Tile that reaches a board otherwise (a swap) draws none
+    draws = delta > 0 and state.power_ups_active and i == state.current
+    if draws and state.rules >= 2:
+        d = evolve(d, cards=d.cards + 1)
+    notes = ("draw a Power-Up card: use it, or return the Tile and skip the turn",) if draws else ()
     return evolve(_set(state, i, evolve(d, power_up_tiles=n)), notes=notes)
+
+
+def _start_tiles(state: DanchieState, data: Mapping[str, Any]) -> DanchieState:
+    """PLAYER BOARD SETUP: "Take 2 starting Tiles from the Tile Trays make sure they're
+    different colors!" They go on the board's counters."""
+    i = _who(state, data)
+    d = state.dashers[i]
+    types_ = data.get("types")
+    if d.start_tiles:
+        raise _fail(f"{d.name} has taken their starting Tiles already "
+                    f"({' and '.join(d.start_tiles)})")
+    if state.round != 1:
+        raise _fail("the starting Tiles are taken at set-up, before round 2")
+    if not isinstance(types_, list) or len(types_) != START_TILES \
+            or any(t not in state.tile_types for t in types_):
+        raise _fail(f"types: the {START_TILES} starting Tiles' colours, from "
+                    f"{', '.join(state.tile_types)}, not {types_!r}")
+    if types_[0] == types_[1]:
+        raise _fail(f"{d.name}'s 2 starting Tiles must be different colours (both {types_[0]})")
+    tiles = list(d.tiles)
+    for t in types_:
+        k = state.tile_types.index(t)
+        if tiles[k] + 1 > BOARD_LIMIT:
+            raise _fail(f"{d.name}: Board limit: {BOARD_LIMIT} {t} Tiles per board")
+        tiles[k] += 1
+    return evolve(_set(state, i, evolve(d, tiles=tuple(tiles), start_tiles=tuple(types_))),
+                  notes=())
+
+
+def _blueprint(state: DanchieState, data: Mapping[str, Any]) -> DanchieState:
+    """One Tile of one colour more or fewer on a player's Blueprint side, as printed on the
+    card they drew. The red side "stays hidden until you complete Lap 1"."""
+    i = _who(state, data)
+    d = state.dashers[i]
+    side = data.get("side")
+    if side not in SIDES:
+        raise _fail(f"side: green or red, not {side!r}")
+    kind = data.get("type")
+    if kind not in state.tile_types:
+        raise _fail(f"type: one of {', '.join(state.tile_types)}, not {kind!r}")
+    _need_racing(state, i, "no Blueprint to change")
+    k, s_ = state.tile_types.index(kind), SIDES.index(side)
+    if s_ == 1 and d.lap == 1:
+        raise _fail(f"{d.name}'s red Blueprint stays hidden until they complete lap 1")
+    if s_ == 0 and d.lap == 2:
+        raise _fail(f"{d.name} has flipped the Blueprint to red: the green side is done")
+    n = d.blueprint[s_][k] + _delta(data)
+    if not 0 <= n <= BOARD_LIMIT:
+        raise _fail(f"{d.name}'s {side} Blueprint: 0 to {BOARD_LIMIT} {kind} Tiles "
+                    "(the board's limit)")
+    sides = list(d.blueprint)
+    sides[s_] = sides[s_][:k] + (n,) + sides[s_][k + 1:]
+    return evolve(_set(state, i, evolve(d, blueprint=(sides[0], sides[1]))), notes=())
+
+
+def _specialty(state: DanchieState, data: Mapping[str, Any]) -> DanchieState:
+    """DASHER SPECIALTY TOKEN: "used once per game ... played at any time during your turn
+    or in response to other players' actions"; "Use anytime, discard after"."""
+    i = _who(state, data)
+    d = state.dashers[i]
+    _need_racing(state, i, "no Specialty token")
+    if d.specialty_used >= d.specialty:
+        more = "" if d.specialty >= 2 else " (a second one comes with completing lap 1)"
+        raise _fail(f"{d.name} has used {'both' if d.specialty == 2 else 'their'} Dasher "
+                    f"Specialty token{'s' if d.specialty == 2 else ''}: each is used once per "
+                    f"game{more}")
+    name = data.get("token", "")
+    if not isinstance(name, str):
+        raise _fail("token: the Specialty token's name, or nothing")
+    return evolve(_set(state, i, evolve(d, specialty_used=d.specialty_used + 1)), notes=())
 
 
 def _spawn(state: DanchieState, data: Mapping[str, Any]) -> DanchieState:
@@ -622,6 +772,8 @@ _HANDLERS = {
     "danchie.power_up": _power_up, "danchie.decline_power_up": _decline,
     "danchie.tiles": _tiles, "danchie.power_tiles": _power_tiles, "danchie.spawn": _spawn,
     "danchie.sabotage": _sabotage, "danchie.freeze": _freeze,
+    "danchie.start_tiles": _start_tiles, "danchie.blueprint": _blueprint,
+    "danchie.specialty": _specialty,
 }
 # DECISION: once everyone has finished, the sabotage meter can still be fixed (Tektonpedia).
 AFTER_THE_RACE = frozenset({"danchie.sabotage"})
@@ -681,7 +833,7 @@ class DanchieRules:
 
     def start(self, setup: Mapping[str, Any], rng: random.Random) -> dict[str, Any]:
         _check_start(setup)
-        return {"players": list(setup["players"]), "tile_types": list(setup["tile_types"]),
+        return {"rules": RULES_EDITION, "players": list(setup["players"]), "tile_types": list(setup["tile_types"]),
                 "spawn_faces": [{"face": f["face"], "meaning": f["meaning"]}
                                 for f in setup["spawn_faces"]],
                 "power_ups": [{"name": c["name"], "text": c.get("text", ""),
@@ -695,7 +847,8 @@ class DanchieRules:
             tile_types=tuple(data["tile_types"]),
             spawn_faces=tuple((f["face"], f["meaning"]) for f in data["spawn_faces"]),
             power_ups=tuple(PowerUp(c["name"], c.get("text", ""), c.get("target", "none"),
-                                    c.get("effect", "none")) for c in data["power_ups"]))
+                                    c.get("effect", "none")) for c in data["power_ups"]),
+            rules=rules_edition(data))
 
     def decide(self, state: DanchieState, type_: str, data: Mapping[str, Any],
                rng: random.Random) -> dict[str, Any]:
@@ -764,9 +917,24 @@ def describe(before: DanchieState, type_: str, data: Mapping[str, Any],
     elif kind == "power_tiles":
         i = before.index(who)
         text = f"{who} {data['delta']:+d} Power-Up Tile ({after.dashers[i].power_up_tiles})"
+        if data.get("returned"):
+            text += ", a returned one"
     elif kind == "spawn":
         source = "tower" if data.get("source") == "tower" else "by hand"
         text = f"{who} spawns ({source}): {data.get('face')}"
+    elif kind == "start_tiles":
+        text = f"{who} takes 2 starting Tiles: {' and '.join(data['types'])}"
+    elif kind == "blueprint":
+        i = before.index(who)
+        k = after.tile_types.index(data["type"])
+        n = after.dashers[i].blueprint[SIDES.index(data["side"])][k]
+        text = f"{who}'s {data['side']} Blueprint {data['delta']:+d} {data['type']} Tile ({n})"
+    elif kind == "specialty":
+        i = before.index(who)
+        d = after.dashers[i]
+        token = f": {data['token']}" if data.get("token") else ""
+        text = (f"{who} uses a Dasher Specialty token{token} ({d.specialty_used} of "
+                f"{d.specialty} used)")
     elif kind == "sabotage":
         i = before.index(who)
         text = f"{who} sabotage meter {data['delta']:+d} ({after.dashers[i].sabotage}, by hand)"
@@ -790,6 +958,10 @@ def _dasher_json(state: DanchieState, i: int) -> dict[str, Any]:
         "tiles": dict(zip(state.tile_types, d.tiles)), "power_up_tiles": d.power_up_tiles,
         "special_move_round": d.special_move_round, "sets_done": d.sets_done,
         "extra_sets": d.extra_sets, "sets_allowed": state.sets_allowed(i),
+        "start_tiles": list(d.start_tiles),
+        "blueprint": {side: dict(zip(state.tile_types, d.blueprint[k]))
+                      for k, side in enumerate(SIDES)},
+        "specialty": d.specialty, "specialty_used": d.specialty_used, "cards": d.cards,
         "tektonpedia": None,
     }
     if d.lap1_place is not None and d.finish_place is not None:
@@ -811,6 +983,7 @@ def to_json(state: DanchieState) -> dict[str, Any]:
                                               "meaning": s.meaning, "text": s.text,
                                               "source": s.source, "round": s.round},
         "over": state.over, "notes": list(state.notes),
+        "cooling": [{"returned_by": who, "free_from_round": r} for who, r in state.cooling_tiles()],
     }
 
 

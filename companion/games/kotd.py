@@ -22,7 +22,7 @@ from typing import Any, Literal, Mapping
 
 from ..errors import IllegalActionError
 from ..registry import ConfigFile, GameEntry, HomeTile
-from .base import evolve
+from .base import RULES_EDITION, evolve, rules_edition
 
 FACES = ("CLAW", "HEART", "ENERGY", "FAME", "DESTRUCTION", "POWER")
 TRACKS = ("fame", "destruction")
@@ -227,6 +227,7 @@ class KotdState:
     n_dice: int = 6                       # dice this turn
     bought: bool = False                  # a card bought this turn (no free energy then)
     gained: bool = False                  # the free energy taken this turn
+    rules: int = 1                        # rules edition (base.RULES_EDITION)
     winner: int | None = None
     win_reason: str = ""
     last_resolution: tuple[str, ...] = ()
@@ -262,9 +263,14 @@ def base_track(cells: int, spotlight: int) -> tuple[str, ...]:
 def build_cells(base: tuple[str, ...], placements: tuple[Placement, ...]) -> tuple[Cell, ...]:
     """The track as the players see it: Buzz tokens over the printed cells.
 
-    DECISION: a token's cells are in a zone when every printed cell it covers is in that
-    zone (the rulebook: cells entirely in the zone count); a token over a Victory cell keeps
-    a Victory cell at that end (the rulebook: it is still a Victory cell)."""
+    The rulebook (Fin de partie): "Si un jeton Buzz est posé, même partiellement, sur cette
+    zone, chaque case de ce jeton entièrement dans la zone est considérée comme Sous les
+    projecteurs". DECISION: a token's cells share the printed cells it covers equally (a
+    2-cell token over 1 printed cell: each takes half of it; a 1-cell token over 2: it spans
+    both), so each token cell is in a zone when the printed cells under it all are; a cell
+    partly in and partly out of a zone is a plain cell. A token over a Victory cell keeps a
+    Victory cell at that end (the rulebook: "cette case est tout de même considérée comme une
+    case Victoire")."""
     by_start = {p.base: p for p in placements}
     out: list[Cell] = []
     i = 0
@@ -274,16 +280,22 @@ def build_cells(base: tuple[str, ...], placements: tuple[Placement, ...]) -> tup
             out.append(Cell(base[i]))
             i += 1
             continue
-        covered = base[p.base:p.base + p.covers]
-        plain = [z for z in covered if not z.startswith("victory")]
-        zone = plain[0] if plain and all(z == plain[0] for z in plain) else "plain"
-        cells = [Cell(zone, b, p.token, p.king) for b in p.cells]
+        k, c = len(p.cells), p.covers
+        cells = []
+        for j, bonus in enumerate(p.cells):
+            # token cell j spans [j*c/k, (j+1)*c/k) of the covered cells: in units of 1/k
+            lo, hi = j * c, (j + 1) * c
+            under = base[p.base + lo // k:p.base + -(-hi // k)]
+            plain = {z for z in under if not z.startswith("victory")}
+            zone = plain.pop() if len(plain) == 1 else "plain"
+            cells.append(Cell(zone, bonus, p.token, p.king))
+        covered = base[p.base:p.base + c]
         if covered[0] == "victory0":
             cells[0] = evolve(cells[0], zone="victory0")
         if covered[-1] == "victory1":
             cells[-1] = evolve(cells[-1], zone="victory1")
         out += cells
-        i += p.covers
+        i += c
     return tuple(out)
 
 
@@ -466,7 +478,7 @@ class KotdRules:
         if monsters[0]["name"] == monsters[1]["name"]:
             raise _fail("pick two different Monsters")
         _player(setup, "first")
-        return dict(setup)
+        return {**setup, "rules": RULES_EDITION}
 
     def initial(self, data: Mapping[str, Any]) -> KotdState:
         ms = [Monster(m["name"], int(m["hp"]), int(m["hp"]), power=m.get("power", ""))
@@ -483,7 +495,7 @@ class KotdRules:
         buzz = tuple((b["id"], tuple(b["cells"]), int(b["covers"]), bool(b.get("king")))
                      for b in data.get("buzz", []))
         return KotdState((ms[0], ms[1]), (tracks[0], tracks[1]), buzz, first=first,
-                         current=first, n_dice=FIRST_TURN_DICE)
+                         current=first, n_dice=FIRST_TURN_DICE, rules=rules_edition(data))
 
     def decide(self, state: KotdState, type_: str, data: Mapping[str, Any],
                rng: random.Random) -> dict[str, Any]:
@@ -675,9 +687,19 @@ def _gain_energy(state: KotdState, data: Mapping[str, Any]) -> KotdState:
     return evolve(_energy(state, state.current, 1), gained=True)
 
 
+def free_energy_due(state: KotdState) -> bool:
+    """3. ACHETER DES CARTES ÉNERGIE OU GAGNER 1⚡: "Si vous ne voulez ou ne pouvez pas acheter
+    de cartes Énergie durant ce tour, gagnez 1⚡" (a sweep is not a purchase)."""
+    return state.phase == "buy" and not state.bought and not state.gained
+
+
 def _end_turn(state: KotdState, data: Mapping[str, Any]) -> KotdState:
+    """Phase 4. A player who bought no card gains their 1 energy here, automatically: ending
+    the turn cannot skip it (rules edition 2; edition 1 journals ended turns without it)."""
     if state.phase != "buy":
         raise _fail("resolve the dice before ending the turn")
+    if state.rules >= 2 and free_energy_due(state):
+        state = evolve(_energy(state, state.current, 1), gained=True)
     nxt = state.rival
     return evolve(state, current=nxt, turn=state.turn + 1, phase="roll", dice=(), rolls=0,
                   n_dice=BASE_DICE, bought=False, gained=False, last_resolution=())
@@ -840,6 +862,8 @@ def describe(before: KotdState, type_: str, data: Mapping[str, Any], after: Kotd
         text = f"{me} buys nothing: +1 energy"
     elif kind == "end_turn":
         text = f"{after.monsters[after.current].name}'s turn"
+        if before.rules >= 2 and free_energy_due(before):
+            text = f"{me} buys nothing: +1 energy; " + text
     elif kind == "adjust":
         m = before.monsters[data["player"]].name
         label = {"hp": "HP", "energy": "energy", "dice_tokens": "dice tokens"}[data["what"]]

@@ -26,11 +26,14 @@ from typing import Any, Literal, Mapping
 
 from ..errors import IllegalActionError
 from ..registry import ConfigFile, GameEntry, HomeTile
-from .base import evolve
+from .base import RULES_EDITION, evolve, rules_edition
 
 REFS = ("self", "partner", "opponent", "opponent_partner")
 EFFECTS = ("attack", "direct", "block", "heal", "power", "transfer")
 STOP, POWER_GAIN = "stop", "power_gain"
+CONSTRUCTION_CARDS = 18   # "les 9 cartes restantes de ses 2 Decks ... un paquet de 18 cartes"
+STARTING_CARDS = 2        # the two starting cards make the first Combat deck
+DRAW = 3                  # "Prenez les trois premières cartes de votre Deck de Construction"
 
 Phase = Literal["combat", "building", "over"]
 
@@ -161,10 +164,24 @@ class TagTeamState:
     phase: Phase = "combat"
     result: str | None = None          # "0", "1" (the winner) or "draw"
     last: tuple[str, ...] = ()         # what the last turn did, line by line
+    construction: tuple[int, int] = (CONSTRUCTION_CARDS, CONSTRUCTION_CARDS)  # cards per player
+    combat: tuple[int, int] = (STARTING_CARDS, STARTING_CARDS)                # Combat deck sizes
+    rules: int = 1                     # rules edition (base.RULES_EDITION)
 
     @property
     def turns_in_round(self) -> int:
+        """One turn per card of the Combat deck: round n has n + 1."""
         return self.round + 1
+
+    @property
+    def combat_left(self) -> int:
+        """Cards still face down in each Combat deck this round."""
+        return 0 if self.phase != "combat" else self.turns_in_round - self.turn + 1
+
+    @property
+    def can_draw(self) -> bool:
+        """Both Construction decks can give 3 cards."""
+        return all(n >= DRAW for n in self.construction)
 
 
 # ----------------------------------------------------------------------------- resolution
@@ -332,9 +349,17 @@ def _after_turn(state: TagTeamState, lines: list[str]) -> tuple[TagTeamState, li
             lines.append(f"KO: {state.names[1 - p]} wins")
             return evolve(state, phase="over", result=str(1 - p), last=tuple(lines)), lines
     if state.turn >= state.turns_in_round:
+        if state.rules >= 2 and not state.can_draw:
+            lines.append(f"End of round {state.round}: a Construction deck cannot give "
+                         f"{DRAW} cards ({_decks_text(state)}): a draw")
+            return evolve(state, phase="over", result="draw", last=tuple(lines)), lines
         lines.append(f"End of round {state.round}: deck building")
         return evolve(state, phase="building", last=tuple(lines)), lines
     return evolve(state, turn=state.turn + 1, last=tuple(lines)), lines
+
+
+def _decks_text(state: TagTeamState) -> str:
+    return ", ".join(f"{state.names[p]} {state.construction[p]} left" for p in (0, 1))
 
 
 # ----------------------------------------------------------------------------- rules
@@ -380,7 +405,7 @@ class TagTeamRules:
         teams = setup.get("teams")
         if not isinstance(teams, list) or len(teams) != 2 or any(len(t["fighters"]) != 2 for t in teams):
             raise _fail("two teams of two Fighters")
-        return dict(setup)
+        return {**setup, "rules": RULES_EDITION}
 
     def initial(self, data: Mapping[str, Any]) -> TagTeamState:
         teams = []
@@ -391,7 +416,7 @@ class TagTeamRules:
                           _icons(f.get("icons", [])), _other(f.get("other")))
                   for f in t["fighters"]]
             teams.append((fs[0], fs[1]))
-        return TagTeamState((teams[0], teams[1]), (names[0], names[1]))
+        return TagTeamState((teams[0], teams[1]), (names[0], names[1]), rules=rules_edition(data))
 
     def decide(self, state: TagTeamState, type_: str, data: Mapping[str, Any],
                rng: random.Random) -> dict[str, Any]:
@@ -408,12 +433,22 @@ class TagTeamRules:
                 raise _fail("sides: both players' cards")
             return resolve_turn(state, sides)[0]
         if type_ == "tagteam.next_round":
+            # PHASE DE CONSTRUCTION DE DECK: draw 3, add 1 to the Combat deck, the other 2 to
+            # the bottom of the Construction deck: each Construction deck is one card shorter
             if state.phase != "building":
                 raise _fail(f"round {state.round} still has turns to play")
-            return evolve(state, round=state.round + 1, turn=1, phase="combat", last=())
+            if not state.can_draw:   # edition 1 only: edition 2 ends the game by itself
+                raise _fail(f"a Construction deck cannot give {DRAW} cards "
+                            f"({_decks_text(state)}): the game is a draw")
+            return evolve(state, round=state.round + 1, turn=1, phase="combat", last=(),
+                          construction=(state.construction[0] - 1, state.construction[1] - 1),
+                          combat=(state.combat[0] + 1, state.combat[1] + 1))
         if type_ == "tagteam.deck_exhausted":
             if state.phase != "building":
                 raise _fail("the Construction deck is drawn from in the deck-building phase")
+            if state.rules >= 2 and state.can_draw:
+                raise _fail(f"both Construction decks can still give {DRAW} cards "
+                            f"({_decks_text(state)}): start the next round")
             return evolve(state, phase="over", result="draw",
                           last=("A Construction deck cannot give 3 cards: a draw",))
         if type_ in ("tagteam.adjust", "tagteam.flip"):
@@ -445,7 +480,9 @@ class TagTeamRules:
         if type_ == "tagteam.turn":
             return f"Round {before.round}, turn {before.turn}: " + "; ".join(after.last)
         if type_ == "tagteam.next_round":
-            return f"Round {after.round} ({after.turns_in_round} turns)"
+            return (f"Round {after.round} ({after.turns_in_round} turns): each player draws "
+                    f"{DRAW}, adds 1 to the Combat deck ({after.combat[0]} cards) and puts 2 "
+                    f"under the Construction deck ({after.construction[0]} cards)")
         if type_ == "tagteam.deck_exhausted":
             return after.last[0]
         f = before.teams[data["team"]][data["fighter"]]
@@ -456,7 +493,8 @@ class TagTeamRules:
 
     def to_json(self, state: TagTeamState, *, reveal_hidden: bool = False) -> dict[str, Any]:
         return {"round": state.round, "turn": state.turn, "phase": state.phase,
-                "result": state.result,
+                "result": state.result, "construction": list(state.construction),
+                "combat": list(state.combat), "combat_left": state.combat_left,
                 "teams": [[{"name": f.name, "hp": f.hp, "max_hp": f.max_hp, "power": f.power,
                             "ko": f.ko, "other_side": f.other[0] if f.other else None}
                            for f in team] for team in state.teams]}

@@ -18,7 +18,7 @@ from typing import Any, Literal, Mapping
 
 from ..errors import IllegalActionError
 from ..registry import ConfigFile, GameEntry, HomeTile
-from .base import evolve
+from .base import RULES_EDITION, evolve, rules_edition
 from . import takkure_dice as dice
 
 POSITIONS = ("Wing", "Scrum-Half", "Full-Back", "Forward")
@@ -32,6 +32,9 @@ FATIGUE_HITS = ("str", "bac", "bac_try", "ref", "int")  # -1 with 3 active fatig
 MAX_FATIGUE = 4
 TIME_START_BOX = 5
 GRANT = 4
+FIRST_ACTIONS = ("MOVE", "STAND UP", "PASS FROM THE GROUND")      # 1.04 ATTACKER'S FIRST ACTION
+SECOND_ACTIONS = ("MOVE 2", "PASS", "PICK UP", "DODGE", "BREAK THROUGH", "SCORE A TRY")
+MOV_ACTIONS = ("MOVE", "MOVE 2")
 
 Phase = Literal["kickoff", "play", "halftime", "over"]
 Status = Literal["field", "injured", "out"]
@@ -263,6 +266,10 @@ class TakkureState:
     first_kicker: int | None = None    # the team that kicked off the 1st half
     ball: tuple[int, int] | None = None  # (team, player) carrying; None: loose or not in play
     result: str | None = None          # "0", "1" or "draw" once over
+    rules: int = 1                     # rules edition (base.RULES_EDITION)
+    activation: tuple[int, int] | None = None  # the active player (the last one activated)
+    acts: tuple[str, ...] = ()         # the actions they declared in this activation
+    bdy: int = 0                       # Fractured vertebrae's BDY roll: 1 passed, -1 failed
 
     def player(self, team: int, index: int) -> Player:
         return self.teams[team].players[index]
@@ -360,7 +367,7 @@ def _grant(state: TakkureState) -> TakkureState:
 
 
 def _end_half(state: TakkureState) -> TakkureState:
-    state = evolve(state, pool=0, ball=None)
+    state = evolve(state, pool=0, ball=None, activation=None, acts=(), bdy=0)
     if state.half == 2:
         a, b = (t.score for t in state.teams)
         result = "draw" if a == b else ("0" if a > b else "1")
@@ -483,9 +490,14 @@ def _apply_injury(state: TakkureState, team: int, index: int, rolls: list[int]) 
                 base = dict(p.base)[key] + sum(v for k, v in changes if k == key)
                 if base < floor:
                     changes.append((key, floor - base))
+    tokens = p.skill_tokens
+    # 5.07 Unwavering Honor: "When a Yamato player receives a Wound token, it also receives a
+    # Team Skill token" — an injury's wound too ("I'm just tired")
+    if state.rules >= 2 and state.teams[team].team_skill == "yamato":
+        tokens += wounds - p.wounds
     p = evolve(p, changes=tuple(changes), injuries=tuple(names), fatigue=fatigue,
                permanent=permanent, wounds=wounds, lost_all_skills=lost_all,
-               needs_bdy_roll=bdy_roll, injury_pending=False)
+               needs_bdy_roll=bdy_roll, injury_pending=False, skill_tokens=tokens)
     # "If multiple injuries cause any attribute to reach 0 or less": only stats the injuries
     # changed count (a printed PRT of 0 is not an injury).
     changed = {k for k, _ in changes}
@@ -500,7 +512,8 @@ EVENT_TYPES = frozenset({
     "takkure.kickoff", "takkure.take_tokens", "takkure.activate", "takkure.fatigue",
     "takkure.wound", "takkure.endurance", "takkure.injury", "takkure.grounded", "takkure.ball",
     "takkure.steal", "takkure.try", "takkure.kick_out", "takkure.halftime_rest",
-    "takkure.second_half", "takkure.skill_token", "takkure.roll",
+    "takkure.second_half", "takkure.skill_token", "takkure.roll", "takkure.action",
+    "takkure.bdy_roll",
 })
 
 
@@ -519,7 +532,7 @@ class TakkureRules:
                 raise _fail(f"{t.get('name', 'a team')}: four players, one per position")
             if sorted(p["position"] for p in players) != sorted(POSITIONS):
                 raise _fail(f"{t.get('name')}: one player per position")
-        return {"teams": teams}
+        return {"teams": teams, "rules": RULES_EDITION}
 
     def initial(self, data: Mapping[str, Any]) -> TakkureState:
         teams = []
@@ -532,7 +545,7 @@ class TakkureRules:
                 players.append(Player(p["name"], p["position"], base, p["position_skill"],
                                       tuple((s["name"], bool(s.get("training"))) for s in p.get("skills", []))))
             teams.append(Team(t["name"], t["team_skill"], tuple(players)))
-        return TakkureState((teams[0], teams[1]))
+        return TakkureState((teams[0], teams[1]), rules=rules_edition(data))
 
     def decide(self, state: TakkureState, type_: str, data: Mapping[str, Any],
                rng: random.Random) -> dict[str, Any]:
@@ -601,7 +614,8 @@ def _activate(state: TakkureState, data: Mapping[str, Any]) -> TakkureState:
         raise _fail("no activation token left: take the next four first")
     p = _on_field(state, team, index, "be activated")
     p = evolve(p, activations=p.activations + 1)
-    state = evolve(_set_player(state, team, index, p), pool=state.pool - 1)
+    state = evolve(_set_player(state, team, index, p), pool=state.pool - 1,
+                   activation=(team, index), acts=(), bdy=0)
     if p.activations == 3:  # the 3rd activation token within one grant of four
         state = _gain_fatigue(state, team, index)
     return state
@@ -614,6 +628,11 @@ def _fatigue(state: TakkureState, data: Mapping[str, Any]) -> TakkureState:
     if op == "gain":
         return _gain_fatigue(state, team, index)
     if op == "rest":  # remove an inactive token; if none, flip an active one to inactive
+        # 4.03 REST: "This action, which can only be performed on defense"
+        if state.rules >= 2 and (state.phase != "play" or state.attacker == team):
+            why = (f"{state.teams[team].name} are attacking" if state.phase == "play"
+                   else "the ball is not in play")
+            raise _fail(f"{p.name} cannot REST: REST can only be performed on defense ({why})")
         if False in p.fatigue:
             i = p.fatigue.index(False)
             return _set_player(state, team, index, evolve(p, fatigue=p.fatigue[:i] + p.fatigue[i + 1:]))
@@ -658,6 +677,10 @@ def _grounded(state: TakkureState, data: Mapping[str, Any]) -> TakkureState:
     value = data.get("value")
     if not isinstance(value, bool):
         raise _fail("value must be true (grounded) or false (standing)")
+    # 3.02 STAND UP: "Once tackled you cannot get up while you have the ball in your hands"
+    if state.rules >= 2 and not value and p.grounded and state.ball == (team, index):
+        raise _fail(f"{p.name} carries the ball: a GROUNDED ball carrier cannot STAND UP "
+                    "(a pass from the ground is allowed)")
     return _set_player(state, team, index, evolve(p, grounded=value))
 
 
@@ -679,9 +702,14 @@ def _steal(state: TakkureState, data: Mapping[str, Any]) -> TakkureState:
     team, index = _who(state, data)
     if state.phase != "play" or state.attacker is None or team == state.attacker:
         raise _fail("only a defender steals the ball")
-    _on_field(state, team, index, "steal the ball")
+    p = _on_field(state, team, index, "steal the ball")
+    # BALL STEAL: "A GROUNDED player cannot perform this action"
+    if state.rules >= 2 and p.grounded:
+        raise _fail(f"{p.name} is GROUNDED: a GROUNDED player can only STAND UP, not steal "
+                    "the ball")
     # the old attacker discards what is left; the new attacker takes tokens by the clock
-    state = evolve(state, attacker=team, pool=0, ball=(team, index))
+    state = evolve(state, attacker=team, pool=0, ball=(team, index), activation=None, acts=(),
+                   bdy=0)
     return _grant(state)
 
 
@@ -692,15 +720,23 @@ def _try(state: TakkureState, data: Mapping[str, Any]) -> TakkureState:
     if not isinstance(success, bool):
         raise _fail("success must be true or false")
     team, index = state.ball
+    carrier = state.player(team, index)
+    # GROUND TOKEN: "You can only perform the STAND UP action" (a carrier: a pass from the
+    # ground)
+    if state.rules >= 2 and carrier.grounded:
+        raise _fail(f"{carrier.name} is GROUNDED: a GROUNDED ball carrier cannot SCORE A TRY, "
+                    "only pass from the ground")
     scorer = state.teams[team]
     if success:
         extra = 1 if scorer.team_skill == "teriomorphs" else 0  # Superstars
         state = _set_team(state, team, evolve(scorer, score=scorer.score + 1,
                                               skill_tokens=scorer.skill_tokens + extra))
         # after a try the coach who conceded it decides who kicks off
-        return evolve(state, phase="kickoff", kickoff_by=1 - team, pool=0, ball=None)
+        return evolve(state, phase="kickoff", kickoff_by=1 - team, pool=0, ball=None,
+                      activation=None, acts=(), bdy=0)
     # a failed try: kick-off, chosen by the defending coach
-    return evolve(state, phase="kickoff", kickoff_by=1 - team, pool=0, ball=None)
+    return evolve(state, phase="kickoff", kickoff_by=1 - team, pool=0, ball=None,
+                  activation=None, acts=(), bdy=0)
 
 
 def _kick_out(state: TakkureState, data: Mapping[str, Any]) -> TakkureState:
@@ -731,9 +767,19 @@ def _halftime_rest(state: TakkureState, data: Mapping[str, Any]) -> TakkureState
                                                   halftime_rested=True))
 
 
+def halftime_rest_due(p: Player) -> bool:
+    """A player still to remove a fatigue token this halftime (a permanent one stays)."""
+    return p.status != "out" and bool(p.fatigue) and not p.halftime_rested
+
+
 def _second_half(state: TakkureState, data: Mapping[str, Any]) -> TakkureState:
     if state.phase != "halftime":
         raise _fail("the 2nd half starts after halftime")
+    # 6.02 HALFTIME: "All players remove a fatigue token"
+    tired = [p.name for t in state.teams for p in t.players if halftime_rest_due(p)]
+    if state.rules >= 2 and tired:
+        raise _fail("Halftime: every player removes a fatigue token first ("
+                    + ", ".join(tired) + (" has" if len(tired) == 1 else " have") + " not)")
     state = _clear_activations(state)
     kicking = 1 - (state.first_kicker or 0)
     return evolve(state, half=2, phase="kickoff", box=TIME_START_BOX, time_active=(True, True),
@@ -757,10 +803,125 @@ def _skill_token(state: TakkureState, data: Mapping[str, Any]) -> TakkureState:
     return _set_team(state, team, evolve(t, skill_tokens=t.skill_tokens + delta))
 
 
+def action_problem(state: TakkureState, team: int, index: int, action: str) -> str | None:
+    """Why the active player cannot declare this action now (None: they can).
+
+    1.04 and 1.08: one first action (MOVE, STAND UP, PASS FROM THE GROUND), then one second
+    action; 3.01: a GROUNDED player can only STAND UP, a GROUNDED carrier cannot, and may
+    pass from the ground instead; 3.03: after a pass from the ground "the player will not be
+    able to perform a second action"; 4.02: with 2 active fatigue tokens "The player can only
+    perform one MOV action per activation"; Fractured vertebrae: "you need to succeed on a
+    BOD roll before performing any action"."""
+    if action not in FIRST_ACTIONS + SECOND_ACTIONS:
+        return (f"{action!r} is not an attacker's action ("
+                + ", ".join(FIRST_ACTIONS + SECOND_ACTIONS) + ")")
+    if state.phase != "play" or state.activation != (team, index):
+        return "only the active player (the one activated last) declares actions"
+    p = state.player(team, index)
+    if p.status != "field":
+        return f"{p.name} is not on the field"
+    if p.needs_bdy_roll and state.bdy != 1:
+        return (f"{p.name} has Fractured vertebrae: a BDY roll must succeed before any action"
+                + (" (it failed: no action this activation)" if state.bdy == -1 else ""))
+    first = [a for a in state.acts if a in FIRST_ACTIONS]
+    second = [a for a in state.acts if a in SECOND_ACTIONS]
+    carrier = state.ball == (team, index)
+    if action in FIRST_ACTIONS:
+        if first:
+            return f"{p.name} has done their first action ({first[0]})"
+        if p.grounded and action == "MOVE":
+            return f"{p.name} is GROUNDED: the first action can only be STAND UP" + (
+                " — a carrier cannot: a pass from the ground" if carrier else "")
+        if action == "STAND UP":
+            if not p.grounded:
+                return f"{p.name} is not GROUNDED"
+            if carrier:
+                return (f"{p.name} carries the ball: a GROUNDED ball carrier cannot STAND UP "
+                        "(a pass from the ground is allowed)")
+        if action == "PASS FROM THE GROUND" and not (carrier and p.grounded):
+            return "only a GROUNDED ball carrier passes from the ground"
+        return None
+    if second:
+        return f"{p.name} has done their second action ({second[0]})"
+    if "PASS FROM THE GROUND" in first:
+        return (f"{p.name} passed from the ground: no second action in this activation")
+    if p.grounded:
+        return f"{p.name} is GROUNDED: only STAND UP (a carrier: a pass from the ground)"
+    if action in MOV_ACTIONS and p.one_mov_action and any(a in MOV_ACTIONS for a in first):
+        return (f"{p.name} has {p.active_fatigue} active fatigue tokens: only one MOV action "
+                "per activation")
+    return None
+
+
+def _declare(state: TakkureState, team: int, index: int, action: str) -> TakkureState:
+    why = action_problem(state, team, index, action)
+    if why:
+        raise _fail(why)
+    state = evolve(state, acts=state.acts + (action,))
+    if action == "STAND UP":
+        state = _set_player(state, team, index, evolve(state.player(team, index), grounded=False))
+    return state
+
+
+def _action(state: TakkureState, data: Mapping[str, Any]) -> TakkureState:
+    """The active player declares an action that has no roll (a MOVE, STAND UP)."""
+    team, index = _who(state, data)
+    action = data.get("action")
+    if not isinstance(action, str):
+        raise _fail("action: the attacker's action, e.g. MOVE")
+    return _declare(state, team, index, action)
+
+
+def _bdy_roll(state: TakkureState, data: Mapping[str, Any]) -> TakkureState:
+    """Fractured vertebrae: "you need to succeed on a BOD roll before performing any action"
+    (an unopposed D12 against BDY, once per activation)."""
+    team, index = _who(state, data)
+    p = _on_field(state, team, index, "roll BDY")
+    if not p.needs_bdy_roll:
+        raise _fail(f"{p.name} has no Fractured vertebrae: no BDY roll to make")
+    if state.activation != (team, index) or state.phase != "play":
+        raise _fail(f"{p.name} rolls BDY when activated, before any action")
+    if state.bdy:
+        raise _fail(f"{p.name} has rolled BDY in this activation already")
+    roll = _int(data, "roll", 1, 12)
+    return evolve(state, bdy=1 if dice.succeeds(roll, int(p.stat("bdy"))) else -1)
+
+
+SUPERSTARS_MAX = 3       # "+1 to the attribute you are using for the roll (up to a maximum of +3)"
+SUPERSTARS_REROLL = 3    # "3x: Reroll a die. (Only once per roll)"
+
+
 def _roll(state: TakkureState, data: Mapping[str, Any]) -> TakkureState:
-    """A dice resolution recorded for the log; its effects are separate events."""
+    """A dice resolution recorded for the log; its effects are separate events. It may carry
+    the active player's action (``action``) and Superstars tokens spent on it
+    (``superstars``: +1 per token to a roller, at most +3; ``rerolls``: 3 tokens a die, once
+    per roll)."""
     if not isinstance(data.get("text"), str):
         raise _fail("a recorded roll carries its explanation")
+    act = data.get("action")
+    if act is not None:
+        if not isinstance(act, Mapping):
+            raise _fail("action: {team, player, action}")
+        state = _declare(state, *_who(state, act), str(act.get("action")))
+    spent: dict[int, int] = {}
+    for boost in data.get("superstars", []) or []:
+        team, index = _who(state, boost)
+        n = _int(boost, "tokens", 1, SUPERSTARS_MAX)
+        spent[team] = spent.get(team, 0) + n
+    rerolls = data.get("rerolls", []) or []
+    for i, r in enumerate(rerolls):
+        team, _ = _who(state, r)
+        if any(_who(state, x)[0] == team for x in rerolls[:i]):
+            raise _fail("Superstars: a die is re-rolled only once per roll")
+        spent[team] = spent.get(team, 0) + SUPERSTARS_REROLL
+    for team, n in spent.items():
+        t = state.teams[team]
+        if t.team_skill != "teriomorphs":
+            raise _fail(f"{t.name} have no Superstars tokens to spend")
+        if t.skill_tokens < n:
+            raise _fail(f"{t.name} have {t.skill_tokens} Superstars token"
+                        f"{'s' if t.skill_tokens != 1 else ''}; this roll spends {n}")
+        state = _set_team(state, team, evolve(t, skill_tokens=t.skill_tokens - n))
     return state
 
 
@@ -781,6 +942,8 @@ _HANDLERS = {
     "takkure.second_half": _second_half,
     "takkure.skill_token": _skill_token,
     "takkure.roll": _roll,
+    "takkure.action": _action,
+    "takkure.bdy_roll": _bdy_roll,
 }
 
 
@@ -856,6 +1019,17 @@ def describe(before: TakkureState, type_: str, data: Mapping[str, Any], after: T
         text = f"{before.teams[data['team']].name} {verb} {abs(data['delta'])} team skill token(s)"
     elif kind == "roll":
         text = data["text"]
+        spent = sum(int(b.get("tokens", 0)) for b in data.get("superstars", []) or []) \
+            + SUPERSTARS_REROLL * len(data.get("rerolls", []) or [])
+        if spent:
+            text += f" (Superstars: {spent} token{'s' if spent > 1 else ''} spent)"
+    elif kind == "action":
+        text = f"{name()}: {data['action']}"
+    elif kind == "bdy_roll":
+        p = before.player(data["team"], data["player"])
+        ok = dice.succeeds(data["roll"], int(p.stat("bdy")))
+        text = (f"{p.name} Fractured vertebrae: BDY {int(p.stat('bdy'))}; rolled {data['roll']}: "
+                + ("may act" if ok else "fail: no action this activation"))
     else:
         text = type_
     extra = reminders(before, after)

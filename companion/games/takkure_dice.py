@@ -259,23 +259,27 @@ def multiple_face_to_face(active: Check, pairings: Sequence[tuple[Check, int | N
     return out
 
 
-def melee(*entries: tuple[Check, int]) -> Resolution:
+def melee(*entries: tuple[Check, int | Sequence[int]]) -> Resolution:
     """All dice at once (scrums, a try against several tacklers): the best success wins;
-    equal best successes roll again between the tied players."""
+    equal best successes roll again between the tied players. A player with several dice
+    (Expert Tackler) keeps their best, as in any roll."""
     if len(entries) < 2:
         raise IllegalActionError("a melee needs at least two players")
-    rolled = [(c, _die(r)) for c, r in entries]
-    ok = [i for i, (c, r) in enumerate(rolled) if succeeds(r, c.target)]
+    rolled = []
+    for c, r in entries:
+        kept, others = best_die(c, [r] if isinstance(r, int) else list(r))
+        rolled.append((c, kept, others))
+    ok = [i for i, (c, r, _) in enumerate(rolled) if succeeds(r, c.target)]
     if not ok:
-        return Resolution("melee", tuple(Rolled(c, r, "fail") for c, r in rolled), None)
+        return Resolution("melee", tuple(Rolled(c, r, "fail", o) for c, r, o in rolled), None)
     best = max(_rank(rolled[i][1], rolled[i][0].target) for i in ok)
     top = tuple(i for i in ok if _rank(rolled[i][1], rolled[i][0].target) == best)
     if len(top) > 1:
-        results = tuple(Rolled(c, r, "reroll" if i in top else ("fail" if i not in ok else "cancelled"))
-                        for i, (c, r) in enumerate(rolled))
+        results = tuple(Rolled(c, r, "reroll" if i in top else ("fail" if i not in ok else "cancelled"), o)
+                        for i, (c, r, o) in enumerate(rolled))
         return Resolution("melee", results, None, top)
-    results = tuple(Rolled(c, r, "success" if i == top[0] else ("cancelled" if i in ok else "fail"))
-                    for i, (c, r) in enumerate(rolled))
+    results = tuple(Rolled(c, r, "success" if i == top[0] else ("cancelled" if i in ok else "fail"), o)
+                    for i, (c, r, o) in enumerate(rolled))
     return Resolution("melee", results, top[0])
 
 

@@ -22,7 +22,8 @@ from typing import Any, Literal, Mapping, Sequence
 
 from ..errors import IllegalActionError
 from . import takkure_dice as dice
-from .takkure import STAT_NAMES, TakkureState
+from .takkure import (STAT_NAMES, SUPERSTARS_MAX, SUPERSTARS_REROLL, TakkureState,
+                      action_problem)
 
 Role = Literal["attacker", "defender"]
 ATTACKER: Role = "attacker"
@@ -56,22 +57,29 @@ class RollKind:
 
 
 _TACKLE = Part(DEFENDER, "TACKLE", "str", skill="Expert Tackler")
+# several tacklers on one carrier: a multiple face-to-face roll (the carrier's dice are
+# assigned to the tacklers in the order they were tapped)
+_TACKLERS = Part(DEFENDER, "TACKLE", "str", skill="Expert Tackler", many=True)
 KINDS: tuple[RollKind, ...] = (
     RollKind("tackle_dodge", "Tackle vs Dodge", "face_to_face",
-             (Part(ATTACKER, "DODGE", "ref", skill="Side step", pressure=True), _TACKLE),
-             "The carrier dodges a declared TACKLE (1.19)"),
+             (Part(ATTACKER, "DODGE", "ref", skill="Side step", pressure=True), _TACKLERS),
+             "The carrier dodges a declared TACKLE (1.19); several tacklers: tap them in the "
+             "order the carrier faces them"),
     RollKind("tackle_break", "Tackle vs Break through", "face_to_face",
-             (Part(ATTACKER, "BREAK THROUGH", "str", pressure=True), _TACKLE),
-             "The carrier breaks through a declared TACKLE (1.20)"),
+             (Part(ATTACKER, "BREAK THROUGH", "str", skill="Onslaught", pressure=True),
+              _TACKLERS),
+             "The carrier breaks through a declared TACKLE (1.20); several tacklers: tap them "
+             "in the order the carrier faces them"),
     RollKind("tackle_pass", "Tackle vs Pass", "face_to_face",
-             (Part(ATTACKER, "PASS", "bac", pressure=True, distance="pass"), _TACKLE),
+             (Part(ATTACKER, "PASS", "bac", skill="Precise Pass", pressure=True,
+                   distance="pass"), _TACKLE),
              "A pass thrown past the tackler's action"),
     RollKind("tackle_try", "Tackle vs Try", "face_to_face",
              (Part(ATTACKER, "SCORE A TRY", "bac_try", pressure=True, try_fatigue=True), _TACKLE),
              "One tackler against a try"),
     RollKind("try_melee", "Try vs tacklers", "melee",
              (Part(ATTACKER, "SCORE A TRY", "bac_try", pressure=True, try_fatigue=True),
-              Part(DEFENDER, "TACKLE", "str", many=True)),
+              Part(DEFENDER, "TACKLE", "str", skill="Expert Tackler", many=True)),
              "Several tacklers against a try: a melee"),
     RollKind("tackle", "Tackle", "unopposed", (_TACKLE,),
              "The attacker does something that does not affect the tackler"),
@@ -79,13 +87,15 @@ KINDS: tuple[RollKind, ...] = (
              (Part(DEFENDER, "REF after a missed TACKLE", "ref"),),
              "A failed TACKLE: fail this and the tackler is GROUNDED"),
     RollKind("pass", "Pass", "unopposed",
-             (Part(ATTACKER, "PASS", "bac", pressure=True, distance="pass"),),
+             (Part(ATTACKER, "PASS", "bac", skill="Precise Pass", pressure=True,
+                   distance="pass"),),
              "Distance passer to receiver, measured in step 5"),
     RollKind("reception", "Ball reception", "unopposed",
              (Part(ATTACKER, "RECEPTION", "bac", distance="reception"),),
              "After a missed pass: the receiver's roll"),
     RollKind("pick_up", "Pick up the ball", "unopposed",
-             (Part(ATTACKER, "PICK UP", "bac", fixed=(dice.PICK_UP,)),)),
+             (Part(ATTACKER, "PICK UP", "bac", pressure=True, fixed=(dice.PICK_UP,)),),
+             "A second action: PRESSURE applies"),
     RollKind("steal_loose", "Steal a loose ball", "unopposed",
              (Part(DEFENDER, "STEAL", "bac", fixed=(dice.STEAL_LOOSE,)),)),
     RollKind("steal_grounded", "Steal from a grounded carrier", "unopposed",
@@ -94,19 +104,107 @@ KINDS: tuple[RollKind, ...] = (
              (Part(DEFENDER, "INTERCEPTION", "bac", fixed=(dice.INTERCEPTION,)),),
              "A defender on the pass's path"),
     RollKind("scrum", "Scrum for the ball", "melee",
-             (Part(ATTACKER, "PICK UP", "bac", fixed=(dice.PICK_UP,), many=True),
+             (Part(ATTACKER, "PICK UP", "bac", pressure=True, fixed=(dice.PICK_UP,), many=True),
               Part(DEFENDER, "STEAL", "bac", fixed=(dice.STEAL_LOOSE,), many=True)),
              "Players of both teams go for a loose ball: a melee"),
     RollKind("try", "Score a try", "unopposed",
              (Part(ATTACKER, "SCORE A TRY", "bac_try", pressure=True, try_fatigue=True),)),
+    RollKind("kickoff_kick", "Kick-off kick", "unopposed",
+             (Part(DEFENDER, "KICK-OFF", "bac"),),
+             "The kicking team's BaC roll, a player of the coach's choice (5.03)"),
     RollKind("kickoff_catch", 'Kick-off catch within 2"', "unopposed",
              (Part(ATTACKER, "CATCH", "bac", fixed=(dice.KICKOFF_CATCH_CLOSE,)),)),
+    RollKind("bdy_roll", "BDY roll (Fractured vertebrae)", "unopposed",
+             (Part(ATTACKER, "BDY ROLL", "bdy"),),
+             "The active player with Fractured vertebrae, before any action"),
     RollKind("endurance_attacker", "ENDURANCE: attacker", "endurance",
              (Part(ATTACKER, "ENDURANCE", ENDURANCE),)),
     RollKind("endurance_defender", "ENDURANCE: defender", "endurance",
              (Part(DEFENDER, "ENDURANCE", ENDURANCE),)),
 )
 KIND = {k.key: k for k in KINDS}
+
+
+# ----------------------------------------------------------------------------- who may roll
+
+CARRIER_ACTIONS = ("DODGE", "BREAK THROUGH", "SCORE A TRY", "PASS")
+SECOND_ACTION_ROLLS = ("PASS", "PICK UP", "DODGE", "BREAK THROUGH", "SCORE A TRY")
+STANDING_ACTIONS = ("TACKLE", "STEAL", "INTERCEPTION", "PICK UP", "CATCH", "KICK-OFF")
+
+
+def _actions(kind: RollKind) -> set[str]:
+    return {p.action for p in kind.parts}
+
+
+def kind_problem(state: TakkureState, kind: RollKind) -> str | None:
+    """Why this roll cannot be made now, in the coaches' words (None: it can)."""
+    if state.phase == "over":
+        return "the match is over"
+    if state.phase == "halftime":
+        return "it is halftime"
+    if state.phase == "kickoff":
+        return "the ball is not in play yet: record who kicks off first"
+    acts = _actions(kind)
+    if kind.key == "bdy_roll":
+        a = state.activation
+        if a is None or not state.player(*a).needs_bdy_roll:
+            return "only an activated player with Fractured vertebrae rolls BDY"
+        if state.bdy:
+            return f"{state.player(*a).name} has rolled BDY in this activation already"
+        return None
+    carrier = state.player(*state.ball) if state.ball is not None else None
+    if acts & {"TACKLE", "DODGE", "BREAK THROUGH", "SCORE A TRY", "PASS", "INTERCEPTION"} \
+            and kind.key not in ("tackle_ref",):
+        if carrier is None:
+            if acts & {"INTERCEPTION"}:
+                return "nobody carries the ball: there is no pass to intercept"
+            return ("nobody carries the ball: only the ball carrier can be tackled, pass, "
+                    "dodge, break through or score")
+        if "TACKLE" in acts and carrier.grounded:
+            return f"{carrier.name} is on the ground: you cannot tackle a player on the ground"
+        if acts & {"DODGE", "BREAK THROUGH", "SCORE A TRY"} and carrier.grounded:
+            return (f"{carrier.name} is GROUNDED: a GROUNDED ball carrier can only pass from "
+                    "the ground")
+    if acts & {"PICK UP"} or kind.key == "steal_loose":
+        if carrier is not None and not carrier.grounded and kind.key != "steal_grounded":
+            return (f"{carrier.name} carries the ball standing: only a loose ball"
+                    + (" or one held by a GROUNDED player" if "PICK UP" in acts else "")
+                    + " can be " + ("picked up" if "PICK UP" in acts else "stolen this way"))
+        if kind.key == "steal_loose" and carrier is not None:
+            return f"{carrier.name} holds the ball: it is not loose (steal from a grounded carrier)"
+    if kind.key == "steal_grounded" and (carrier is None or not carrier.grounded):
+        return ("the ball is loose: steal a loose ball instead" if carrier is None else
+                f"{carrier.name} is standing: you cannot steal the ball from a player who is "
+                "not GROUNDED")
+    if acts & {"KICK-OFF", "CATCH"} and carrier is not None:
+        return f"{carrier.name} has the ball: the kick-off is over"
+    return None
+
+
+def participant_problem(state: TakkureState, team: int, index: int, part: Part,
+                        kind: RollKind) -> str | None:
+    """Why this player cannot make this part of the roll (None: they can)."""
+    p = state.player(team, index)
+    if p.status != "field":
+        return f"{p.name} is {'injured' if p.status == 'injured' else 'out of the game'}: " \
+               "not on the field"
+    carrier = state.ball == (team, index)
+    action = part.action
+    if action == "BDY ROLL" and state.activation != (team, index):
+        return f"{p.name} is not the active player: the BDY roll is made when activated"
+    if action in CARRIER_ACTIONS:
+        if not carrier:
+            return f"{p.name} does not carry the ball: only the ball carrier can {action}"
+        if p.grounded and action != "PASS":
+            return (f"{p.name} is GROUNDED: a GROUNDED ball carrier can only pass from the "
+                    "ground")
+    if action in STANDING_ACTIONS and p.grounded:
+        return f"{p.name} is GROUNDED: a GROUNDED player can only STAND UP"
+    if action == "PICK UP" and carrier:
+        return f"{p.name} already carries the ball"
+    if action == "RECEPTION" and carrier:
+        return f"{p.name} threw the pass: the receiver is another player"
+    return None
 
 
 @dataclass(frozen=True)
@@ -141,6 +239,8 @@ class RollPanel:
     from_ground: bool = False
     extra: dict[tuple[int, int], int] = field(default_factory=dict)  # plays/skills: +dice
     source: str = ""                 # where the dice came from: "typed", "tower"
+    boost: dict[tuple[int, int], int] = field(default_factory=dict)   # Superstars +1 each
+    rerolled: dict[tuple[int, int], list[int]] = field(default_factory=dict)  # 3 tokens: dice
 
     # -- who is involved ---------------------------------------------------------------------
     @staticmethod
@@ -151,14 +251,24 @@ class RollPanel:
         a = self.attacking_team(state)
         return a if role == ATTACKER else 1 - a
 
-    def choose(self, key: str) -> None:
+    def choose(self, key: str, state: TakkureState | None = None) -> None:
+        """Pick a roll. With ``state``, a roll the match does not allow now is refused with
+        the reason (``kind_problem``)."""
         if key not in KIND:
             raise IllegalActionError(f"unknown roll {key!r}")
+        if state is not None:
+            why = kind_problem(state, KIND[key])
+            if why:
+                raise IllegalActionError(f"{KIND[key].title}: {why}")
         self.kind = KIND[key]
         self.clear_dice()
         for role in (ATTACKER, DEFENDER):
             if not self._many(role):
                 self.picks[role] = self.picks[role][-1:]
+
+    def legal_kinds(self, state: TakkureState) -> list[tuple[RollKind, str | None]]:
+        """Every roll with why it cannot be made now (None: it can)."""
+        return [(k, kind_problem(state, k)) for k in KINDS]
 
     def _many(self, role: Role) -> bool:
         return any(p.many for p in self.kind.parts if p.role == role)
@@ -170,9 +280,15 @@ class RollPanel:
         return None
 
     def pick(self, state: TakkureState, team: int, player: int) -> None:
-        """A tap on a player card: the attacking team's players fill the attacker side."""
+        """A tap on a player card: the attacking team's players fill the attacker side. A
+        player who cannot take part is refused with the reason; a second tap takes a player
+        back."""
         role: Role = ATTACKER if team == self.attacking_team(state) else DEFENDER
         chosen = self.picks[role]
+        if player not in chosen:
+            why = self.pick_problem(state, team, player)
+            if why:
+                raise IllegalActionError(why)
         if self._many(role):
             self.picks[role] = [i for i in chosen if i != player] if player in chosen \
                 else chosen + [player]
@@ -180,13 +296,39 @@ class RollPanel:
             self.picks[role] = [] if chosen == [player] else [player]
         self.clear_dice()
 
+    def pick_problem(self, state: TakkureState, team: int, player: int) -> str | None:
+        """Why this player cannot roll in this roll, in the coaches' words (None: they can)."""
+        role: Role = ATTACKER if team == self.attacking_team(state) else DEFENDER
+        part = self._part(role)
+        p = state.player(team, player)
+        if part is None:
+            other = "attacking" if role == DEFENDER else "defending"
+            return (f"{p.name} is not on the {other} team: only "
+                    f"{state.teams[1 - team].name} players roll in a {self.kind.title}")
+        return participant_problem(state, team, player, part, self.kind)
+
     def picked(self, state: TakkureState, team: int, player: int) -> bool:
         role: Role = ATTACKER if team == self.attacking_team(state) else DEFENDER
         return player in self.picks[role]
 
     def missing(self, state: TakkureState) -> list[str]:
-        """What the coach still has to tap or type before the roll can be resolved."""
+        """What the coach still has to tap or type before the roll can be resolved, and why
+        a roll or a player picked earlier no longer fits the match."""
         out = []
+        why = kind_problem(state, self.kind)
+        if why:
+            out.append(f"{self.kind.title}: {why}")
+        for part in self.kind.parts:
+            team = self.team_of(state, part.role)
+            for index in self.picks[part.role]:
+                problem = participant_problem(state, team, index, part, self.kind)
+                if problem:
+                    out.append(problem)
+        declared = self.declared_action(state)
+        if declared is not None:
+            problem = action_problem(state, *declared)
+            if problem:
+                out.append(problem)
         for part in self.kind.parts:
             team = self.team_of(state, part.role)
             if not self.picks[part.role]:
@@ -202,12 +344,12 @@ class RollPanel:
             team = self.team_of(state, part.role)
             for index in self.picks[part.role]:
                 check = self._check(state, team, index, part)
-                n = 1
-                if self.kind.mode != "melee":
-                    p = state.player(team, index)
-                    skilled = part.skill is not None and p.position_skill == part.skill \
-                        and part.skill not in p.skills_lost
-                    n = 1 + int(skilled) + self.extra.get((team, index), 0)
+                p = state.player(team, index)
+                # 4.05 SKILL BY POSITION: "rolls two dice" (in a melee too: all the dice are
+                # rolled at once and the best is kept)
+                skilled = part.skill is not None and p.position_skill == part.skill \
+                    and part.skill not in p.skills_lost
+                n = 1 + int(skilled) + self.extra.get((team, index), 0)
                 out.append(Roller(team, index, part, check, n))
         return out
 
@@ -218,17 +360,33 @@ class RollPanel:
         mods: list[dice.Modifier] = []
         if p.active_fatigue >= 3 and p.effective(part.stat) != p.stat(part.stat):
             mods.append(dice.Modifier("fatigue (3 active)", -1))
+        ground_pass = part.distance == "pass" and self.ground_pass(state)
         if part.distance == "pass" and self.distance is not None:
-            mods += dice.pass_modifier(self.distance, from_ground=self.from_ground)
+            mods += dice.pass_modifier(self.distance, from_ground=ground_pass)
         elif part.distance == "reception" and self.distance is not None:
             mods.append(dice.reception_modifier(self.distance))
         mods += list(part.fixed)
         if part.try_fatigue:
             mods += dice.try_fatigue(p.fatigue_tokens)
-        if part.pressure:
+        # PRESSURE: "-1 ... to the characteristic associated with the second action"; a pass
+        # from the ground is a first action (3.03), so it is not affected
+        if part.pressure and not ground_pass:
             mods += dice.pressure(self.pressure)
+        if self.boost.get((team, index)):
+            mods.append(dice.Modifier("Superstars", self.boost[(team, index)]))
         return dice.Check(p.name, STAT_NAMES.get(part.stat, part.stat.upper()),
                           int(p.stat(part.stat)), tuple(mods))
+
+    def ground_pass(self, state: TakkureState) -> bool:
+        """A pass from the ground: the passer picked is GROUNDED (or, before a passer is
+        picked, the coach's toggle)."""
+        part = next((p for p in self.kind.parts if p.distance == "pass"), None)
+        if part is None:
+            return False
+        picks = self.picks[part.role]
+        if picks:
+            return state.player(self.team_of(state, part.role), picks[0]).grounded
+        return self.from_ground
 
     # -- dice and distances: the one entry point ---------------------------------------------
     def slots(self, state: TakkureState) -> list[tuple[Roller, list[int | None]]]:
@@ -291,6 +449,51 @@ class RollPanel:
     def clear_dice(self) -> None:
         self.dice_in = {}
         self.source = ""
+        self.boost = {}
+        self.rerolled = {}
+
+    # -- Superstars (5.07): tokens spent on this roll, recorded with it -----------------------
+    def _tokens_left(self, state: TakkureState, team: int) -> int:
+        spent = sum(n for (t, _), n in self.boost.items() if t == team) \
+            + SUPERSTARS_REROLL * sum(1 for (t, _) in self.rerolled if t == team)
+        return state.teams[team].skill_tokens - spent
+
+    def superstars(self, state: TakkureState, team: int, player: int, delta: int) -> None:
+        """"1x: Before making a roll, add +1 to the attribute you are using for the roll (up
+        to a maximum of +3)"."""
+        t = state.teams[team]
+        key = (team, player)
+        if not any((r.team, r.player) == key for r in self.rollers(state)):
+            raise IllegalActionError(f"{state.player(team, player).name} does not roll here")
+        if t.team_skill != "teriomorphs":
+            raise IllegalActionError(f"{t.name} have no Superstars tokens")
+        n = self.boost.get(key, 0) + delta
+        if delta > 0 and self.dice_in.get(key):
+            raise IllegalActionError("Superstars +1 is spent before making the roll: clear "
+                                     "the dice first")
+        if not 0 <= n <= SUPERSTARS_MAX:
+            raise IllegalActionError(f"Superstars: +{SUPERSTARS_MAX} at most to one roll")
+        if delta > 0 and self._tokens_left(state, team) < delta:
+            raise IllegalActionError(f"{t.name} have no Superstars token left to spend")
+        if n:
+            self.boost[key] = n
+        else:
+            self.boost.pop(key, None)
+
+    def reroll(self, state: TakkureState, team: int, player: int) -> None:
+        """"3x: Reroll a die. (Only once per roll)": the die is typed or thrown again."""
+        t = state.teams[team]
+        key = (team, player)
+        if t.team_skill != "teriomorphs":
+            raise IllegalActionError(f"{t.name} have no Superstars tokens")
+        if any(k[0] == team for k in self.rerolled):
+            raise IllegalActionError("Superstars: a die is re-rolled only once per roll")
+        if not self.dice_in.get(key):
+            raise IllegalActionError("roll first: a die is re-rolled after the roll")
+        if self._tokens_left(state, team) < SUPERSTARS_REROLL:
+            raise IllegalActionError(f"{t.name} need {SUPERSTARS_REROLL} Superstars tokens to "
+                                     "re-roll a die")
+        self.rerolled[key] = list(self.dice_in.pop(key))
 
     def set_distance(self, inches: float | None, source: str = "typed") -> None:
         if inches is not None:
@@ -312,18 +515,44 @@ class RollPanel:
             return False
         return all(None not in faces for _, faces in self.slots(state))
 
+    def multiple(self) -> bool:
+        """Several tacklers on one carrier: a multiple face-to-face roll."""
+        return self.kind.mode == "face_to_face" and len(self.picks[DEFENDER]) > 1
+
+    def pairings(self, state: TakkureState) -> list[tuple[Roller, dice.Resolution]] | None:
+        """MULTIPLE FACE-TO-FACE ROLL: the carrier's dice are assigned to the tacklers in the
+        order they were tapped, one die each ("Players you don't assign a die to, will each
+        make an unopposed roll"); each pairing is its own roll. DECISION: a carrier with more
+        dice than tacklers adds the spare dice to the first pairing (keep the best)."""
+        if not self.multiple() or not self.ready(state):
+            return None
+        (active, a_faces), *defs = self.slots(state)
+        mine = [f for f in a_faces if f is not None]
+        out = []
+        for k, (d, faces) in enumerate(defs):
+            theirs = [f for f in faces if f is not None]
+            if k < len(mine):
+                assigned = [mine[k]] + (mine[len(defs):] if k == 0 else [])
+                out.append((d, dice.face_to_face((active.check, assigned), (d.check, theirs))))
+            else:
+                out.append((d, dice.unopposed(d.check, *theirs)))
+        return out
+
     def resolve(self, state: TakkureState) -> dice.Resolution | None:
-        if not self.ready(state):
+        if not self.ready(state) or self.multiple():
             return None
         entries = [(r.check, [f for f in faces if f is not None]) for r, faces in self.slots(state)]
         if self.kind.mode == "face_to_face":
             return dice.face_to_face(*entries)
         if self.kind.mode == "melee":
-            return dice.melee(*[(c, fs[0]) for c, fs in entries])
+            return dice.melee(*entries)
         return dice.unopposed(entries[0][0], *entries[0][1])
 
     def explain(self, state: TakkureState) -> str:
         """The sentence the coach reads; empty until every die is in."""
+        if self.multiple():
+            pairs = self.pairings(state)
+            return "" if pairs is None else _explain_multiple(self, state, pairs)
         res = self.resolve(state)
         if res is None:
             return ""
@@ -335,15 +564,15 @@ class RollPanel:
 
     def record(self, state: TakkureState) -> tuple[str, dict[str, Any]]:
         """The event that records this roll in the match journal."""
-        res = self.resolve(state)
-        if res is None:
+        if not self.ready(state):
             raise IllegalActionError("the roll is not complete: " + "; ".join(self.missing(state))
                                      if self.missing(state) else "the roll is not complete: dice missing")
         rollers = self.rollers(state)
-        if self.kind.mode == "endurance":
+        if self.kind.mode == "endurance" or self.kind.key == "bdy_roll":
             r = rollers[0]
-            return "takkure.endurance", {"team": r.team, "player": r.player,
-                                         "roll": self.dice_in[(r.team, r.player)][0]}
+            return ("takkure.endurance" if self.kind.mode == "endurance" else "takkure.bdy_roll",
+                    {"team": r.team, "player": r.player,
+                     "roll": self.dice_in[(r.team, r.player)][0]})
         data: dict[str, Any] = {
             "text": self.explain(state), "kind": self.kind.key, "source": self.source or "typed",
             "rolls": [{"team": r.team, "player": r.player, "action": r.part.action,
@@ -352,9 +581,38 @@ class RollPanel:
         if self.distance is not None and any(p.distance for p in self.kind.parts):
             data["distance_in"] = self.distance
             data["distance_source"] = self.distance_source
+        declared = self.declared_action(state)
+        if declared is not None:
+            data["action"] = {"team": declared[0], "player": declared[1], "action": declared[2]}
+        if self.boost:
+            data["superstars"] = [{"team": t, "player": i, "tokens": n}
+                                  for (t, i), n in sorted(self.boost.items())]
+        if self.rerolled:
+            data["rerolls"] = [{"team": t, "player": i, "dice": d}
+                               for (t, i), d in sorted(self.rerolled.items())]
         return "takkure.roll", data
 
+    def declared_action(self, state: TakkureState) -> tuple[int, int, str] | None:
+        """The active player's action this roll is (a second action, or a pass from the
+        ground, which is a first action). A melee rolled again after a tie goes on with the
+        action declared already."""
+        if state.activation is None:
+            return None
+        for r in self.rollers(state):
+            if (r.team, r.player) != state.activation:
+                continue
+            action = r.part.action
+            if action == "PASS" and self.ground_pass(state):
+                action = "PASS FROM THE GROUND"
+            if action in SECOND_ACTION_ROLLS + ("PASS FROM THE GROUND",) \
+                    and not (self.kind.mode == "melee" and action in state.acts):
+                return (r.team, r.player, action)
+        return None
+
     def follow_ups(self, state: TakkureState) -> list[FollowUp]:
+        if self.multiple():
+            pairs = self.pairings(state)
+            return [] if pairs is None else _follow_ups_multiple(self, state, pairs)
         res = self.resolve(state)
         if res is None:
             return []
@@ -386,7 +644,8 @@ def _effects(panel: RollPanel, state: TakkureState, res: dice.Resolution) -> str
     if "TACKLE" in acts:
         for roller, rolled in acts["TACKLE"]:
             carrier = acts.get(next((k for k in acts if k != "TACKLE"), ""), [])
-            target = name(carrier[0][0]) if carrier else "the carrier"
+            held = state.player(*state.ball).name if state.ball is not None else "the carrier"
+            target = name(carrier[0][0]) if carrier else held
             if _won(rolled):
                 if rolled.critical:
                     out.append(f"tackle succeeds (critical): both GROUNDED, {target} takes a WOUND")
@@ -423,9 +682,99 @@ def _effects(panel: RollPanel, state: TakkureState, res: dice.Resolution) -> str
                 out.append("the pass continues as normal")
             elif action == "SCORE A TRY":
                 out.append("TRY!" if win else "no try")
+            elif action == "BDY ROLL":
+                out.append(f"{who} may act" if win else f"{who} performs no action this activation")
+            elif action == "KICK-OFF":
+                out.append("place the ball anywhere along the scatter template's edge" if win
+                           else "place the ball in the centre of the template and make a "
+                                "scatter roll")
             elif action == "REF after a missed TACKLE":
                 out.append("stays up" if win else f"{who} is GROUNDED and rolls ENDURANCE")
     return "; ".join(o for o in out if o)
+
+
+@dataclass(frozen=True)
+class _Who:
+    team: int
+    player: int
+
+
+def _explain_multiple(panel: RollPanel, state: TakkureState,
+                      pairs: list[tuple[Roller, dice.Resolution]]) -> str:
+    """Each pairing in order; "As soon as the active player is GROUNDED, no more rolls are
+    made"; a DODGE moves once, "only in the case of NOT being ON THE GROUND"."""
+    active = panel.rollers(state)[0]
+    me = state.player(active.team, active.player).name
+    action = active.part.action
+    parts: list[str] = []
+    dodged: list[dice.Rolled] = []
+    for k, (tackler, res) in enumerate(pairs):
+        t = state.player(tackler.team, tackler.player).name
+        mine = res.results[0] if len(res.results) == 2 else None
+        theirs = res.results[-1]
+        if mine is not None and mine.outcome == "success":
+            if action == "DODGE":
+                dodged.append(mine)
+                effect = f"{me} dodges {t}"
+            else:
+                effect = (f"{t} is GROUNDED and "
+                          + ("takes a WOUND" if mine.critical else "rolls ENDURANCE"))
+        elif theirs.outcome == "success":
+            effect = (f"{t} tackles {me}: both GROUNDED, {me} "
+                      + ("takes a WOUND" if theirs.critical else "rolls ENDURANCE"))
+        elif theirs.outcome == "fail":
+            effect = f"{t}'s tackle fails: {t} rolls REF"
+        else:
+            effect = f"{t}'s tackle is cancelled"
+        parts.append(f"vs {t}: {res.text()} -> {effect}")
+        if theirs.outcome == "success" and not (mine is not None and mine.outcome == "success"):
+            rest = [state.player(r.team, r.player).name for r, _ in pairs[k + 1:]]
+            if rest:
+                parts.append(f"{', '.join(rest)}: no roll, {me} is GROUNDED")
+            return " | ".join(parts)
+    if dodged:
+        far = "4" if any(r.critical for r in dodged) else "2"
+        parts.append(f'{me} dodges: move {far}" (once)')
+    return " | ".join(parts)
+
+
+def _follow_ups_multiple(panel: RollPanel, state: TakkureState,
+                         pairs: list[tuple[Roller, dice.Resolution]]) -> list[FollowUp]:
+    active = panel.rollers(state)[0]
+    out: list[FollowUp] = []
+    name = lambda r: state.player(r.team, r.player).name  # noqa: E731
+    who = lambda r: {"team": r.team, "player": r.player}  # noqa: E731
+
+    def ground(r: Any) -> FollowUp:
+        return FollowUp(f"{name(r)} GROUNDED", ("takkure.grounded", {**who(r), "value": True}))
+
+    def hurt(r: Any, critical: bool) -> FollowUp:
+        if critical:
+            return FollowUp(f"{name(r)} +1 WOUND", ("takkure.wound", who(r)))
+        role = "attacker" if r.team == panel.attacking_team(state) else "defender"
+        return FollowUp(f"ENDURANCE: {name(r)}", next_kind=f"endurance_{role}",
+                        picks=((r.team, r.player),))
+
+    def superstar(r: Any) -> list[FollowUp]:
+        if state.teams[r.team].team_skill == "teriomorphs":
+            return [FollowUp("Superstars +1 token", ("takkure.skill_token",
+                                                     {"team": r.team, "delta": 1}))]
+        return []
+
+    for tackler, res in pairs:
+        mine = res.results[0] if len(res.results) == 2 else None
+        theirs = res.results[-1]
+        if mine is not None and mine.outcome == "success":
+            if active.part.action == "BREAK THROUGH":
+                out += [ground(tackler), hurt(tackler, mine.critical), *superstar(active)]
+        elif theirs.outcome == "success":
+            out += [ground(tackler), ground(active), hurt(active, theirs.critical),
+                    *superstar(tackler)]
+            break                       # the carrier is GROUNDED: no more rolls
+        elif theirs.outcome == "fail":
+            out.append(FollowUp(f"REF roll: {name(tackler)}", next_kind="tackle_ref",
+                                picks=((tackler.team, tackler.player),)))
+    return out
 
 
 def _follow_ups(panel: RollPanel, state: TakkureState, res: dice.Resolution) -> list[FollowUp]:
@@ -457,7 +806,10 @@ def _follow_ups(panel: RollPanel, state: TakkureState, res: dice.Resolution) -> 
         return [FollowUp("Roll again: " + ", ".join(name(r) for r in tied), next_kind=panel.kind.key,
                          picks=tuple((r.team, r.player) for r in tied))]
     others = [(r, x) for k, v in acts.items() if k != "TACKLE" for r, x in v]
-    carrier = others[0][0] if others else None
+    # an unopposed TACKLE (the carrier does something else): the tackled player is the ball
+    # carrier, who is GROUNDED and rolls ENDURANCE too (1.20 TACKLE (EXECUTION))
+    carrier: Any = others[0][0] if others else (
+        _Who(*state.ball) if state.ball is not None else None)
     for roller, rolled in acts.get("TACKLE", []):
         if _won(rolled):
             out.append(ground(roller))

@@ -87,6 +87,7 @@ class CounterBox(BoxLayout):
     count = NumericProperty(0)
     rgba = ListProperty([0.45, 0.45, 0.5, 1])
     kind = StringProperty("")          # a Tile type, or "" for Power-Up Tiles
+    target = StringProperty("")        # "": the board's Tiles; "green"/"red": that Blueprint side
     screen = ObjectProperty(None, allownone=True)
 
 
@@ -97,10 +98,26 @@ class DasherSheet(ModalView):
     index = NumericProperty(0)
     dname = StringProperty("")
     status = StringProperty("")
+    blueprint_text = StringProperty("")
+    start_text = StringProperty("")
+    specialty_text = StringProperty("")
     screen = ObjectProperty(None)
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.start_pick: list[str] = []    # starting Tile colours tapped so far (2 make one event)
 
     def act(self, type_: str, **data: Any) -> None:
         App.get_running_app().act(type_, player=self.dname, then=self.update, **data)
+
+    def pick_start(self, kind: str) -> None:
+        """Tap the two starting Tiles' colours: the second tap records both."""
+        self.start_pick = [] if kind in self.start_pick else self.start_pick + [kind]
+        if len(self.start_pick) == dg.START_TILES:
+            types_, self.start_pick = self.start_pick, []
+            self.act("danchie.start_tiles", types=types_)
+        else:
+            self.update()
 
     def update(self) -> None:
         s: dg.DanchieState = self.screen.session.state
@@ -126,9 +143,45 @@ class DasherSheet(ModalView):
             self.ids[key].disabled = not allows(type_, player=d.name, delta=delta)
         self.ids.lap.disabled = not allows("danchie.lap", player=d.name)
         self.ids.lap.text = "Finished lap 1" if d.lap == 1 else "Crossed the finish line"
+        # the Blueprint side of this lap: green on lap 1, red on lap 2
+        side = dg.SIDES[min(d.lap, 2) - 1]
+        want = d.blueprint[dg.SIDES.index(side)]
+        match = "matches the board" if any(want) and want == d.tiles else (
+            "not entered" if not any(want) else "does not match the board yet")
+        self.blueprint_text = f"{side.title()} Blueprint (Tiles per colour): {match}"
+        bp = self.ids.blueprint
+        if not bp.children:
+            for t in s.tile_types:
+                bp.add_widget(CounterBox(label=t, kind=t, rgba=list(tile_rgba(t)), screen=self))
+        for c in bp.children:
+            c.target = side
+            c.count = want[s.tile_types.index(c.kind)]
+            for key, delta in (("minus", -1), ("plus", 1)):
+                c.ids[key].disabled = not allows("danchie.blueprint", player=d.name, side=side,
+                                                 type=c.kind, delta=delta)
+        st = self.ids.start_tiles
+        if not st.children:
+            for t in s.tile_types:
+                b = BigButton(text=t, font_size="15sp", height=dp(52), bg=tile_rgba(t))
+                b.bind(on_release=lambda _b, t=t: self.pick_start(t))
+                st.add_widget(b)
+        taken = bool(d.start_tiles)
+        self.start_text = ("Starting Tiles: " + " and ".join(d.start_tiles) if taken else
+                           "Starting Tiles: tap 2 colours" + (
+                               f" ({self.start_pick[0]} …)" if self.start_pick else ""))
+        for b in st.children:
+            b.disabled = taken or s.round != 1 or d.finished
+        left = d.specialty - d.specialty_used
+        self.specialty_text = (f"Specialty tokens: {left} of {d.specialty} left"
+                               + ("" if d.specialty > 1 else " (2nd after lap 1)"))
+        self.ids.specialty.disabled = not allows("danchie.specialty", player=d.name)
+        self.ids.returned.disabled = not allows("danchie.power_tiles", player=d.name, delta=1,
+                                                returned=True)
 
-    def count(self, kind: str, delta: int) -> None:
-        if kind:
+    def count(self, kind: str, delta: int, target: str = "") -> None:
+        if target:
+            self.act("danchie.blueprint", side=target, type=kind, delta=delta)
+        elif kind:
             self.act("danchie.tiles", type=kind, delta=delta)
         else:
             self.act("danchie.power_tiles", delta=delta)
@@ -243,8 +296,11 @@ class DanchieGameScreen(GameScreen):
         self.title = f"Round {s.round}"
         self.power_ups_text = ("Power-Ups active" if s.power_ups_active
                                else f"Power-Ups from round {dg.POWER_UP_ROUND}")
+        cooling = s.cooling_tiles()
         self.status = ("Race over: open the Tektonpedia" if s.over else
-                       f"{sets} action set{'s' if sets > 1 else ''} per turn · {self.power_ups_text}")
+                       f"{sets} action set{'s' if sets > 1 else ''} per turn · {self.power_ups_text}"
+                       + "".join(f" · Power-Up Tile returned by {who}: cooling down until "
+                                 f"round {r}" for who, r in cooling))
         for i, row in enumerate(self.rows):
             d = s.dashers[i]
             row.dname, row.line, row.badge = d.name, dasher_line(s, i), dasher_state(s, i)
@@ -267,7 +323,8 @@ class DanchieGameScreen(GameScreen):
         ids = self.ids
         ids.action_set.disabled = not allows("danchie.action_set", player=name, kind="full")
         ids.special.disabled = not allows("danchie.action_set", player=name, kind="special")
-        ids.power_up.disabled = s.over or not s.power_ups_active or me.finished
+        ids.power_up.disabled = s.over or not s.power_ups_active or me.finished or (
+            s.rules >= 2 and not me.cards)   # a card is drawn with a Power-Up Tile picked up
         ids.decline.disabled = not allows("danchie.decline_power_up", player=name)
         ids.lap.disabled = not allows("danchie.lap", player=name)
         ids.end_turn.disabled = not allows("danchie.end_turn", player=name)
@@ -324,7 +381,7 @@ class DanchieGameScreen(GameScreen):
     def lap(self) -> None:
         App.get_running_app().act("danchie.lap", player=self._me())
 
-    def count(self, kind: str, delta: int) -> None:
+    def count(self, kind: str, delta: int, target: str = "") -> None:
         if kind:
             App.get_running_app().act("danchie.tiles", player=self._me(), type=kind, delta=delta)
         else:

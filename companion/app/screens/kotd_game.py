@@ -91,6 +91,7 @@ def kotd_view(session: Any, typed: list[str]) -> dict[str, Any]:
         "can_gain": session.allows("kotd.gain_energy"),
         "can_sweep": session.allows("kotd.sweep"),
         "can_end": session.allows("kotd.end_turn"),
+        "free_energy": s.rules >= 2 and k.free_energy_due(s),
         "log_lines": [e.text for e in session.log()][::-1][:40],
         **undo_view(session),
         "resolution": resolution_preview(s) if s.phase == "roll" and s.rolls and not s.pending else [],
@@ -191,13 +192,14 @@ class KotdGameScreen(GameScreen):
     can_gain = BooleanProperty(False)
     can_sweep = BooleanProperty(False)
     can_end = BooleanProperty(False)
+    free_energy = BooleanProperty(False)  # ending the turn now gains the 1 energy (no purchase)
     cost = NumericProperty(3)
     log_lines = ListProperty([])
     simulated = BooleanProperty(False)
     selected = NumericProperty(-1)       # the pending die chosen to set by hand
 
     _SCALARS = ("title", "status", "phase", "need", "can_spend", "can_extra", "can_resolve",
-                "can_gain", "can_sweep", "can_end", "undo_text", "redo_text", "can_undo",
+                "can_gain", "can_sweep", "can_end", "free_energy", "undo_text", "redo_text", "can_undo",
                 "can_redo")
 
     def __init__(self, **kwargs: Any) -> None:

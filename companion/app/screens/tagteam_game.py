@@ -216,6 +216,17 @@ class ResolveTurnView(ModalView):
 
 # ----------------------------------------------------------------------------- screen
 
+def decks_text(s: tt.TagTeamState) -> str:
+    """Each player's Combat deck (cards left this round) and Construction deck."""
+    left = f", {s.combat_left} to reveal" if s.phase == "combat" else ""
+    same = s.combat[0] == s.combat[1] and s.construction[0] == s.construction[1]
+    if same:
+        return (f"Combat deck: {s.combat[0]} cards{left} · "
+                f"Construction deck: {s.construction[0]} cards")
+    return " · ".join(f"{s.names[p]}: Combat {s.combat[p]}, Construction {s.construction[p]}"
+                      for p in (0, 1)) + left
+
+
 class TagTeamGameScreen(GameScreen):
     title = StringProperty("")
     status = StringProperty("")
@@ -224,6 +235,8 @@ class TagTeamGameScreen(GameScreen):
     names = ListProperty(["", ""])
     log_lines = ListProperty([])
     can_next_round = BooleanProperty(False)
+    can_exhausted = BooleanProperty(False)
+    decks = StringProperty("")           # Combat and Construction deck sizes
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -276,6 +289,8 @@ class TagTeamGameScreen(GameScreen):
         self.log_lines = [e.text for e in self.session.log()][::-1][:40]
         self.show_undo(self.session)
         self.can_next_round = self.session.allows("tagteam.next_round")
+        self.can_exhausted = self.session.allows("tagteam.deck_exhausted")
+        self.decks = decks_text(s)
 
     # -- the turn entry ------------------------------------------------------------------
     def set_active(self, team: int, index: int) -> None:

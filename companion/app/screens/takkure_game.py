@@ -25,7 +25,7 @@ from ..kv import load_kv
 
 from ...errors import IllegalActionError
 from ...games import takkure as tk
-from ...games.takkure_panel import KINDS, TEAM_COLOURS, FollowUp, RollPanel
+from ...games.takkure_panel import TEAM_COLOURS, FollowUp, RollPanel
 from ..game_screen import GameScreen, Throw, copy_props, undo_view
 from .. import widgets  # noqa: F401  (its <Label> rule must load first)
 from ..dice_look import TEAM_RGBA
@@ -91,6 +91,9 @@ def card_view(session: Any, panel: RollPanel, team: int, index: int) -> dict[str
         notes.append("lost: " + ", ".join(p.skills_lost))
     if p.one_mov_action:
         notes.append("1 MOV action")
+    if s.activation == (team, index) and s.phase == "play":
+        notes.append("ACTIVE: " + (", ".join(s.acts) if s.acts else "no action yet")
+                     + (" (BDY roll first)" if p.needs_bdy_roll and s.bdy != 1 else ""))
     if p.injuries and p.status == "field":
         notes.append("injuries: " + ", ".join(p.injuries))
     if p.skill_tokens:
@@ -134,7 +137,10 @@ def panel_view(session: Any, panel: RollPanel) -> dict[str, Any]:
     for roller, faces in slots:
         rows.append({"team": roller.team, "player": roller.player,
                      "text": f"{roller.check.who} {roller.part.action}: {roller.check.text()}",
-                     "faces": faces, "colour": TEAM_COLOURS[roller.team]})
+                     "faces": faces, "colour": TEAM_COLOURS[roller.team],
+                     # Superstars buttons for a Teriomorph while the team has a token
+                     "superstars": s.teams[roller.team].team_skill == "teriomorphs"
+                     and s.teams[roller.team].skill_tokens > 0})
     missing = panel.missing(s)
     explanation = ""
     follow: list[FollowUp] = []
@@ -155,7 +161,7 @@ def panel_view(session: Any, panel: RollPanel) -> dict[str, Any]:
         "needs_distance": needs_distance,
         "distance_text": "" if panel.distance is None else f"{panel.distance:g}",
         "shows_ground": any(p.distance == "pass" for p in panel.kind.parts),
-        "from_ground": panel.from_ground,
+        "from_ground": panel.ground_pass(s),
         "follow": follow,
     }
 
@@ -243,6 +249,7 @@ class RollerRow(BoxLayout):
     text = StringProperty("")
     team = NumericProperty(0)
     player = NumericProperty(0)
+    superstars = BooleanProperty(False)   # a Teriomorph: Superstars +1 and re-roll buttons
 
 
 class PlayerCard(BoxLayout):
@@ -340,6 +347,17 @@ class PlayerSheet(ModalView):
             ("ENDURANCE roll", lambda: screen.roll_for("endurance", who["team"], who["player"]),
              p.status == "field"),
         ]
+        if s.activation == (who["team"], who["player"]):
+            # the active player's actions without a roll (those with one come with it)
+            for label, action in (("MOVE (1st action)", "MOVE"),
+                                  ("STAND UP (1st action)", "STAND UP"),
+                                  ("MOVE (2nd action)", "MOVE 2")):
+                entries.append((label, lambda a=action: c.act("takkure.action", action=a),
+                                session.allows("takkure.action", **who, action=action)))
+            if p.needs_bdy_roll:
+                entries.append(("BDY roll (Fractured vertebrae)",
+                                lambda: screen.roll_for("bdy", who["team"], who["player"]),
+                                s.bdy == 0))
         if p.injury_pending:
             entries.append(("Injury roll", lambda: screen.open_injury(c), True))
         if team.team_skill == "yamato":
@@ -514,14 +532,15 @@ class TakkureGameScreen(GameScreen):
         self._draw_follow()
 
     def _draw_rows(self, rows: list[dict[str, Any]]) -> None:
-        key = [(r["text"], tuple(r["faces"]), r["colour"]) for r in rows]
+        key = [(r["text"], tuple(r["faces"]), r["colour"], r.get("superstars")) for r in rows]
         if key == self._rows_key:
             return
         self._rows_key = key
         box = self.ids.rollers
         box.clear_widgets()
         for r in rows:
-            row = RollerRow(text=r["text"], team=r["team"], player=r["player"])
+            row = RollerRow(text=r["text"], team=r["team"], player=r["player"],
+                            superstars=r.get("superstars", False))
             for face in r["faces"]:
                 row.ids.dice.add_widget(DieBox(face="" if face is None else str(face),
                                                colour=TEAM_RGBA[r["colour"]],
@@ -551,29 +570,43 @@ class TakkureGameScreen(GameScreen):
 
     # -- the roll panel ------------------------------------------------------------------
     def pick(self, team: int, player: int) -> None:
-        self.panel.pick(self.session.state, team, player)
+        """A tap on a card: a player who cannot take part in this roll is refused, and the
+        reason is shown."""
+        try:
+            self.panel.pick(self.session.state, team, player)
+        except IllegalActionError as exc:
+            App.get_running_app().toast(str(exc))
+            return
         self.refresh()
 
     def roll_for(self, what: str, team: int, player: int) -> None:
         """Set the panel up for one player's roll (the ENDURANCE button of a player sheet)."""
         s = self.session.state
         role = "attacker" if team == self.panel.attacking_team(s) else "defender"
-        self.panel.choose(f"{what}_{role}")
+        self.panel.choose("bdy_roll" if what == "bdy" else f"{what}_{role}")
         if not self.panel.picked(s, team, player):
-            self.panel.pick(s, team, player)
+            try:
+                self.panel.pick(s, team, player)
+            except IllegalActionError as exc:
+                App.get_running_app().toast(str(exc))
         self.follow = []
         self.refresh()
 
     def choose_kind(self, key: str) -> None:
-        self.panel.choose(key)
+        try:
+            self.panel.choose(key, self.session.state)
+        except IllegalActionError as exc:
+            App.get_running_app().toast(str(exc))
+            return
         self.follow = []
         self.refresh()
 
     def open_kinds(self) -> None:
+        """The rolls the match allows now; the others are greyed out."""
         picker = KindPicker(screen=self)
         grid = picker.ids.grid
-        for kind in KINDS:
-            b = BigButton(text=kind.title, font_size="20sp", height=dp(64),
+        for kind, why in self.panel.legal_kinds(self.session.state):
+            b = BigButton(text=kind.title, font_size="20sp", height=dp(64), disabled=bool(why),
                           bg=(0.16, 0.5, 0.9, 1) if kind is self.panel.kind else (0.2, 0.21, 0.26, 1))
             b.bind(on_release=lambda _b, k=kind.key: (picker.dismiss(animation=False),
                                                       self.choose_kind(k)))
@@ -603,6 +636,14 @@ class TakkureGameScreen(GameScreen):
         self.follow = []
         self.refresh()
         return True
+
+    def superstars(self, team: int, player: int) -> None:
+        """Superstars: +1 to this player's attribute for the roll (1 token, spent with it)."""
+        self._dice_in(lambda s: self.panel.superstars(s, team, player, 1))
+
+    def reroll(self, team: int, player: int) -> None:
+        """Superstars: 3 tokens to roll this player's dice again (once per roll)."""
+        self._dice_in(lambda s: self.panel.reroll(s, team, player))
 
     def clear_die(self, team: int, player: int) -> None:
         self.panel.clear_die(team, player)
@@ -657,6 +698,16 @@ class TakkureGameScreen(GameScreen):
         return True
 
     def toggle_ground(self) -> None:
+        """Before the passer is picked, the coach says whether the pass is from the ground;
+        once picked, the passer's GROUNDED token decides (3.03: a GROUNDED carrier)."""
+        s = self.session.state
+        passer = self.panel.picks["attacker"][:1]
+        if passer:
+            p = s.player(self.panel.attacking_team(s), passer[0])
+            App.get_running_app().toast(
+                f"{p.name} is GROUNDED: a pass from the ground" if p.grounded else
+                f"{p.name} is standing: a pass from the ground is thrown by a GROUNDED carrier")
+            return
         self.panel.from_ground = not self.panel.from_ground
         self.refresh()
 
@@ -681,7 +732,10 @@ class TakkureGameScreen(GameScreen):
             self.panel.choose(f.next_kind)
             for team, player in f.picks:
                 if not self.panel.picked(self.session.state, team, player):
-                    self.panel.pick(self.session.state, team, player)
+                    try:
+                        self.panel.pick(self.session.state, team, player)
+                    except IllegalActionError as exc:
+                        App.get_running_app().toast(str(exc))
             self.follow = [x for x in self.follow if x is not f]
             self.refresh()
             return
