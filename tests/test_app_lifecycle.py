@@ -18,6 +18,7 @@ pytestmark = pytest.mark.gui
 
 def test_pause_stops_the_tower_and_the_camera_and_resume_brings_them_back(app):
     game = new_match(app)
+    tap(card(game, 0, 2).ids.ball)                        # only the carrier passes
     choose_roll(app, game, "Pass")
     tap(card(game, 0, 2).ids.pick)                        # Tetsu passes
     tap(game.ids.camera)
