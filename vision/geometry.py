@@ -33,6 +33,17 @@ class TableFitError(ValueError):
     """The image cannot be tied to the pitch: names the anchors missing or the error."""
 
 
+# How well laid paper holds the table file's geometry, 1-sigma per axis of an anchor's centre:
+# a printed sheet changes size with humidity by about 0.1 % (0.01" over a 10" sheet) and an
+# anchor glued by hand sits within a few thousandths of its mark at best. No residual can
+# show the layout better than this, so the layout's error is never taken smaller.
+PAPER_FLOOR_IN = 0.003
+# Parameters each tie fits: a homography 8, a camera pose (intrinsics known) 6.
+FIT_PARAMETERS = {"homography": 8, "pose": 6}
+# A small shift of one anchor coordinate, to measure how the fit carries it to the pieces.
+_NUDGE_IN = 0.01
+
+
 @dataclass(frozen=True)
 class TableFit:
     mode: Literal["pose", "homography"]
@@ -43,6 +54,12 @@ class TableFit:
     matrix: np.ndarray | None = None     # pose mode: K
     distortion: np.ndarray | None = None
     homography: np.ndarray | None = None  # homography mode: pixels -> inches
+    # the anchor layout's error, 1-sigma per axis of an anchor centre (see layout_sigma);
+    # None when the residuals cannot show it (no degrees of freedom left)
+    layout_residual_in: float | None = None
+    layout_dof: int = 0
+    anchor_image: np.ndarray | None = None   # (4n, 2) anchor corners as fitted (undistorted
+    anchor_table: np.ndarray | None = None   # and normalised in pose mode), and on the table
 
     # -- mapping image points onto a horizontal plane --------------------------------------
     def to_plane(self, pts: np.ndarray, height_in: float = 0.0) -> np.ndarray:
@@ -79,6 +96,43 @@ class TableFit:
         """A circle on the table, as an image polygon (lens distortion included)."""
         t = np.linspace(0, 2 * np.pi, n, endpoint=False)
         return self.to_image(np.c_[x_in + radius_in * np.cos(t), y_in + radius_in * np.sin(t)])
+
+    def _plane_points(self, pts: np.ndarray) -> np.ndarray:
+        """Image points in the space the layout sensitivity is fitted in: pixels for the
+        homography, undistorted normalised coordinates for a pose."""
+        pts = np.asarray(pts, dtype=np.float64).reshape(-1, 2)
+        if self.mode == "homography":
+            return pts
+        return cv2.undistortPoints(pts.reshape(-1, 1, 2), self.matrix, self.distortion,
+                                   criteria=CRITERIA).reshape(-1, 2)
+
+    def layout_jacobian(self, points: Sequence[np.ndarray]) -> np.ndarray:
+        """How each point (an image quad, its centre taken) moves on the pitch when one
+        anchor coordinate in the table file moves: (len(points), 2, 2 x anchors), inches
+        per inch. Measured by refitting the anchors with each coordinate nudged (a plane
+        homography in both modes: for a pose it has 2 parameters more, so it errs on the
+        large side)."""
+        assert self.anchor_image is not None and self.anchor_table is not None
+        n = len(self.anchor_table) // 4
+        if not points:
+            return np.zeros((0, 2, 2 * n))
+        quads = np.concatenate([self._plane_points(p) for p in points]).reshape(-1, 1, 2)
+        img = self.anchor_image.reshape(-1, 1, 2)
+        base, _ = cv2.findHomography(img, self.anchor_table, 0)
+        if base is None:
+            return np.zeros((len(points), 2, 2 * n))
+        c0 = cv2.perspectiveTransform(quads, base).reshape(-1, 4, 2).mean(axis=1)
+        jac = np.zeros((len(points), 2, 2 * n))
+        for k in range(n):
+            for axis in range(2):
+                moved = self.anchor_table.copy()
+                moved[4 * k:4 * k + 4, axis] += _NUDGE_IN
+                h, _ = cv2.findHomography(img, moved, 0)
+                if h is None:
+                    continue
+                c = cv2.perspectiveTransform(quads, h).reshape(-1, 4, 2).mean(axis=1)
+                jac[:, :, 2 * k + axis] = (c - c0) / _NUDGE_IN
+        return jac
 
     def camera_height_in(self) -> float | None:
         if self.mode != "pose":
@@ -125,9 +179,15 @@ def fit_table(detections: Sequence[Detection], table: TableConfig,
     # centre, which does not move the centre, so corners would overstate the error.)
     back = fit.to_plane(img, 0.0).reshape(-1, 4, 2).mean(axis=1)
     known = obj.reshape(-1, 4, 2).mean(axis=1)
-    error = float(np.sqrt(np.mean(np.sum((back - known) ** 2, axis=1))))
+    sq = float(np.sum((back - known) ** 2))
+    error = math.sqrt(sq / len(known))
+    # The anchors' own placement error shows in these residuals, less what the fit absorbed:
+    # 2 coordinates per anchor, FIT_PARAMETERS fitted, the rest are degrees of freedom. With
+    # none left (4 anchors and a homography) the layout cannot be checked at all.
+    dof = 2 * len(known) - FIT_PARAMETERS[fit.mode]
+    residual = math.sqrt(sq / dof) if dof > 0 else None
     return TableFit(fit.mode, error, ids, fit.rvec, fit.tvec, fit.matrix, fit.distortion,
-                    fit.homography)
+                    fit.homography, residual, dof, fit._plane_points(img), obj)
 
 
 @dataclass(frozen=True)
@@ -137,6 +197,8 @@ class Located:
     sigma_in: float        # 1-sigma per axis of the centre
     side_in: float         # the marker's side as measured (vs the configured side)
     residual_in: float     # RMS misfit of its corners to a square (any size)
+    noise_in: float = 0.0  # the part of sigma_in its corners show (sigma_in without floor)
+    floor_in: float = 0.0  # the part no residual can rule out (CORNER_FLOOR_PX, per axis)
 
 
 CORNER_FLOOR_PX = 0.15    # px: corner noise no residual can rule out (set by make bench: 2u covers ~97%)
@@ -162,4 +224,4 @@ def locate(fit: TableFit, det: Detection, side_in: float, height_in: float) -> L
     floor = CORNER_FLOOR_PX * inch_per_px
     sigma = math.sqrt((sigma_corner ** 2 + floor ** 2) / 4)
     return Located(float(centre[0]), float(centre[1]), sigma, measured_side,
-                   float(np.sqrt(np.mean(np.abs(resid) ** 2))))
+                   float(np.sqrt(np.mean(np.abs(resid) ** 2))), sigma_corner / 2, floor / 2)
