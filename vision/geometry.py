@@ -60,6 +60,7 @@ class TableFit:
     layout_dof: int = 0
     anchor_image: np.ndarray | None = None   # (4n, 2) anchor corners as fitted (undistorted
     anchor_table: np.ndarray | None = None   # and normalised in pose mode), and on the table
+    anchor_residuals: np.ndarray | None = None  # (n, 2) each anchor centre mapped back - file
 
     # -- mapping image points onto a horizontal plane --------------------------------------
     def to_plane(self, pts: np.ndarray, height_in: float = 0.0) -> np.ndarray:
@@ -109,36 +110,62 @@ class TableFit:
     def layout_jacobian(self, points: Sequence[np.ndarray]) -> np.ndarray:
         """How each point (an image quad, its centre taken) moves on the pitch when one
         anchor coordinate in the table file moves: (len(points), 2, 2 x anchors), inches
-        per inch. Measured by refitting the anchors with each coordinate nudged (a plane
-        homography in both modes: for a pose it has 2 parameters more, so it errs on the
-        large side)."""
+        per inch. The anchors' plane homography (in both modes: for a pose it has 2
+        parameters more, so it errs on the large side) is refitted, linear least squares,
+        once with each anchor coordinate nudged; all of them in one batch."""
         assert self.anchor_image is not None and self.anchor_table is not None
         n = len(self.anchor_table) // 4
         if not points:
             return np.zeros((0, 2, 2 * n))
-        quads = np.concatenate([self._plane_points(p) for p in points]).reshape(-1, 1, 2)
-        img = self.anchor_image.reshape(-1, 1, 2)
-        base, _ = cv2.findHomography(img, self.anchor_table, 0)
-        if base is None:
-            return np.zeros((len(points), 2, 2 * n))
-        c0 = cv2.perspectiveTransform(quads, base).reshape(-1, 4, 2).mean(axis=1)
-        jac = np.zeros((len(points), 2, 2 * n))
+        quads = np.concatenate([self._plane_points(p) for p in points])
+        img, tab = _normalise(self.anchor_image), _normalise(self.anchor_table)
+        u = img[1](self.anchor_image)
+        scale = tab[0]
+        targets = np.repeat(tab[1](self.anchor_table)[None], 2 * n + 1, axis=0)
         for k in range(n):
             for axis in range(2):
-                moved = self.anchor_table.copy()
-                moved[4 * k:4 * k + 4, axis] += _NUDGE_IN
-                h, _ = cv2.findHomography(img, moved, 0)
-                if h is None:
-                    continue
-                c = cv2.perspectiveTransform(quads, h).reshape(-1, 4, 2).mean(axis=1)
-                jac[:, :, 2 * k + axis] = (c - c0) / _NUDGE_IN
-        return jac
+                targets[1 + 2 * k + axis, 4 * k:4 * k + 4, axis] += _NUDGE_IN * scale
+        hs = _batch_homographies(u, targets)                     # (2n + 1, 3, 3)
+        q = img[1](quads)
+        qh = np.c_[q, np.ones(len(q))]
+        mapped = np.einsum("mij,pj->mpi", hs, qh)
+        centres = (mapped[..., :2] / mapped[..., 2:3]).reshape(2 * n + 1, -1, 4, 2).mean(axis=2)
+        diff = (centres[1:] - centres[0]) / (_NUDGE_IN * scale)   # (2n, points, 2)
+        return np.transpose(diff, (1, 2, 0))
 
     def camera_height_in(self) -> float | None:
         if self.mode != "pose":
             return None
         rot, _ = cv2.Rodrigues(self.rvec)
         return float(-(-rot.T @ self.tvec.reshape(3))[2])
+
+
+def _normalise(pts: np.ndarray):
+    """(scale, f): f moves points to mean 0 and mean distance sqrt(2) (for a well
+    conditioned linear fit); scale is how much it multiplies distances."""
+    pts = np.asarray(pts, np.float64).reshape(-1, 2)
+    mean = pts.mean(axis=0)
+    d = float(np.mean(np.linalg.norm(pts - mean, axis=1))) or 1.0
+    scale = math.sqrt(2) / d
+    return scale, lambda p: (np.asarray(p, np.float64).reshape(-1, 2) - mean) * scale
+
+
+def _batch_homographies(src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+    """Linear least-squares homographies (h33 = 1) from ``src`` (N, 2) to each of ``dst``
+    (M, N, 2): (M, 3, 3)."""
+    x, y = src[:, 0], src[:, 1]
+    X, Y = dst[..., 0], dst[..., 1]
+    m, n = X.shape
+    one, zero = np.ones((m, n)), np.zeros((m, n))
+    xs, ys = np.broadcast_to(x, (m, n)), np.broadcast_to(y, (m, n))
+    rows_x = np.stack([xs, ys, one, zero, zero, zero, -xs * X, -ys * X], axis=-1)
+    rows_y = np.stack([zero, zero, zero, xs, ys, one, -xs * Y, -ys * Y], axis=-1)
+    a = np.concatenate([rows_x, rows_y], axis=1)               # (M, 2N, 8)
+    b = np.concatenate([X, Y], axis=1)                          # (M, 2N)
+    ata = np.einsum("mki,mkj->mij", a, a)
+    atb = np.einsum("mki,mk->mi", a, b)
+    h = np.linalg.solve(ata, atb[..., None])[..., 0]
+    return np.concatenate([h, np.ones((m, 1))], axis=1).reshape(m, 3, 3)
 
 
 def fit_table(detections: Sequence[Detection], table: TableConfig,
@@ -187,7 +214,7 @@ def fit_table(detections: Sequence[Detection], table: TableConfig,
     dof = 2 * len(known) - FIT_PARAMETERS[fit.mode]
     residual = math.sqrt(sq / dof) if dof > 0 else None
     return TableFit(fit.mode, error, ids, fit.rvec, fit.tvec, fit.matrix, fit.distortion,
-                    fit.homography, residual, dof, fit._plane_points(img), obj)
+                    fit.homography, residual, dof, fit._plane_points(img), obj, back - known)
 
 
 @dataclass(frozen=True)

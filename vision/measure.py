@@ -258,6 +258,7 @@ class Measurer:
             self._streak.clear()
             raise VisionError(str(exc)) from None
         if fit.error_in > table.max_error_in:
+            self._streak.clear()
             hint = ("check the camera file (is it this camera's?) and " if fit.mode == "pose"
                     else "")
             raise VisionError(
@@ -283,15 +284,18 @@ class Measurer:
         ignored: list[Ignored] = []
         located = self._pieces(fit, detections, ignored, marker)
         pieces = self._steady(located, ignored, anchor_ids, detections)
-        placed = [d for p in pieces for d in detections if d.id == p.id]
-        jac = fit.layout_jacobian([d.array() for d in placed]) if pieces else None
-        seen = {p.id for p in pieces}
+        seen = {d.id: d for d in detections}
+        quads = [seen[p.id].array() for p in pieces] + [seen[i].array() for i in fit.anchors]
+        jac = fit.layout_jacobian(quads) if pieces else None
+        per_anchor = (anchor_sigmas(fit, jac[len(pieces):], layout)
+                      if jac is not None and checked else layout)
+        placed_ids = {p.id for p in pieces}
         known = anchor_ids | {p.id for p in table.pieces}
         return Measurement(
             mode=fit.mode, reprojection_error_in=fit.error_in, anchors=fit.anchors,
-            pieces=tuple(pieces), distances=tuple(pairs(pieces, jac, layout)),
+            pieces=tuple(pieces), distances=tuple(pairs(pieces, jac, per_anchor)),
             warnings=tuple(warnings),
-            missing_pieces=tuple(p.id for p in table.pieces if p.id not in seen),
+            missing_pieces=tuple(p.id for p in table.pieces if p.id not in placed_ids),
             unknown_markers=tuple(sorted(d.id for d in detections if d.id not in known)),
             detections=tuple(detections), fit=fit, layout_sigma_in=layout,
             layout_checked=checked, ignored=tuple(sorted(ignored, key=lambda i: i.id)))
@@ -368,15 +372,31 @@ def layout_sigma(fit: TableFit, table: TableConfig) -> tuple[float, float, bool]
     return max(fit.layout_residual_in, PAPER_FLOOR_IN), fit.layout_residual_in, True
 
 
+def anchor_sigmas(fit: TableFit, anchor_jacobian: np.ndarray, layout_in: float) -> np.ndarray:
+    """Each anchor coordinate's 1-sigma (2 x anchors): the layout's, or larger for an anchor
+    whose own residual says it lies further off. A fit absorbs much of one anchor's error
+    (its leverage h: with 6 anchors and a homography about two thirds), so the residual
+    shows only part of it; its residual over sqrt(1 - h) is its own error's estimate
+    (``anchor_jacobian``: :meth:`TableFit.layout_jacobian` of the anchors themselves)."""
+    assert fit.anchor_residuals is not None
+    out = np.full(2 * len(fit.anchors), layout_in)
+    for k, r in enumerate(fit.anchor_residuals):
+        h = float(np.trace(anchor_jacobian[k][:, 2 * k:2 * k + 2])) / 2
+        shown = float(np.hypot(*r)) / math.sqrt(max(1.0 - h, 0.05)) / math.sqrt(2)
+        out[2 * k:2 * k + 2] = max(layout_in, shown)
+    return out
+
+
 def pairs(pieces: list[PiecePosition], layout_jacobian: np.ndarray | None = None,
-          layout_sigma_in: float = 0.0) -> list[PairDistance]:
+          layout_sigma_in: float | np.ndarray = 0.0) -> list[PairDistance]:
     """Every pair: centre to centre, edge to edge (round bases), and the uncertainty.
 
     The two centres' own errors are independent. The anchor layout's error moves both
     through the same fit: ``layout_jacobian[i]`` (2, 2 x anchors) says how piece i moves
     per inch of each anchor coordinate, so the pair's distance moves by the difference
     along the line between them (near pieces move together and it cancels; far apart, it
-    does not)."""
+    does not). ``layout_sigma_in``: one 1-sigma for every anchor coordinate, or one each."""
+    sig2 = np.square(np.asarray(layout_sigma_in, dtype=np.float64))
     out = []
     for i, a in enumerate(pieces):
         for j in range(i + 1, len(pieces)):
@@ -385,9 +405,9 @@ def pairs(pieces: list[PiecePosition], layout_jacobian: np.ndarray | None = None
             centre = math.hypot(dx, dy)
             edge = max(0.0, centre - a.radius_in - b.radius_in)
             var = a.sigma_in ** 2 + b.sigma_in ** 2
-            if layout_jacobian is not None and layout_sigma_in > 0 and centre > 0:
+            if layout_jacobian is not None and np.any(sig2 > 0) and centre > 0:
                 unit = np.array([dx, dy]) / centre
                 grad = unit @ (layout_jacobian[i] - layout_jacobian[j])
-                var += layout_sigma_in ** 2 * float(grad @ grad)
+                var += float(np.sum(sig2 * grad * grad))
             out.append(PairDistance(a.id, b.id, centre, edge, math.sqrt(var)))
     return out
