@@ -73,3 +73,31 @@ def test_a_camera_that_gives_no_frame_says_so():
         live.stop()
     assert frame is not None and frame.measurement is None
     assert frame.error == "the camera gave no frame"
+
+
+def test_live_pieces_appear_only_once_steady():
+    sc = random_scene(np.random.default_rng(3), default_table(), max_tilt_deg=10,
+                      n_pieces=(3, 3), noise=False, blur=False)
+    image = render(sc).image
+    seen = []
+
+    class Three:
+        def __init__(self):
+            self.n = 0
+
+        def read(self):
+            self.n += 1
+            return (True, image) if self.n <= 3 else (False, None)
+
+        def release(self):
+            pass
+
+    live = LiveMeasure(Three(), sc.table, sc.camera, max_fps=200)
+    live.on_frame = lambda: seen.append(live.mailbox.take())
+    live.start()
+    deadline = time.monotonic() + 10
+    while len(seen) < 3 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    live.stop()
+    assert [len(f.measurement.pieces) for f in seen] == [0, 0, 3]
+    assert seen[0].measurement.ignored_counts == {"not steady yet": 3}
