@@ -37,7 +37,7 @@ class TableFitError(ValueError):
 # a printed sheet changes size with humidity by about 0.1 % (0.01" over a 10" sheet) and an
 # anchor glued by hand sits within a few thousandths of its mark at best. No residual can
 # show the layout better than this, so the layout's error is never taken smaller.
-PAPER_FLOOR_IN = 0.003
+PAPER_FLOOR_IN = 0.002
 # Parameters each tie fits: a homography 8, a camera pose (intrinsics known) 6.
 FIT_PARAMETERS = {"homography": 8, "pose": 6}
 # A small shift of one anchor coordinate, to measure how the fit carries it to the pieces.
