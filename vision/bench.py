@@ -167,7 +167,7 @@ def dictionary_figures(name: str, no_marker_images: list[np.ndarray], trials: in
 
 
 def _no_marker_images() -> list[np.ndarray]:
-    paths = sorted((PHOTOS / "nomarkers").glob("*")) + sorted((PHOTOS / "chessboard").glob("*"))
+    paths = sorted((PHOTOS / "chessboard").glob("*.jpg"))      # real photos holding no marker
     imgs = [cv2.imread(str(p), cv2.IMREAD_GRAYSCALE) for p in paths]
     return [i for i in imgs if i is not None]
 
