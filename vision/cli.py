@@ -33,8 +33,10 @@ def cmd_measure(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(m.to_json()))
         return 0
+    layout = (f"layout ±{m.layout_sigma_in:.4f}\"" if m.layout_checked
+              else f"layout unchecked, assumed ±{m.layout_sigma_in:.3f}\"")
     print(f"{args.image}: {m.mode}, table fit {m.reprojection_error_in:.4f}\" at "
-          f"{len(m.anchors)} anchors")
+          f"{len(m.anchors)} anchors, {layout}")
     for p in m.pieces:
         print(f"  marker {p.id:>3} {p.name:<12} x {p.x_in:7.3f}\"  y {p.y_in:7.3f}\"  "
               f"(±{p.sigma_in:.3f}\")")
@@ -43,6 +45,8 @@ def cmd_measure(args: argparse.Namespace) -> int:
               f"±{d.uncertainty_in:.3f}\"" + ("  (contact)" if d.contact else ""))
     if m.missing_pieces:
         print("  not seen: markers " + ", ".join(map(str, m.missing_pieces)))
+    for i in m.ignored:
+        print(f"  ignored: marker {i.id} ({i.reason}" + (f": {i.detail})" if i.detail else ")"))
     for w in m.warnings:
         print(f"  warning: {w}")
     return 0

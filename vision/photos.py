@@ -28,14 +28,14 @@ import math
 import statistics
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Iterable, Literal
+from typing import Any, Literal
 
 import cv2
 import numpy as np
 import yaml
 
 from .config import MM_PER_IN, AnchorConfig, CameraConfig, DetectorConfig, PieceConfig, TableConfig
-from .detect import Detection, REFINEMENTS
+from .detect import Detection
 from .measure import Measurer, VisionError, read_image
 from .verdict import BOUNDARIES, TOO_CLOSE, entering_verdict, verdict
 
@@ -212,7 +212,6 @@ def detect(image: np.ndarray, board: Board, refinement: str = "contour") -> list
     gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     cfg = DetectorConfig(refinement=refinement)  # type: ignore[arg-type]
     params = parameters(cfg, (gray.shape[1], gray.shape[0]))
-    assert REFINEMENTS[refinement] == params.cornerRefinementMethod
     corners, ids, _ = cv2.aruco.ArucoDetector(board.dictionary, params).detectMarkers(gray)
     if ids is None:
         return []
