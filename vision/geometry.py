@@ -10,7 +10,10 @@ Two ways to tie the image to the pitch, both from the anchor markers' known corn
   marker heights are not corrected; the measurement says so.
 
 The fit's error is reported in inches on the pitch: each anchor's centre is mapped back onto
-the table and compared with where the table file says it is.
+the table and compared with where the table file says it is. Those residuals, over the
+degrees of freedom the fit leaves (2 per anchor, less 8 for a homography or 6 for a pose),
+estimate how far the laid anchors are from the table file; ``TableFit.layout_jacobian``
+says how that error reaches any point (``vision.measure`` turns both into each pair's ±).
 """
 
 from __future__ import annotations
