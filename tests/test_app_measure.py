@@ -38,8 +38,10 @@ def test_a_pass_measured_by_the_demo_camera_is_used_and_recorded(app):
     mv = screen(app, "takkure_measure")
     assert mv.action == "Pass: Tetsu" and mv.source_text.startswith("Demo scene")
     assert mv.pair_text == "Tetsu to ...: tap the other player", (mv.names, mv.selected)
+    # a piece shows once it has held for the steady-frame count (vision.capture.STEADY_FRAMES)
     frame = wait_for(lambda: mv.last_frame is not None and mv.last_frame.measurement is not None
-                     and mv.last_frame, timeout=10, what="a measured frame")
+                     and mv.last_frame.measurement.pieces and mv.last_frame, timeout=10,
+                     what="a measured frame with its pieces steady")
     m = frame.measurement
     assert len(m.pieces) == len(mv.names) >= 8 and frame.all_anchors and not m.missing_pieces
     names = {v: k for k, v in mv.names.items()}

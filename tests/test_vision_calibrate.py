@@ -1,4 +1,5 @@
-"""ChArUco calibration, on views rendered with a known camera."""
+"""Calibration, on ChArUco views rendered with a known camera and on real photographs of a
+chessboard and of another ChArUco board (``tests/data/real``)."""
 
 from __future__ import annotations
 
@@ -8,9 +9,20 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.calibrate import (CalibrationError, calibrate, calibrate_images, calibrate_live,
-                              coverage, coverage_warning, detect_board)
-from vision.config import CHARUCO, CameraConfig, load_camera, save_camera
+from vision.calibrate import (
+    BoardView,
+    CalibrationError,
+    calibrate,
+    calibrate_images,
+    calibrate_live,
+    coverage,
+    coverage_warning,
+    detect_board,
+    k3_decision,
+)
+from vision.cli import main as cli_main
+from vision.config import CHARUCO, CameraConfig, CharucoSpec, load_camera, save_camera
+from vision.photos import photo_dir
 from vision.render import default_camera, project, random_board_poses, render_board_view
 
 SIZE = (960, 540)
@@ -171,3 +183,94 @@ def test_calibrate_live_with_too_few_distinct_views():
     capture = FakeCapture([_frames()[0]] * 5 + list(_frames()[1:4]))
     with pytest.raises(CalibrationError, match="^4 views with the board found: at least 8"):
         calibrate_live(capture, n_views=20)
+
+
+# -- any board, and k3 from the views --------------------------------------------------
+
+REAL = photo_dir()
+
+
+def test_another_board_s_views_name_the_board_expected(tmp_path):
+    paths = _write_frames(tmp_path, _frames()[:9])
+    other = CharucoSpec(dictionary="DICT_4X4_50")
+    with pytest.raises(CalibrationError) as err:
+        calibrate_images(paths, other)
+    assert str(err.value) == (
+        "the board was not found in any of the 9 images: expected a ChArUco board of 9 x 6 "
+        "squares of 1\", markers 0.75\" from DICT_4X4_50; for another board give its --board, "
+        "--squares, --square, --marker and --dictionary")
+    chess = CharucoSpec(10, 7, 1.0, kind="chessboard")
+    with pytest.raises(CalibrationError, match=r"in any of the 2 images: expected a chessboard "
+                                               r"of 10 x 7 squares of 1\" \(9 x 6 inner corners\)"):
+        calibrate_images(paths[:2], chess)
+
+
+def test_k3_is_free_only_when_the_views_pin_it_down():
+    grid = np.stack(np.meshgrid(np.linspace(5, SIZE[0] - 5, 8), np.linspace(5, SIZE[1] - 5, 6)),
+                    -1).reshape(-1, 1, 2).astype(np.float32)
+    ids = np.arange(len(grid), dtype=np.int32).reshape(-1, 1)
+    everywhere = [BoardView(grid, ids, SIZE) for _ in range(12)]
+    assert k3_decision(everywhere, SIZE, 0.2, 0.01) == (
+        True, "free: the views pin it down (k3 0.2 ± 0.01)")
+    free, why = k3_decision(everywhere, SIZE, 0.02, 0.05)
+    assert not free and why.startswith("fixed at 0: the views do not pin it down")
+    assert k3_decision(everywhere[:9], SIZE, 0.2, 0.01) == (
+        False, "fixed at 0: 9 views (a free k3 needs 12 or more)")
+    middle = [BoardView(grid * 0.5 + np.float32([240, 135]), ids, SIZE) for _ in range(12)]
+    assert k3_decision(middle, SIZE, 0.2, 0.01) == (
+        False, "fixed at 0: the board never reached every corner of the image")
+    views = [detect_board(f) for f in _frames()]
+    decision = {}
+    cam = calibrate(views, SIZE, decision=decision)
+    assert decision["k3"] in ("free", "fixed") and decision["k3_reason"]
+    assert (cam.dist_coeffs[4] == 0.0) == (decision["k3"] == "fixed")
+    forced = {}
+    calibrate(views, SIZE, fix_k3=True, decision=forced)
+    assert forced == {"k3": "fixed", "k3_reason": "fixed at 0 (asked)"}
+
+
+def _real(pattern):
+    paths = sorted(REAL.glob(pattern))
+    if not paths:
+        pytest.skip(f"real photographs not present ({REAL / pattern}): see "
+                    "tests/data/real/README.md")
+    return paths
+
+
+def test_a_real_chessboard_calibrates_with_board_chessboard(tmp_path):
+    paths = _real("chessboard/left*.jpg")
+    spec = CharucoSpec(10, 7, 25 / 25.4, kind="chessboard")
+    cam, report = calibrate_images(paths, spec)
+    assert report["views"] == len(paths) == 13 and report["skipped"] == []
+    assert cam.reprojection_error_px < 0.5 and cam.image_size == (640, 480)
+    (fx, _, cx), (_, fy, cy), _ = cam.camera_matrix
+    assert abs(fx / fy - 1) < 0.01 and 300 < cx < 340 + 40 and 200 < cy < 280
+    # these views never reach the image's corners: k3 stays fixed, and says why
+    assert report["k3"] == "fixed" and "every corner" in report["k3_reason"]
+    assert cam.dist_coeffs[4] == 0.0
+    # the default (the project's ChArUco board) is not in them, and the error says so
+    with pytest.raises(CalibrationError, match="expected a ChArUco board of 9 x 6"):
+        calibrate_images(paths)
+
+
+def test_the_command_line_takes_a_board(tmp_path):
+    paths = _real("chessboard/left*.jpg")
+    out = tmp_path / "cam.yaml"
+    code = cli_main(["calibrate", *map(str, paths), "--board", "chessboard", "--squares",
+                     "10x7", "--square", "25mm", "--out", str(out), "--json"])
+    assert code == 0 and load_camera(out).views == 13
+    assert cli_main(["calibrate", *map(str, paths), "--squares", "10", "--out", str(out)]) == 2
+
+
+def test_a_real_charuco_board_of_another_size_is_found():
+    paths = _real("img_0*.jpg")
+    spec = CharucoSpec(5, 7, 40 / 25.4, 20 / 25.4, "DICT_6X6_250")
+    from vision.measure import read_image
+
+    for p in paths:
+        view = detect_board(read_image(p), spec)
+        assert view is not None and len(view) >= 20, p
+        assert detect_board(read_image(p)) is None
+    with pytest.raises(CalibrationError, match=r"4 views with the board found \(in 4 images, "
+                                               r"looking for a ChArUco board of 5 x 7"):
+        calibrate_images(paths, spec)

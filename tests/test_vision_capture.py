@@ -127,3 +127,31 @@ def test_the_worker_survives_opencv_errors_from_the_camera_and_the_measurement(c
     logged = [r.getMessage() for r in caplog.records if r.exc_info]
     assert "the camera failed to give a frame" in logged
     assert "a camera frame could not be measured" in logged
+
+
+def test_live_pieces_appear_only_once_steady():
+    sc = random_scene(np.random.default_rng(3), default_table(), max_tilt_deg=10,
+                      n_pieces=(3, 3), noise=False, blur=False)
+    image = render(sc).image
+    seen = []
+
+    class Three:
+        def __init__(self):
+            self.n = 0
+
+        def read(self):
+            self.n += 1
+            return (True, image) if self.n <= 3 else (False, None)
+
+        def release(self):
+            pass
+
+    live = LiveMeasure(Three(), sc.table, sc.camera, max_fps=200)
+    live.on_frame = lambda: seen.append(live.mailbox.take())
+    live.start()
+    deadline = time.monotonic() + 10
+    while len(seen) < 3 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    live.stop()
+    assert [len(f.measurement.pieces) for f in seen] == [0, 0, 3]
+    assert seen[0].measurement.ignored_counts == {"not steady yet": 3}

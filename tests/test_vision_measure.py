@@ -52,12 +52,12 @@ def corners_3d(x, y, side, angle_deg, height_in):
     return np.c_[xy, np.full(4, -height_in)]
 
 
-def detections(noise=0.0, rng=None, skip=(), positions=POSITIONS, **proj):
+def detections(noise=0.0, rng=None, skip=(), positions=POSITIONS, pieces=PIECES, **proj):
     out = []
     for a in ANCHORS:
         if a.id not in skip:
             out.append((a.id, corners_3d(a.x_in, a.y_in, a.side_in, 0, 0)))
-    for p in PIECES:
+    for p in pieces:
         if p.id in positions and p.id not in skip:
             x, y, ang = positions[p.id]
             out.append((p.id, corners_3d(x, y, p.side_in, ang, p.height_in)))
@@ -185,3 +185,121 @@ def test_without_a_camera_file_the_uncertainty_owns_up_to_the_parallax():
     assert kaze.sigma_in > 0.3 * 30 / 25.4 * 0.99 and oso.sigma_in < 0.01
     err = math.hypot(kaze.x_in - 5.0, kaze.y_in - 8.0)
     assert err < 2 * kaze.sigma_in
+
+
+# -- the anchor layout's error ---------------------------------------------------------
+
+
+FLAT = dataclasses.replace(TABLE, pieces=tuple(dataclasses.replace(p, height_mm=0)
+                                               for p in PIECES))
+
+
+def moved_table(anchor_id, shift, table=TABLE):
+    """The table file saying ``anchor_id`` lies ``shift`` (dx, dy) from where it really is."""
+    return dataclasses.replace(table, max_error_in=0.2, anchors=tuple(
+        dataclasses.replace(a, x_in=a.x_in + shift[0], y_in=a.y_in + shift[1])
+        if a.id == anchor_id else a for a in table.anchors))
+
+
+@pytest.mark.parametrize("camera", [CAMERA, None], ids=["camera file", "homography"])
+@pytest.mark.parametrize("shift_in", [0.05, 0.1])
+def test_one_anchor_moved_grows_the_uncertainty_and_covers_the_truth(camera, shift_in):
+    rng = np.random.default_rng(11)
+    # the pieces at table height in both modes (the homography cannot correct heights)
+    table = FLAT
+    kw = {} if camera is not None else {"dist": np.zeros(5)}
+
+    def dets():
+        return detections(0.05, rng, pieces=FLAT.pieces, **kw)
+
+    base = Measurer(dataclasses.replace(table, max_error_in=0.2), camera).measure_detections(dets())
+    for anchor in (0, 3, 5):
+        shift = (0.6 * shift_in, -0.8 * shift_in)
+        m = Measurer(moved_table(anchor, shift, table), camera).measure_detections(dets())
+        assert len(m.distances) == 6
+        for d in m.distances:
+            assert abs(d.center_in - true_distance(d.a, d.b)) <= 2 * d.uncertainty_in, (anchor, d)
+            assert d.uncertainty_in > base.distance(d.a, d.b).uncertainty_in
+        assert max(d.uncertainty_in / base.distance(d.a, d.b).uncertainty_in
+                   for d in m.distances) > 2
+
+
+def test_four_anchors_and_no_camera_file_say_so_and_widen_the_uncertainty():
+    four = dataclasses.replace(FLAT, anchors=tuple(a for a in ANCHORS if a.id in (0, 1, 4, 5)))
+    rng = np.random.default_rng(3)
+    flat = detections(0.05, rng, dist=np.zeros(5), pieces=FLAT.pieces)
+    m4 = Measurer(four, None).measure_detections([d for d in flat if d.id not in (2, 3)])
+    m6 = Measurer(FLAT, None).measure_detections(flat)
+    assert not m4.layout_checked and m6.layout_checked
+    assert any("cannot be noticed" in w and "lay 6 anchors" in w for w in m4.warnings)
+    assert m4.layout_sigma_in == TABLE.max_error_in
+    oso_yoko4, oso_yoko6 = m4.distance(12, 13), m6.distance(12, 13)
+    assert oso_yoko4.uncertainty_in > 2 * oso_yoko6.uncertainty_in
+    # with a camera file 4 anchors leave 2 degrees of freedom: checked
+    assert Measurer(four, CAMERA).measure_detections(
+        [d for d in detections() if d.id not in (2, 3)]).layout_checked
+
+
+# -- no phantom pieces -----------------------------------------------------------------
+
+
+def with_extra(dets, marker_id, x, y, side, **proj):
+    """``dets`` plus a marker ``marker_id`` of ``side`` inches lying at (x, y) on the table."""
+    img = project(corners_3d(x, y, side, 10, 0), **proj)
+    return dets + [Detection(marker_id, tuple(map(tuple, img)))]
+
+
+def lens(camera):
+    """The projection for a mode: distortion with a camera file, none for the homography
+    (which cannot correct it)."""
+    return {} if camera is not None else {"dist": np.zeros(5)}
+
+
+@pytest.mark.parametrize("camera", [CAMERA, None], ids=["camera file", "homography"])
+def test_a_marker_the_table_does_not_declare_never_becomes_a_piece(camera):
+    m = Measurer(TABLE, camera, steady_frames=3)
+    for _ in range(10):
+        r = m.measure_detections(with_extra(detections(**lens(camera)), 17, 12.0, 12.0, 0.75,
+                                            **lens(camera)))
+        assert r.piece(17) is None and all(d.a != 17 and d.b != 17 for d in r.distances)
+    assert r.unknown_markers == (17,)
+    assert r.ignored_counts["not declared"] == 1
+    assert any(i.id == 17 and i.reason == "not declared" for i in r.ignored)
+
+
+@pytest.mark.parametrize("camera", [CAMERA, None], ids=["camera file", "homography"])
+@pytest.mark.parametrize("side", [0.4, 1.2, 2.0])
+def test_a_marker_of_the_wrong_size_never_becomes_a_piece(camera, side):
+    """Oso's id printed at another size (a glass icon read as its id): never Oso."""
+    others = {k: v for k, v in POSITIONS.items() if k != 12}
+    m = Measurer(TABLE, camera, steady_frames=3)
+    for _ in range(10):
+        r = m.measure_detections(with_extra(detections(positions=others, **lens(camera)), 12,
+                                            15.0, 22.0, side, **lens(camera)))
+        assert r.piece(12) is None and 12 in r.missing_pieces
+    assert r.ignored_counts == {"wrong size": 1}
+    assert "declared 0.6\"" in next(i.detail for i in r.ignored if i.id == 12)
+    # its own topper, at its declared size, is a piece
+    ok = Measurer(TABLE, camera).measure_detections(detections(**lens(camera)))
+    assert ok.piece(12) is not None and ok.ignored == ()
+    assert len(ok.pieces) == 4        # the toppers 30-35 mm up pass the check too
+
+
+def test_a_piece_appears_only_after_the_steady_frame_count():
+    m = Measurer(TABLE, CAMERA, steady_frames=3)
+    without_kaze = {k: v for k, v in POSITIONS.items() if k != 10}
+    for _ in range(3):
+        m.measure_detections(detections(positions=without_kaze))
+    shown = []
+    for _ in range(4):
+        r = m.measure_detections(detections())
+        shown.append(r.piece(10) is not None)
+    assert shown == [False, False, True, True]
+    assert r.ignored == ()
+    first = Measurer(TABLE, CAMERA, steady_frames=3).measure_detections(detections())
+    assert first.pieces == () and first.ignored_counts == {"not steady yet": 4}
+    # a frame without it starts its count again
+    m.measure_detections(detections(positions=without_kaze))
+    assert m.measure_detections(detections()).piece(10) is None
+    with pytest.raises(ValueError, match="steady_frames 0: at least 1"):
+        Measurer(TABLE, CAMERA, steady_frames=0)

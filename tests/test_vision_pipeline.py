@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import re
 import subprocess
 import sys
 
@@ -190,3 +191,56 @@ def test_command_line_calibrate_from_board_photos(tmp_path):
     (tmp_path / "board00.png").write_bytes(b"")
     code, stdout, _ = run_cli("calibrate", *paths, "--out", out, "--json")
     assert code != 0 and "board00.png" in json.loads(stdout)["error"]
+
+
+# -- images of any depth, and refusals that say why ------------------------------------
+
+
+def _measure_file(path, sc):
+    from vision.measure import read_image
+
+    return Measurer(sc.table, sc.camera).measure(read_image(path))
+
+
+def test_16_bit_rgba_and_grey_files_read_and_measure_like_the_8_bit_one(tmp_path):
+    sc = scene(21, max_tilt_deg=15)
+    img8 = render(sc).image
+    cv2.imwrite(str(tmp_path / "eight.png"), img8)
+    # a 12-bit sensor's values in a 16-bit PNG (0-4095), as some cameras save them
+    twelve = np.round(img8.astype(np.float64) * 4095 / 255).astype(np.uint16)
+    cv2.imwrite(str(tmp_path / "twelve.png"), twelve)
+    full16 = img8.astype(np.uint16) * 257                       # a true 16-bit range
+    cv2.imwrite(str(tmp_path / "sixteen.png"), full16)
+    cv2.imwrite(str(tmp_path / "rgba.png"), cv2.cvtColor(img8, cv2.COLOR_BGR2BGRA))
+    cv2.imwrite(str(tmp_path / "grey.png"), cv2.cvtColor(img8, cv2.COLOR_BGR2GRAY))
+    from vision.measure import read_image
+
+    for name in ("twelve", "sixteen", "rgba"):
+        read = read_image(tmp_path / f"{name}.png")
+        assert read.dtype == np.uint8 and read.shape == img8.shape
+        assert np.abs(read.astype(int) - img8).max() <= 1, name
+    ref = _measure_file(tmp_path / "eight.png", sc)
+    assert len(ref.anchors) == 6
+    for name in ("twelve", "sixteen", "rgba", "grey"):
+        m = _measure_file(tmp_path / f"{name}.png", sc)
+        assert m.anchors == ref.anchors and [p.id for p in m.pieces] == [p.id for p in ref.pieces]
+        for d, r in zip(m.distances, ref.distances):
+            assert abs(d.edge_in - r.edge_in) < 0.005, name
+
+
+def test_a_black_or_strange_image_file_says_why(tmp_path):
+    from vision.measure import read_image
+
+    cv2.imwrite(str(tmp_path / "black16.png"), np.zeros((40, 60), np.uint16))
+    with pytest.raises(VisionError, match=r"black16\.png: every pixel is 0 \(uint16 data\)"):
+        read_image(tmp_path / "black16.png")
+
+
+def test_markers_too_small_to_read_are_named_with_their_size():
+    sc = scene(21, max_tilt_deg=10, noise=False, blur=False)
+    small = cv2.resize(render(sc).image, None, fx=0.25, fy=0.25, interpolation=cv2.INTER_AREA)
+    with pytest.raises(VisionError) as err:
+        Measurer(sc.table, None).measure(small)
+    msg = str(err.value)
+    assert "not found: 0 of 6 seen" in msg
+    assert re.search(r"markers 1\d(-1\d)? px across, 16 px is the smallest read", msg), msg

@@ -153,6 +153,14 @@ def test_pdf_text_is_escaped_and_says_where_anchors_go(table_dir):
     anchors = b"".join(c for _, c in _pdf_pages((out / "anchors.pdf").read_bytes()))
     assert b'id 2 at x 20.8", y 28.8";' in anchors
     assert b"top edge towards y = 0" in anchors
+    # this table lays 4 anchors: the sheet recommends 6
+    assert b"(This table has 4 anchors: lay 6 \\(the pitch's corners and the middle of its " \
+        b"long sides\\), or a misplaced one cannot be noticed.) Tj" in anchors
+    six = TableConfig(anchors=TABLE.anchors + (AnchorConfig(4, 1.2, 15, 1.5),
+                                               AnchorConfig(5, 20.8, 15, 1.5)))
+    texts = [i.text for page in S.layout_sheet("anchors", six) for i in page.items
+             if isinstance(i, S.Text)]
+    assert "With 6 anchors or more, a misplaced one shows: the camera widens its margin." in texts
     charuco = b"".join(c for _, c in _pdf_pages((out / "charuco.pdf").read_bytes()))
     assert b"Print at 100% \\(no fit-to-page\\). Check: squares must measure 1.00 inch" \
         in charuco

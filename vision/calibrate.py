@@ -1,9 +1,12 @@
-"""Camera calibration from views of the project's ChArUco board (:data:`CHARUCO`).
+"""Camera calibration from views of a board: the project's ChArUco board (:data:`CHARUCO`)
+by default, any other ChArUco board or a plain chessboard (:class:`CharucoSpec`).
 
 * :func:`detect_board` finds the board's chessboard corners in one image;
 * :func:`calibrate` turns at least :data:`MIN_VIEWS` views into a :class:`CameraConfig`
-  (``cv2.calibrateCamera``; k3 fixed by default: with the coverage a hand-held board gives,
-  a free k3 tends to fit noise at the image corners);
+  (``cv2.calibrateCamera``). Whether k3 is free follows from the views
+  (:func:`k3_decision`): only when they reach the image's corners and pin k3 down (its
+  standard deviation from the fit well under its size); otherwise it is fixed at 0, since
+  a free k3 then fits noise at the image corners with the same RMS;
 * :func:`coverage` / :func:`coverage_warning` say how much of the image the corners covered
   (a calibration is only trustworthy where the board was seen);
 * :func:`calibrate_images` does all of it for image files, :func:`calibrate_live` for a
@@ -27,6 +30,8 @@ import numpy as np
 from vision.config import CHARUCO, CameraConfig, CharucoSpec
 
 MIN_VIEWS = 8            # refuse to calibrate from fewer
+K3_MIN_VIEWS = 12        # a free k3 needs at least this many views ...
+K3_SIGNIFICANCE = 3.0    # ... and |k3| at least this many of its standard deviations
 MIN_CORNERS = 6          # a view with fewer chessboard corners is not used
 GOOD_COVERAGE = 0.75     # below this, warn (fraction of a 4x4 grid of image cells)
 GRID = 4
@@ -69,13 +74,34 @@ def detect_board(image: np.ndarray, spec: CharucoSpec = CHARUCO,
     if image is None or image.size == 0:
         return None
     gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    h, w = gray.shape[:2]
+    if spec.kind == "chessboard":
+        return _detect_chessboard(gray, spec, source)
     _, detector = _detector(spec)
     corners, ids, _, _ = detector.detectBoard(gray)
     if ids is None or len(ids) < MIN_CORNERS:
         return None
-    h, w = gray.shape[:2]
     return BoardView(np.asarray(corners, np.float32).reshape(-1, 1, 2),
                      np.asarray(ids, np.int32).reshape(-1, 1), (int(w), int(h)), source)
+
+
+def _detect_chessboard(gray: np.ndarray, spec: CharucoSpec, source: str) -> BoardView | None:
+    """A plain chessboard's inner corners (all of them, or none: a chessboard without
+    markers cannot say which corner is which when part of it is hidden)."""
+    pattern = spec.inner_corners
+    found, corners = cv2.findChessboardCornersSB(gray, pattern, flags=cv2.CALIB_CB_ACCURACY)
+    if not found:
+        found, corners = cv2.findChessboardCorners(gray, pattern, flags=cv2.CALIB_CB_ADAPTIVE_THRESH
+                                                   | cv2.CALIB_CB_NORMALIZE_IMAGE
+                                                   | cv2.CALIB_CB_FAST_CHECK)
+        if not found:
+            return None
+        corners = cv2.cornerSubPix(gray, corners, (5, 5), (-1, -1),
+                                   (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 40, 0.01))
+    n = pattern[0] * pattern[1]
+    h, w = gray.shape[:2]
+    return BoardView(np.asarray(corners, np.float32).reshape(-1, 1, 2),
+                     np.arange(n, dtype=np.int32).reshape(-1, 1), (int(w), int(h)), source)
 
 
 # --------------------------------------------------------------------------------------
@@ -141,16 +167,39 @@ def coverage_warning(views: Sequence[BoardView], image_size: tuple[int, int]) ->
 # Calibration
 
 
+def k3_decision(views: Sequence[BoardView], image_size: tuple[int, int], k3: float,
+                k3_sigma: float) -> tuple[bool, str]:
+    """(free, why): k3 is left free only when the views can pin it down: at least
+    :data:`K3_MIN_VIEWS` of them, every corner of the image reached (k3 acts mostly
+    there), and the free fit's k3 at least :data:`K3_SIGNIFICANCE` standard deviations
+    from 0. Otherwise a free k3 only fits noise (the RMS barely changes) and bends the
+    camera where the board never went."""
+    seen = _cells(views, image_size)
+    corners_seen = all(seen[r, c] for r, c in ((0, 0), (0, GRID - 1), (GRID - 1, 0),
+                                               (GRID - 1, GRID - 1)))
+    if len(views) < K3_MIN_VIEWS:
+        return False, f"fixed at 0: {len(views)} views (a free k3 needs {K3_MIN_VIEWS} or more)"
+    if not corners_seen:
+        return False, "fixed at 0: the board never reached every corner of the image"
+    if not np.isfinite(k3_sigma) or abs(k3) < K3_SIGNIFICANCE * k3_sigma:
+        return False, (f"fixed at 0: the views do not pin it down (k3 {k3:.3g} ± "
+                       f"{k3_sigma:.2g})")
+    return True, f"free: the views pin it down (k3 {k3:.3g} ± {k3_sigma:.2g})"
+
+
 def calibrate(views: Sequence[BoardView], image_size: tuple[int, int], *,
-              spec: CharucoSpec = CHARUCO, fix_k3: bool = True,
-              progress: Progress | None = None) -> CameraConfig:
+              spec: CharucoSpec = CHARUCO, fix_k3: bool | None = None,
+              progress: Progress | None = None,
+              decision: dict | None = None) -> CameraConfig:
     """Intrinsics and distortion (k1, k2, p1, p2, k3) from board views.
 
     Raises :class:`CalibrationError` with fewer than :data:`MIN_VIEWS` usable views (a
-    view is usable with at least :data:`MIN_CORNERS` corners). ``progress(done, total)``
-    is called as views are prepared and once more when the solve is over. The result's
-    ``reprojection_error_px`` is the RMS reprojection error, ``views`` the number used."""
-    board, _ = _detector(spec)
+    view is usable with at least :data:`MIN_CORNERS` corners). ``fix_k3``: None (the
+    default) lets the views decide (:func:`k3_decision`); True or False forces it. The
+    decision and its reason are written into ``decision`` (keys ``k3``, ``k3_reason``)
+    when given. ``progress(done, total)`` is called as views are prepared and once more
+    when the solve is over. The result's ``reprojection_error_px`` is the RMS
+    reprojection error, ``views`` the number used."""
     usable = [v for v in views if v is not None and len(v) >= MIN_CORNERS]
     total = len(usable) + 1
     if len(usable) < MIN_VIEWS:
@@ -165,20 +214,30 @@ def calibrate(views: Sequence[BoardView], image_size: tuple[int, int], *,
             raise CalibrationError(
                 f"a view{where} is {v.image_size[0]}x{v.image_size[1]} but the calibration is "
                 f"for {w}x{h}: all views must come from the same camera and resolution")
-        obj, img = board.matchImagePoints(v.corners, v.ids)
-        if obj is None or len(obj) < MIN_CORNERS:
-            continue
+        obj = spec.object_points(v.ids)
         obj_pts.append(np.asarray(obj, np.float32).reshape(-1, 1, 3))
-        img_pts.append(np.asarray(img, np.float32).reshape(-1, 1, 2))
+        img_pts.append(np.asarray(v.corners, np.float32).reshape(-1, 1, 2))
         if progress:
             progress(i + 1, total)
     if len(obj_pts) < MIN_VIEWS:
         raise CalibrationError(
             f"{len(obj_pts)} views with the board found: at least {MIN_VIEWS} are needed; "
             "show the board in more places and angles")
-    flags = cv2.CALIB_FIX_K3 if fix_k3 else 0
-    rms, k, dist, _, _ = cv2.calibrateCamera(obj_pts, img_pts, (w, h), None, None,
-                                             flags=flags)
+    if fix_k3 is None:
+        rms, k, dist, _, _, std, _, _ = cv2.calibrateCameraExtended(
+            obj_pts, img_pts, (w, h), None, None)
+        dist = np.asarray(dist).ravel()
+        std = np.asarray(std).ravel()
+        free, why = k3_decision(usable, (w, h), float(dist[4]), float(std[8]))
+        if not free:
+            rms, k, dist, _, _ = cv2.calibrateCamera(obj_pts, img_pts, (w, h), None, None,
+                                                     flags=cv2.CALIB_FIX_K3)
+    else:
+        free, why = (not fix_k3), ("fixed at 0 (asked)" if fix_k3 else "free (asked)")
+        rms, k, dist, _, _ = cv2.calibrateCamera(obj_pts, img_pts, (w, h), None, None,
+                                                 flags=cv2.CALIB_FIX_K3 if fix_k3 else 0)
+    if decision is not None:
+        decision.update(k3="free" if free else "fixed", k3_reason=why)
     if progress:
         progress(total, total)
     if not np.all(np.isfinite(k)) or not np.all(np.isfinite(dist)):
@@ -224,9 +283,21 @@ def _read_image(path: Path) -> tuple[np.ndarray | None, str]:
     return img, ""
 
 
+def _not_enough(n_views: int, n_images: int, spec: CharucoSpec) -> CalibrationError:
+    if n_views == 0:
+        return CalibrationError(
+            f"the board was not found in any of the {n_images} image"
+            f"{'' if n_images == 1 else 's'}: expected {spec.describe()}; for another board "
+            "give its --board, --squares, --square, --marker and --dictionary")
+    return CalibrationError(
+        f"{n_views} view{'' if n_views == 1 else 's'} with the board found (in {n_images} "
+        f"images, looking for {spec.describe()}): at least {MIN_VIEWS} are needed; show the "
+        "board in more places and angles")
+
+
 def calibrate_images(paths: Sequence[str | Path], spec: CharucoSpec = CHARUCO,
                      progress: Progress | None = None, *,
-                     fix_k3: bool = True) -> tuple[CameraConfig, dict]:
+                     fix_k3: bool | None = None) -> tuple[CameraConfig, dict]:
     """Calibrate from image files. Files that cannot be read (missing, empty, corrupt)
     or whose size differs from the first image's are refused, every such file named
     in the :class:`CalibrationError`; images in which the board is not found are skipped
@@ -269,17 +340,15 @@ def calibrate_images(paths: Sequence[str | Path], spec: CharucoSpec = CHARUCO,
             f"read: {'; '.join(unreadable)}")
     assert size is not None
     if len(views) < MIN_VIEWS:
-        raise CalibrationError(
-            f"{len(views)} view{'' if len(views) == 1 else 's'} with the board found (in "
-            f"{len(paths)} images): at least {MIN_VIEWS} are needed; show the board in more "
-            "places and angles")
-    cam = calibrate(views, size, spec=spec, fix_k3=fix_k3)
+        raise _not_enough(len(views), len(paths), spec)
+    decision: dict = {}
+    cam = calibrate(views, size, spec=spec, fix_k3=fix_k3, decision=decision)
     warnings = []
     if skipped:
         warnings.append(f"the board was not found in {len(skipped)} image"
                         f"{'' if len(skipped) == 1 else 's'}: {', '.join(skipped)}")
     return cam, _report(cam, views, size, images=len(paths), skipped=skipped,
-                        warnings=warnings)
+                        board=spec.describe(), **decision, warnings=warnings)
 
 
 # --------------------------------------------------------------------------------------
@@ -294,12 +363,11 @@ def board_signature(view: BoardView, spec: CharucoSpec = CHARUCO) -> np.ndarray 
     """Where the board's four outer corners appear (4, 2), divided by the image diagonal:
     from the homography between the board plane and the image. Two views whose signatures
     are close show the board in about the same pose. None if it cannot be computed."""
-    board, _ = _detector(spec)
-    obj, img = board.matchImagePoints(view.corners, view.ids)
-    if obj is None or len(obj) < 4:
+    if len(view) < 4:
         return None
+    obj = spec.object_points(view.ids)
     hmat, _ = cv2.findHomography(np.asarray(obj, np.float64).reshape(-1, 3)[:, :2],
-                                 np.asarray(img, np.float64).reshape(-1, 2))
+                                 np.asarray(view.corners, np.float64).reshape(-1, 2))
     if hmat is None:
         return None
     bw, bh = spec.squares_x * spec.square_in, spec.squares_y * spec.square_in
@@ -323,7 +391,7 @@ def calibrate_live(capture: FrameSource | int, n_views: int = 20,
                    max_frames: int = 3000, progress: Progress | None = None,
                    on_frame: Callable[[np.ndarray, BoardView | None, bool], None] | None = None,
                    should_stop: Callable[[], bool] | None = None,
-                   fix_k3: bool = True) -> tuple[CameraConfig, dict]:
+                   fix_k3: bool | None = None) -> tuple[CameraConfig, dict]:
     """Calibrate from a live camera: ``capture`` is a device index (opened with
     ``cv2.VideoCapture``) or anything with ``read() -> (ok, frame)``.
 
@@ -382,9 +450,15 @@ def calibrate_live(capture: FrameSource | int, n_views: int = 20,
     if size is None:
         raise CalibrationError("no frames came from the camera")
     if len(state.views) < MIN_VIEWS:
+        if not state.views:
+            raise CalibrationError(
+                f"the board was not found in any of the {state.frames} frames: expected "
+                f"{spec.describe()}")
         raise CalibrationError(
             f"{len(state.views)} view{'' if len(state.views) == 1 else 's'} with the board "
             f"found: at least {MIN_VIEWS} are needed; show the board in more places and angles")
-    cam = calibrate(state.views, size, spec=spec, fix_k3=fix_k3)
+    decision: dict = {}
+    cam = calibrate(state.views, size, spec=spec, fix_k3=fix_k3, decision=decision)
     return cam, _report(cam, state.views, size, frames=state.frames,
-                        without_board=state.without_board, similar=state.similar)
+                        without_board=state.without_board, similar=state.similar,
+                        board=spec.describe(), **decision)

@@ -75,11 +75,15 @@ class Mailbox:
             return item
 
 
+STEADY_FRAMES = 3   # a marker is a piece once seen (declared, right size) in 3 frames in a row
+
+
 class LiveMeasure:
     def __init__(self, source: FrameSource, table: TableConfig, camera: CameraConfig | None,
-                 *, max_fps: float = 30.0, on_frame: Callable[[], None] | None = None) -> None:
+                 *, max_fps: float = 30.0, on_frame: Callable[[], None] | None = None,
+                 steady_frames: int = STEADY_FRAMES) -> None:
         self.source = source
-        self.measurer = Measurer(table, camera)
+        self.measurer = Measurer(table, camera, steady_frames=steady_frames)
         self.mailbox = Mailbox()
         self.min_interval = 1.0 / max_fps
         self.on_frame = on_frame

@@ -33,8 +33,10 @@ def cmd_measure(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(m.to_json()))
         return 0
+    layout = (f"layout ±{m.layout_sigma_in:.4f}\"" if m.layout_checked
+              else f"layout unchecked, assumed ±{m.layout_sigma_in:.3f}\"")
     print(f"{args.image}: {m.mode}, table fit {m.reprojection_error_in:.4f}\" at "
-          f"{len(m.anchors)} anchors")
+          f"{len(m.anchors)} anchors, {layout}")
     for p in m.pieces:
         print(f"  marker {p.id:>3} {p.name:<12} x {p.x_in:7.3f}\"  y {p.y_in:7.3f}\"  "
               f"(±{p.sigma_in:.3f}\")")
@@ -43,6 +45,8 @@ def cmd_measure(args: argparse.Namespace) -> int:
               f"±{d.uncertainty_in:.3f}\"" + ("  (contact)" if d.contact else ""))
     if m.missing_pieces:
         print("  not seen: markers " + ", ".join(map(str, m.missing_pieces)))
+    for i in m.ignored:
+        print(f"  ignored: marker {i.id} ({i.reason}" + (f": {i.detail})" if i.detail else ")"))
     for w in m.warnings:
         print(f"  warning: {w}")
     return 0
@@ -60,9 +64,46 @@ def cmd_markers(args: argparse.Namespace) -> int:
     return 0
 
 
+def _length_in(text: str, what: str) -> float:
+    """A length in inches ("1", "0.75") or millimetres ("40mm")."""
+    t = text.strip().lower()
+    try:
+        if t.endswith("mm"):
+            return float(t[:-2]) / 25.4
+        return float(t.rstrip('"').removesuffix("in"))
+    except ValueError:
+        raise ValueError(f"--{what} {text!r}: a length in inches (0.75) or millimetres "
+                         "(20mm)") from None
+
+
+def board_spec(args: argparse.Namespace):
+    """The board the calibration looks for, from ``--board`` and its sizes."""
+    from .config import CHARUCO, CharucoSpec
+
+    if args.board is None and not any((args.squares, args.square, args.marker, args.dictionary)):
+        return CHARUCO
+    kind = args.board or "charuco"
+    sx, sy = CHARUCO.squares_x, CHARUCO.squares_y
+    if args.squares:
+        try:
+            sx, sy = (int(v) for v in args.squares.lower().split("x"))
+        except ValueError:
+            raise ValueError(f"--squares {args.squares!r}: squares across x down, as 9x6") from None
+    square = _length_in(args.square, "square") if args.square else CHARUCO.square_in
+    marker = (_length_in(args.marker, "marker") if args.marker
+              else square * CHARUCO.marker_in / CHARUCO.square_in)
+    spec = CharucoSpec(sx, sy, square, marker, args.dictionary or CHARUCO.dictionary, kind)
+    bad = spec.validate()
+    if bad:
+        raise ValueError(f"--{bad[0]}: {bad[1]}")
+    return spec
+
+
 def cmd_calibrate(args: argparse.Namespace) -> int:
     from .calibrate import calibrate_images, calibrate_live
     from .config import save_camera
+
+    spec = board_spec(args)
 
     def progress(done: int, total: int) -> None:
         print(f"  {done}/{total}", file=sys.stderr, flush=True)
@@ -70,9 +111,9 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     if args.live is not None:
         device = int(args.live) if args.live.isdigit() else args.live
         cam, report = calibrate_live(device if isinstance(device, int) else _capture(device),
-                                     n_views=args.views, progress=progress)
+                                     n_views=args.views, spec=spec, progress=progress)
     elif args.images:
-        cam, report = calibrate_images(args.images, progress=progress)
+        cam, report = calibrate_images(args.images, spec, progress=progress)
     else:
         raise ValueError("give the board's images, or --live DEVICE")
     path = save_camera(args.out, cam)
@@ -81,7 +122,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         print(json.dumps(report))
     else:
         print(f"{path}: {report['views']} views, reprojection error {report['rms_px']} px, "
-              f"coverage {report['coverage']:.0%}")
+              f"coverage {report['coverage']:.0%}, k3 {report['k3_reason']}")
         for w in report["warnings"]:
             print(f"  warning: {w}")
     return 0
@@ -154,8 +195,16 @@ def parser() -> argparse.ArgumentParser:
     k.add_argument("--paper", choices=("letter", "a4"), default="letter")
     k.add_argument("--dpi", type=int, default=300, help="PNG resolution (the PDF is vector)")
     k.add_argument("--only", help="comma-separated: toppers, anchors, charuco")
-    c = sub.add_parser("calibrate", help="camera intrinsics from views of the ChArUco board")
+    c = sub.add_parser("calibrate", help="camera intrinsics from views of a ChArUco board "
+                                         "(the project's, unless --board says otherwise) "
+                                         "or a chessboard")
     c.add_argument("images", nargs="*", help="photos of the board (8 or more, varied)")
+    c.add_argument("--board", choices=("charuco", "chessboard"),
+                   help="the board's kind (default: the project's ChArUco board)")
+    c.add_argument("--squares", metavar="WxH", help="squares across x down (default 9x6)")
+    c.add_argument("--square", metavar="SIZE", help="a square's side: inches, or 40mm")
+    c.add_argument("--marker", metavar="SIZE", help="a ChArUco marker's side: inches, or 20mm")
+    c.add_argument("--dictionary", help="a ChArUco board's ArUco dictionary (DICT_5X5_100)")
     c.add_argument("--live", metavar="DEVICE", help="take the views from a camera (0, /dev/video2)")
     c.add_argument("--views", type=int, default=20, help="views to take live (default 20)")
     c.add_argument("--out", required=True, help="CAMERA.yaml to write")

@@ -200,21 +200,71 @@ class CameraConfig:
 
 @dataclass(frozen=True)
 class CharucoSpec:
-    """The project's calibration board (``python -m vision markers`` prints it): 9 x 6
-    squares of 1", markers 0.75", from a dictionary the table does not use."""
+    """A calibration board. The default is the project's (``python -m vision markers``
+    prints it): a ChArUco board of 9 x 6 squares of 1", markers 0.75", from a dictionary
+    the table does not use. ``kind="chessboard"``: a plain chessboard of ``squares_x`` x
+    ``squares_y`` squares (its inner corners one fewer each way; no markers)."""
 
     squares_x: int = 9
     squares_y: int = 6
     square_in: float = 1.0
     marker_in: float = 0.75
     dictionary: str = "DICT_5X5_100"
+    kind: Literal["charuco", "chessboard"] = "charuco"
+
+    def validate(self) -> tuple[str, str] | None:
+        if self.kind not in ("charuco", "chessboard"):
+            return ("kind", f"{self.kind!r}: charuco or chessboard")
+        if not (3 <= self.squares_x <= 60 and 3 <= self.squares_y <= 60):
+            return ("squares", f"{self.squares_x} x {self.squares_y}: 3 to 60 squares each way")
+        if not 0 < self.square_in <= 20:
+            return ("square", f"{self.square_in}: a square is more than 0 and at most 20 inches")
+        if self.kind == "charuco":
+            if self.dictionary not in _ALL_DICTIONARIES:
+                return ("dictionary", f"{self.dictionary!r} is not an OpenCV ArUco dictionary")
+            if not 0 < self.marker_in < self.square_in:
+                return ("marker", f"{self.marker_in}: a marker is smaller than its square "
+                                  f"({self.square_in})")
+        return None
+
+    @property
+    def inner_corners(self) -> tuple[int, int]:
+        return (self.squares_x - 1, self.squares_y - 1)
+
+    def describe(self) -> str:
+        """The board in words, as an error message names it."""
+        if self.kind == "chessboard":
+            return (f"a chessboard of {self.squares_x} x {self.squares_y} squares of "
+                    f"{self.square_in:.4g}\" ({self.squares_x - 1} x {self.squares_y - 1} inner "
+                    "corners)")
+        return (f"a ChArUco board of {self.squares_x} x {self.squares_y} squares of "
+                f"{self.square_in:.4g}\", markers {self.marker_in:.4g}\" from {self.dictionary}")
 
     def board(self):  # -> cv2.aruco.CharucoBoard
         import cv2
 
+        if self.kind != "charuco":
+            raise ValueError(f"{self.describe()} has no ArUco markers")
         d = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, self.dictionary))
         return cv2.aruco.CharucoBoard((self.squares_x, self.squares_y), self.square_in,
                                       self.marker_in, d)
+
+    def object_points(self, ids):  # -> np.ndarray (n, 3) float32
+        """The board-plane coordinates (inches) of the inner corners numbered ``ids``."""
+        import numpy as np
+
+        ids = np.asarray(ids, np.int64).ravel()
+        if self.kind == "charuco":
+            return np.asarray(self.board().getChessboardCorners(), np.float32)[ids]
+        nx = self.squares_x - 1
+        return np.c_[(ids % nx) * self.square_in, (ids // nx) * self.square_in,
+                     np.zeros(len(ids))].astype(np.float32)
+
+
+_ALL_DICTIONARIES = DICTIONARIES + (
+    "DICT_4X4_1000", "DICT_5X5_1000", "DICT_6X6_1000", "DICT_7X7_50", "DICT_7X7_100",
+    "DICT_7X7_250", "DICT_7X7_1000", "DICT_ARUCO_ORIGINAL", "DICT_APRILTAG_16h5",
+    "DICT_APRILTAG_25h9", "DICT_APRILTAG_36h10")
 
 
 CHARUCO = CharucoSpec()

@@ -8,7 +8,8 @@ Three sheets, each written as one vector PDF (a page per sheet page) and as one 
   under the marker and ``id 12, 30 mm`` (and the piece's name) under the circle;
 * **anchors**: each anchor's marker at its side with a one-module white border, crop marks at
   the border's corners, a tick over its top edge and where it goes on the pitch
-  (``id 2 at x 20.8", y 28.8"; top edge towards y = 0``);
+  (``id 2 at x 20.8", y 28.8"; top edge towards y = 0``); the page recommends 6 anchors
+  (with 4 and no camera file a misplaced one cannot be noticed);
 * **charuco**: the calibration board :data:`vision.config.CHARUCO` (1" squares), turned a
   quarter if it only fits that way.
 
@@ -67,6 +68,9 @@ PAPERS: dict[str, tuple[float, float]] = {"letter": (8.5, 11.0),
                                           "a4": (210 / MM_PER_IN, 297 / MM_PER_IN)}
 MARGIN_IN = 0.5
 SHEETS = ("toppers", "anchors", "charuco")
+# With 4 anchors and no camera file any layout fits exactly; 6 leave the fit something to
+# check (vision.measure: the anchor layout's error).
+RECOMMENDED_ANCHORS = 6
 DEFAULT_TOPPER_IDS = tuple(range(10, 30))
 DEFAULT_BASES_MM = (30, 40, 50)
 DEFAULT_DICTIONARY = TableConfig().dictionary
@@ -295,14 +299,18 @@ def _check_line(w: float, h: float) -> list[Item]:
                  "Print at 100% / actual size (no fit-to-page)", "right")]
 
 
-def _frame(title: str, note: str, w: float, h: float, number: int, count: int) -> list[Item]:
+def _frame(title: str, note: str, w: float, h: float, number: int, count: int,
+           note2: str = "") -> list[Item]:
     if count > 1:
         title = f"{title} (page {number} of {count})"
     base = MARGIN_IN + 0.76 * TITLE_PT / PT_PER_IN     # the tallest glyphs, "(", at the margin
-    return [Text(MARGIN_IN, base, TITLE_PT, title),
-            Text(MARGIN_IN, base + 0.24, NOTE_PT,
-                 _fit(note, NOTE_PT, w - 2 * MARGIN_IN)),
-            *_check_line(w, h)]
+    items: list[Item] = [Text(MARGIN_IN, base, TITLE_PT, title),
+                         Text(MARGIN_IN, base + 0.24, NOTE_PT,
+                              _fit(note, NOTE_PT, w - 2 * MARGIN_IN))]
+    if note2:
+        items.append(Text(MARGIN_IN, base + 0.38, NOTE_PT,
+                          _fit(note2, NOTE_PT, w - 2 * MARGIN_IN)))
+    return items + _check_line(w, h)
 
 
 @dataclass
@@ -362,12 +370,12 @@ def _check_cell(cell: _Cell, w: float, h: float, what: str, paper: str) -> None:
                          f"{_num(cell.h)}\"; at most {_num(room_w)}\" x {_num(room_h)}\")")
 
 
-def _paginate(sheet: str, title: str, note: str, cells: Sequence[_Cell], w: float, h: float
-              ) -> list[Page]:
+def _paginate(sheet: str, title: str, note: str, cells: Sequence[_Cell], w: float, h: float,
+              note2: str = "") -> list[Page]:
     placed = _flow(cells, w, h)
     pages = []
     for n, content in enumerate(placed, 1):
-        items = _frame(title, note, w, h, n, len(placed))
+        items = _frame(title, note, w, h, n, len(placed), note2)
         markers = []
         used = max(x + cell.w for cell, x, _ in content) - MARGIN_IN
         dx = (w - 2 * MARGIN_IN - used) / 2      # the block centred across the page
@@ -540,10 +548,15 @@ def layout_sheet(sheet: str, table: TableConfig | None = None, *, paper: Paper =
             cell = _anchor_cell(anchor, dictionary, what)
             _check_cell(cell, w, h, f"{what} (marker {anchor.id})", paper)
             cells.append(cell)
+        n = len(table.anchors)
+        advice = (f"This table has {n} anchors: lay 6 (the pitch's corners and the middle of "
+                  f"its long sides), or a misplaced one cannot be noticed."
+                  if n < RECOMMENDED_ANCHORS else
+                  "With 6 anchors or more, a misplaced one shows: the camera widens its margin.")
         return _paginate("anchors", f"Anchor markers ({dictionary})",
                          "Cut on the crop marks, keeping the white border. Lay each square to "
                          "the pitch at its place, its tick (top edge) towards y = 0.",
-                         cells, w, h)
+                         cells, w, h, advice)
     raise ValueError(f"sheet {sheet!r}: expected one of {', '.join(SHEETS)}")
 
 

@@ -40,6 +40,19 @@ def verdict(distance_in: float, uncertainty_in: float, boundary_in: float,
     return TOO_CLOSE
 
 
+def entering_verdict(distance_in: float, uncertainty_in: float, boundary_in: float,
+                     shown: Verdict | None = None, k: float = COVERAGE_K) -> Verdict:
+    """The verdict a steady reading shows: ``verdict`` with a margin (half the expanded
+    uncertainty) to *enter* "within" or "beyond", none to keep the one already ``shown``."""
+    u = k * uncertainty_in
+    margin = 0.5 * u
+    if distance_in + u <= boundary_in - (0.0 if shown == "within" else margin):
+        return "within"
+    if distance_in - u > boundary_in + (0.0 if shown == "beyond" else margin):
+        return "beyond"
+    return TOO_CLOSE
+
+
 @dataclass(frozen=True)
 class SteadyReading:
     steady: bool
@@ -107,13 +120,7 @@ class SteadyPair:
         """``verdict`` with a margin to *enter* "within" or "beyond" (half the expanded
         uncertainty) but none to stay: a shown verdict always meets the guard band, and
         noise at the band's edge cannot make it come and go."""
-        shown = self.shown.get(boundary)
-        margin = 0.5 * COVERAGE_K * u
-        if d + COVERAGE_K * u <= boundary - (0.0 if shown == "within" else margin):
-            return "within"
-        if d - COVERAGE_K * u > boundary + (0.0 if shown == "beyond" else margin):
-            return "beyond"
-        return TOO_CLOSE
+        return entering_verdict(d, u, boundary, self.shown.get(boundary))
 
     def _hold(self, boundary: float, new: Verdict) -> Verdict:
         shown = self.shown.get(boundary)
