@@ -306,8 +306,8 @@ def calibrate_images(paths: Sequence[str | Path], spec: CharucoSpec = CHARUCO,
     ``progress(done, total)`` follows the images read. Returns the camera and a report:
     ``images``, ``views``, ``skipped`` (file names without the board), ``rms_px``,
     ``coverage`` and ``warnings`` (sentences for the user)."""
-    paths = [Path(p) for p in paths]
-    if not paths:
+    files = [Path(p) for p in paths]
+    if not files:
         raise CalibrationError("no images given: take at least "
                                f"{MIN_VIEWS} pictures of the calibration board")
     unreadable: list[str] = []
@@ -315,7 +315,7 @@ def calibrate_images(paths: Sequence[str | Path], spec: CharucoSpec = CHARUCO,
     first = ""
     views: list[BoardView] = []
     skipped: list[str] = []
-    for i, path in enumerate(paths):
+    for i, path in enumerate(files):
         img, why = _read_image(path)
         if img is None:
             unreadable.append(f"{path} ({why})")
@@ -333,21 +333,21 @@ def calibrate_images(paths: Sequence[str | Path], spec: CharucoSpec = CHARUCO,
             else:
                 views.append(view)
         if progress:
-            progress(i + 1, len(paths))
+            progress(i + 1, len(files))
     if unreadable:
         raise CalibrationError(
             f"{len(unreadable)} image file{'' if len(unreadable) == 1 else 's'} could not be "
             f"read: {'; '.join(unreadable)}")
     assert size is not None
     if len(views) < MIN_VIEWS:
-        raise _not_enough(len(views), len(paths), spec)
+        raise _not_enough(len(views), len(files), spec)
     decision: dict = {}
     cam = calibrate(views, size, spec=spec, fix_k3=fix_k3, decision=decision)
     warnings = []
     if skipped:
         warnings.append(f"the board was not found in {len(skipped)} image"
                         f"{'' if len(skipped) == 1 else 's'}: {', '.join(skipped)}")
-    return cam, _report(cam, views, size, images=len(paths), skipped=skipped,
+    return cam, _report(cam, views, size, images=len(files), skipped=skipped,
                         board=spec.describe(), **decision, warnings=warnings)
 
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -93,7 +94,7 @@ class LiveMeasure:
         self.failures = 0
         self.errors = 0           # exceptions from the camera or OpenCV, logged, survived
 
-    def start(self) -> "LiveMeasure":
+    def start(self) -> LiveMeasure:
         self._thread = threading.Thread(target=self._run, name="vision-capture", daemon=True)
         self._thread.start()
         return self

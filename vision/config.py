@@ -123,12 +123,13 @@ class TableConfig:
         if not 0.001 <= self.max_error_in <= 1:
             return ("max_error_in", f"{self.max_error_in} is out of range (0.001 to 1 inch)")
         seen: dict[int, str] = {}
-        for kind, items in (("anchors", self.anchors), ("pieces", self.pieces)):
-            for i, item in enumerate(items):
-                if item.id in seen:
-                    return (f"{kind}[{i}].id", f"marker {item.id} is already used by "
-                                               f"{seen[item.id]}")
-                seen[item.id] = f"{kind}[{i}]"
+        marked: list[tuple[str, int, int]] = (
+            [("anchors", i, a.id) for i, a in enumerate(self.anchors)]
+            + [("pieces", i, p.id) for i, p in enumerate(self.pieces)])
+        for kind, i, marker in marked:
+            if marker in seen:
+                return (f"{kind}[{i}].id", f"marker {marker} is already used by {seen[marker]}")
+            seen[marker] = f"{kind}[{i}]"
         ids = [a.id for a in self.anchors]
         spread = max(math.dist((a.x_in, a.y_in), (b.x_in, b.y_in))
                      for a in self.anchors for b in self.anchors)
@@ -187,7 +188,7 @@ class CameraConfig:
     @classmethod
     def from_arrays(cls, image_size: tuple[int, int], matrix, distortion,
                     reprojection_error_px: float | None = None,
-                    views: int | None = None) -> "CameraConfig":
+                    views: int | None = None) -> CameraConfig:
         m = [[float(v) for v in row] for row in matrix]
         m[0][1] = m[1][0] = m[2][0] = m[2][1] = 0.0
         m[2][2] = 1.0

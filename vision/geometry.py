@@ -19,8 +19,9 @@ says how that error reaches any point (``vision.measure`` turns both into each p
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal, Sequence
+from typing import Literal
 
 import cv2
 import numpy as np
@@ -73,11 +74,11 @@ class TableFit:
         if self.mode == "homography":
             assert self.homography is not None
             return cv2.perspectiveTransform(pts.reshape(-1, 1, 2), self.homography).reshape(-1, 2)
-        assert self.rvec is not None and self.tvec is not None
-        norm = cv2.undistortPoints(pts.reshape(-1, 1, 2), self.matrix, self.distortion,
+        rvec, tvec, matrix, distortion = self._pose()
+        norm = cv2.undistortPoints(pts.reshape(-1, 1, 2), matrix, distortion,
                                    R=np.eye(3), P=np.eye(3), criteria=CRITERIA).reshape(-1, 2)
-        rot, _ = cv2.Rodrigues(self.rvec)
-        centre = -rot.T @ self.tvec.reshape(3)
+        rot, _ = cv2.Rodrigues(rvec)
+        centre = -rot.T @ tvec.reshape(3)
         rays = (rot.T @ np.c_[norm, np.ones(len(norm))].T).T
         z = -height_in                      # z points into the table
         s = (z - centre[2]) / rays[:, 2]
@@ -93,7 +94,7 @@ class TableFit:
             inv = np.linalg.inv(self.homography)
             return cv2.perspectiveTransform(xy.reshape(-1, 1, 2), inv).reshape(-1, 2)
         world = np.c_[xy, np.full(len(xy), -height_in)]
-        img, _ = cv2.projectPoints(world, self.rvec, self.tvec, self.matrix, self.distortion)
+        img, _ = cv2.projectPoints(world, *self._pose())
         return img.reshape(-1, 2)
 
     def circle(self, x_in: float, y_in: float, radius_in: float, n: int = 48) -> np.ndarray:
@@ -107,7 +108,8 @@ class TableFit:
         pts = np.asarray(pts, dtype=np.float64).reshape(-1, 2)
         if self.mode == "homography":
             return pts
-        return cv2.undistortPoints(pts.reshape(-1, 1, 2), self.matrix, self.distortion,
+        _, _, matrix, distortion = self._pose()
+        return cv2.undistortPoints(pts.reshape(-1, 1, 2), matrix, distortion,
                                    criteria=CRITERIA).reshape(-1, 2)
 
     def layout_jacobian(self, points: Sequence[np.ndarray]) -> np.ndarray:
@@ -139,8 +141,16 @@ class TableFit:
     def camera_height_in(self) -> float | None:
         if self.mode != "pose":
             return None
-        rot, _ = cv2.Rodrigues(self.rvec)
-        return float(-(-rot.T @ self.tvec.reshape(3))[2])
+        rvec, tvec, _, _ = self._pose()
+        rot, _ = cv2.Rodrigues(rvec)
+        return float(-(-rot.T @ tvec.reshape(3))[2])
+
+    def _pose(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(rvec, tvec, K, distortion) of a pose fit."""
+        if self.rvec is None or self.tvec is None or self.matrix is None \
+                or self.distortion is None:
+            raise TableFitError("this table fit has no camera pose (a homography fit)")
+        return self.rvec, self.tvec, self.matrix, self.distortion
 
 
 def _normalise(pts: np.ndarray):
@@ -200,7 +210,8 @@ def fit_table(detections: Sequence[Detection], table: TableConfig,
         rvec, tvec = cv2.solvePnPRefineLM(obj3, img, k, dist, rvec, tvec, criteria=CRITERIA)
         fit = TableFit("pose", 0.0, ids, rvec=rvec.reshape(3), tvec=tvec.reshape(3), matrix=k,
                        distortion=dist)
-        if fit.camera_height_in() is not None and fit.camera_height_in() <= 0:
+        height = fit.camera_height_in()
+        if height is not None and height <= 0:
             raise TableFitError("the camera pose puts the camera under the table: check the "
                                 "anchors' positions in the table file")
     # The fit's error is where each anchor's centre lands against where it should: the

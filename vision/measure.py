@@ -31,7 +31,6 @@ from .config import CameraConfig, TableConfig
 from .detect import Detection, Detector
 from .geometry import PAPER_FLOOR_IN, TableFit, TableFitError, fit_table, locate
 
-
 PARALLAX_SLOPE = 0.3   # 1-sigma share of a marker's height it may be off without a camera model
 # A marker's measured side against its declared side: the relative difference allowed (plus
 # 1.5 px of corner refinement, which sits up to ~0.75 px inside the square on small ones).
@@ -183,8 +182,8 @@ def to_bgr8(image: np.ndarray) -> np.ndarray:
         finite = image[np.isfinite(image)]
         if finite.size == 0:
             raise ValueError("no finite pixel values (float data)")
-        top = float(finite.max())
-        full = 1.0 if top <= 1.0 else top
+        peak = float(finite.max())
+        full = 1.0 if peak <= 1.0 else peak
         img = np.nan_to_num(image.astype(np.float32), nan=0.0, posinf=full, neginf=0.0)
         return np.clip(img * (255.0 / full) + 0.5, 0, 255).astype(np.uint8)
     raise ValueError(f"pixels of type {image.dtype}: expected integers or floats")

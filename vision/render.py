@@ -44,8 +44,15 @@ from statistics import NormalDist
 import cv2
 import numpy as np
 
-from vision.config import (CHARUCO, MM_PER_IN, AnchorConfig, CameraConfig, CharucoSpec,
-                           PieceConfig, TableConfig)
+from vision.config import (
+    CHARUCO,
+    MM_PER_IN,
+    AnchorConfig,
+    CameraConfig,
+    CharucoSpec,
+    PieceConfig,
+    TableConfig,
+)
 
 Vec3 = tuple[float, float, float]
 
@@ -613,20 +620,20 @@ def render(scene: Scene, *, supersample: int = 2) -> Rendered:
     anchor_px = {a.id: project(cam, scene.rvec, scene.tvec, anchor_corners_world(a))
                  for a in anchors}
     rng = np.random.default_rng([scene.seed, 7919])
-    for p in scene.pieces:
-        if p.occlusion <= 0:
+    for piece in scene.pieces:
+        if piece.occlusion <= 0:
             continue
-        quad = corners[p.id]
+        quad = corners[piece.id]
         if _area(quad) < 1:
             continue
-        poly = _occluder(quad, min(p.occlusion, 0.95), rng)
+        poly = _occluder(quad, min(piece.occlusion, 0.95), rng)
         ipts = np.round(poly * 16).astype(np.int32).reshape(-1, 1, 2)
         cv2.fillPoly(img, [ipts], SKIN_BGR, lineType=cv2.LINE_AA, shift=4)
         cv2.polylines(img, [ipts], True, SKIN_DARK_BGR, 2, lineType=cv2.LINE_AA, shift=4)
-        covered.add(p.id)
-        for other in scene.pieces:
-            if other.id != p.id and _overlap(corners[other.id], poly) > 0.5:
-                covered.add(other.id)
+        covered.add(piece.id)
+        for behind in scene.pieces:
+            if behind.id != piece.id and _overlap(corners[behind.id], poly) > 0.5:
+                covered.add(behind.id)
         for aid, q in anchor_px.items():
             if _overlap(q, poly) > 0.5:
                 covered_anchors.add(aid)
@@ -671,9 +678,9 @@ def marker_side_for_base(base_mm: float) -> float:
 
 
 def _fits(camera: CameraConfig, rvec, tvec, table: TableConfig, margin: float) -> bool:
-    w, l = table.width_in, table.length_in
-    pts = [(x, y, 0.0) for x in np.linspace(0, w, 5) for y in np.linspace(0, l, 5)
-           if x in (0, w) or y in (0, l)]
+    w, length = table.width_in, table.length_in
+    pts = [(x, y, 0.0) for x in np.linspace(0, w, 5) for y in np.linspace(0, length, 5)
+           if x in (0, w) or y in (0, length)]
     r = cv2.Rodrigues(np.asarray(rvec, np.float64))[0]
     if np.any((np.array(pts) @ r.T + np.asarray(tvec))[:, 2] <= 1):
         return False

@@ -27,7 +27,7 @@ from .measure import Measurement
 BOUNDARIES = (2.0, 4.0, 8.0)
 COVERAGE_K = 2.0
 Verdict = Literal["within", "beyond", "too close to call"]
-TOO_CLOSE = "too close to call"
+TOO_CLOSE: Verdict = "too close to call"
 
 
 def verdict(distance_in: float, uncertainty_in: float, boundary_in: float,
