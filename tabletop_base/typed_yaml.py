@@ -30,6 +30,11 @@ T = TypeVar("T")
 _MISSING = dataclasses.MISSING
 
 
+def yaml_key(f: dataclasses.Field[Any]) -> str:
+    """The YAML key of a dataclass field: ``metadata["key"]`` when set, else its name."""
+    return str(f.metadata.get("key", f.name))
+
+
 def _line(node: yaml.Node | None) -> int | None:
     return None if node is None else node.start_mark.line + 1
 
@@ -167,7 +172,8 @@ class _Builder:
                             f"expected a mapping of {cls.__name__} fields, "
                             f"got {self._describe(node)}")
         hints = typing.get_type_hints(cls)
-        fields = {f.name: f for f in dataclasses.fields(cls) if f.init}
+        # a field's YAML key is its name, or metadata["key"] (a card's "str" is field str_)
+        fields = {yaml_key(f): f for f in dataclasses.fields(cls) if f.init}
         values: dict[str, Any] = {}
         for key_node, value_node in node.value:
             key = self.scalar(key_node, path)
@@ -175,13 +181,14 @@ class _Builder:
             if key not in fields:
                 known = ", ".join(sorted(fields))
                 raise self.fail(key_node, key_path, f"unknown key {key!r} (known keys: {known})")
-            if key in values:
+            name = fields[key].name
+            if name in values:
                 raise self.fail(key_node, key_path, "duplicate key")
-            values[key] = self.build(hints[key], value_node, key_path)
-        for name, field in fields.items():
-            if name not in values and field.default is _MISSING \
-                    and field.default_factory is _MISSING:  # type: ignore[misc]
-                raise self.fail(node, _join(path, name), "required key is missing")
+            values[name] = self.build(hints[name], value_node, key_path)
+        for key, field in fields.items():
+            if field.name not in values and field.default is _MISSING \
+                    and field.default_factory is _MISSING:
+                raise self.fail(node, _join(path, key), "required key is missing")
         try:
             obj = cls(**values)
         except (ValueError, TypeError) as exc:

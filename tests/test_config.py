@@ -116,3 +116,21 @@ def test_any_text_either_loads_or_raises_config_error(text):
         loads_typed(_Small, text, "fuzz.yaml")
     except ConfigError as exc:
         assert str(exc).startswith("fuzz.yaml")
+
+
+def test_a_field_can_take_its_yaml_key_from_metadata():
+    """A player card's STR and INT are "str" and "int" in YAML, but fields named like the
+    builtins would shadow them: the fields are str_ and int_, keyed by metadata."""
+    from dataclasses import field
+
+    @dataclass(frozen=True)
+    class Card:
+        str_: int = field(metadata={"key": "str"})
+        ref: int = 1
+
+    assert loads_typed(Card, "str: 8\nref: 3\n", "c.yaml") == Card(8, 3)
+    with pytest.raises(ConfigError, match=r"c.yaml:1: str_: unknown key 'str_' \(known keys: "
+                                          r"ref, str\)"):
+        loads_typed(Card, "str_: 8\n", "c.yaml")
+    with pytest.raises(ConfigError, match=r"c.yaml:1: str: required key is missing"):
+        loads_typed(Card, "ref: 3\n", "c.yaml")

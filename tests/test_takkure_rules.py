@@ -168,7 +168,7 @@ def test_shipped_roster_has_yokozuna_as_printed():
 
     cfg = load_typed(TakkureConfig, "config/takkure.yaml")
     y = cfg.team("Yamato").player("Yokozuna")
-    assert (y.mov, y.bac, y.str, y.ref, y.int, y.prt, y.bdy, y.base_mm) == ((4, 2), (7, 11), 8, 6, 7, 0, 5, 40)
+    assert (y.mov, y.bac, y.str_, y.ref, y.int_, y.prt, y.bdy, y.base_mm) == ((4, 2), (7, 11), 8, 6, 7, 0, 5, 40)
     assert y.position_skill == "Onslaught" and y.skills[0].name == "Sumo" and y.skills[0].training
     assert y.defaults == ("positions",)  # blank in the rulebook: ours, marked
     assert cfg.team("Teriomorphs").team_skill == "teriomorphs"

@@ -13,7 +13,7 @@ listed in docs/events.md; each has a test.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal, Mapping
 
 from ..errors import IllegalActionError
@@ -56,9 +56,9 @@ class PlayerCard:
     name: str
     mov: tuple[float, float]
     bac: tuple[int, int]
-    str: int
+    str_: int = field(metadata={"key": "str"})     # STR; "str" in the card's YAML
     ref: int
-    int: int
+    int_: int = field(metadata={"key": "int"})     # INT; "int" in the card's YAML
     prt: int
     bdy: int
     base_mm: int
@@ -90,8 +90,8 @@ class PlayerCard:
         for i, value in enumerate(self.bac):
             if not 1 <= value <= 12:
                 return (f"bac[{i}]", f"{value} is out of range (1 to 12)")
-        for key in ("str", "ref", "int", "bdy"):
-            value = getattr(self, key)
+        for key, value in (("str", self.str_), ("ref", self.ref), ("int", self.int_),
+                           ("bdy", self.bdy)):
             if not 1 <= value <= 12:
                 return (key, f"{value} is out of range (1 to 12)")
         if not 0 <= self.prt <= 12:
@@ -153,8 +153,8 @@ class TakkureConfig:
 
 def card_data(card: PlayerCard) -> dict[str, Any]:
     """A card as plain data for ``game.start`` (a journal never depends on config later)."""
-    return {"name": card.name, "mov": list(card.mov), "bac": list(card.bac), "str": card.str,
-            "ref": card.ref, "int": card.int, "prt": card.prt, "bdy": card.bdy,
+    return {"name": card.name, "mov": list(card.mov), "bac": list(card.bac), "str": card.str_,
+            "ref": card.ref, "int": card.int_, "prt": card.prt, "bdy": card.bdy,
             "base_mm": card.base_mm, "positions": list(card.positions),
             "position_skill": card.position_skill,
             "skills": [{"name": s.name, "training": s.training} for s in card.skills]}

@@ -146,7 +146,7 @@ class PositionRow(BoxLayout):
 
 # ----------------------------------------------------------------------------- roster editor
 
-BLANK_CARD = tk.PlayerCard(name="", mov=(4, 2), bac=(7, 11), str=6, ref=6, int=6, prt=0,
+BLANK_CARD = tk.PlayerCard(name="", mov=(4, 2), bac=(7, 11), str_=6, ref=6, int_=6, prt=0,
                            bdy=4, base_mm=30, positions=(), position_skill="Side step")
 STEPPERS = (("mov_attack", "MOV attack", 0.5, 0.5, 12), ("mov_defense", "MOV defense", 0.5, 0.5, 12),
             ("bac", "BaC", 1, 1, 12), ("bac_try", "BaC try", 1, 1, 12),
@@ -224,7 +224,7 @@ class TakkureRosterScreen(Screen):
         self.editing = name
         self.ids.name.text = card.name
         values = {"mov_attack": card.mov[0], "mov_defense": card.mov[1], "bac": card.bac[0],
-                  "bac_try": card.bac[1], "str": card.str, "ref": card.ref, "int": card.int,
+                  "bac_try": card.bac[1], "str": card.str_, "ref": card.ref, "int": card.int_,
                   "prt": card.prt, "bdy": card.bdy, "base_mm": card.base_mm,
                   "marker_id": card.marker_id or 0, "marker_height_mm": card.marker_height_mm}
         field_of = {"mov_attack": "mov", "mov_defense": "mov", "bac_try": "bac"}
@@ -255,8 +255,8 @@ class TakkureRosterScreen(Screen):
         return tk.PlayerCard(
             name=self.ids.name.text.strip(),
             mov=(float(v["mov_attack"]), float(v["mov_defense"])),
-            bac=(int(v["bac"]), int(v["bac_try"])), str=int(v["str"]), ref=int(v["ref"]),
-            int=int(v["int"]), prt=int(v["prt"]), bdy=int(v["bdy"]), base_mm=int(v["base_mm"]),
+            bac=(int(v["bac"]), int(v["bac_try"])), str_=int(v["str"]), ref=int(v["ref"]),
+            int_=int(v["int"]), prt=int(v["prt"]), bdy=int(v["bdy"]), base_mm=int(v["base_mm"]),
             positions=tuple(self.positions), position_skill=self.position_skill,
             skills=parse_skills(self.ids.skills.text, old.skills),
             marker_id=int(v["marker_id"]) or None, marker_height_mm=float(v["marker_height_mm"]),
