@@ -13,7 +13,8 @@ It works in two steps, so that randomness never enters a replay:
 from __future__ import annotations
 
 import random
-from typing import Any, Generic, Mapping, Protocol, TypeVar
+from collections.abc import Mapping
+from typing import Any, Generic, Protocol, TypeVar
 
 from ..errors import IllegalActionError
 

@@ -21,8 +21,9 @@ Players are referred to by name in events. Decisions where the rulebook is silen
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, Mapping
+from typing import Any, Literal
 
 from ..errors import IllegalActionError
 from ..registry import ConfigFile, GameEntry, HomeTile
@@ -833,7 +834,8 @@ class DanchieRules:
 
     def start(self, setup: Mapping[str, Any], rng: random.Random) -> dict[str, Any]:
         _check_start(setup)
-        return {"rules": RULES_EDITION, "players": list(setup["players"]), "tile_types": list(setup["tile_types"]),
+        return {"rules": RULES_EDITION, "players": list(setup["players"]),
+                "tile_types": list(setup["tile_types"]),
                 "spawn_faces": [{"face": f["face"], "meaning": f["meaning"]}
                                 for f in setup["spawn_faces"]],
                 "power_ups": [{"name": c["name"], "text": c.get("text", ""),

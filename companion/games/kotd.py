@@ -17,8 +17,9 @@ docs/events.md, each with a test.
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, Mapping
+from typing import Any, Literal
 
 from ..errors import IllegalActionError
 from ..registry import ConfigFile, GameEntry, HomeTile

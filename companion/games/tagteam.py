@@ -21,8 +21,9 @@ Players are 0 and 1, fighters 0 and 1 within a team.
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, Mapping
+from typing import Any, Literal
 
 from ..errors import IllegalActionError
 from ..registry import ConfigFile, GameEntry, HomeTile
@@ -409,7 +410,7 @@ class TagTeamRules:
 
     def initial(self, data: Mapping[str, Any]) -> TagTeamState:
         teams = []
-        names = []
+        names: list[str] = []
         for t in data["teams"]:
             names.append(t.get("player", f"Player {len(names) + 1}"))
             fs = [Fighter(f["name"], int(f["max_hp"]), int(f["hp"]), int(f["power"]),

@@ -13,13 +13,14 @@ listed in docs/events.md; each has a test.
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, Mapping
+from typing import Any, Literal
 
 from ..errors import IllegalActionError
 from ..registry import ConfigFile, GameEntry, HomeTile
-from .base import RULES_EDITION, evolve, rules_edition
 from . import takkure_dice as dice
+from .base import RULES_EDITION, evolve, rules_edition
 
 POSITIONS = ("Wing", "Scrum-Half", "Full-Back", "Forward")
 POSITION_SKILLS = ("Side step", "Precise Pass", "Onslaught", "Defensive Vision", "Expert Tackler")
@@ -542,8 +543,8 @@ class TakkureRules:
                 base = (("mov_attack", p["mov"][0]), ("mov_defense", p["mov"][1]),
                         ("bac", p["bac"][0]), ("bac_try", p["bac"][1]), ("str", p["str"]),
                         ("ref", p["ref"]), ("int", p["int"]), ("prt", p["prt"]), ("bdy", p["bdy"]))
-                players.append(Player(p["name"], p["position"], base, p["position_skill"],
-                                      tuple((s["name"], bool(s.get("training"))) for s in p.get("skills", []))))
+                skills = tuple((s["name"], bool(s.get("training"))) for s in p.get("skills", []))
+                players.append(Player(p["name"], p["position"], base, p["position_skill"], skills))
             teams.append(Team(t["name"], t["team_skill"], tuple(players)))
         return TakkureState((teams[0], teams[1]), rules=rules_edition(data))
 
@@ -573,7 +574,8 @@ class TakkureRules:
         a, b = state.teams
         score = f"{a.name} {a.score} – {b.score} {b.name}"
         if state.phase == "over":
-            return f"{score}, " + ("draw" if state.result == "draw" else f"{state.teams[int(state.result or 0)].name} win")
+            winner = state.teams[int(state.result or 0)].name
+            return f"{score}, " + ("draw" if state.result == "draw" else f"{winner} win")
         return f"{score}, half {state.half}"
 
 
@@ -638,13 +640,15 @@ def _fatigue(state: TakkureState, data: Mapping[str, Any]) -> TakkureState:
             return _set_player(state, team, index, evolve(p, fatigue=p.fatigue[:i] + p.fatigue[i + 1:]))
         if True in p.fatigue:
             i = p.fatigue.index(True)
-            return _set_player(state, team, index, evolve(p, fatigue=p.fatigue[:i] + (False,) + p.fatigue[i + 1:]))
+            rested = p.fatigue[:i] + (False,) + p.fatigue[i + 1:]
+            return _set_player(state, team, index, evolve(p, fatigue=rested))
         raise _fail(f"{p.name} has no fatigue token that REST can take")
     if op == "flip":  # a tap on one token: the screen's correction, or the Yamato skill
         i = _int(data, "token", 0, max(0, len(p.fatigue) - 1))
         if i >= len(p.fatigue):
             raise _fail(f"{p.name} has no fatigue token to flip (a permanent one never flips)")
-        return _set_player(state, team, index, evolve(p, fatigue=p.fatigue[:i] + (not p.fatigue[i],) + p.fatigue[i + 1:]))
+        flipped = p.fatigue[:i] + (not p.fatigue[i],) + p.fatigue[i + 1:]
+        return _set_player(state, team, index, evolve(p, fatigue=flipped))
     raise _fail(f"fatigue op must be gain, rest or flip, not {op!r}")
 
 
@@ -957,7 +961,8 @@ def reminders(before: TakkureState, after: TakkureState) -> list[str]:
             if a.activations == 3 and b.activations == 2:
                 out.append(f"3rd activation: {a.name} +1 fatigue")
             if a.status == "injured" and b.status == "field":
-                out.append(f"{a.name} is injured ({a.injuries[-1]}): off the field, roll on the injuries table")
+                out.append(f"{a.name} is injured ({a.injuries[-1]}): off the field, "
+                           "roll on the injuries table")
             if a.status == "out" and b.status != "out":
                 out.append(f"{a.name} is out of the game")
     if after.phase == "halftime" and before.phase != "halftime":
@@ -978,14 +983,16 @@ def describe(before: TakkureState, type_: str, data: Mapping[str, Any], after: T
 
     kind = type_.split(".", 1)[1]
     if kind == "kickoff":
-        text = f"Kick-off by {before.teams[data['kicking']].name}; {after.teams[after.attacker or 0].name} attack with 4 activation tokens"
+        attackers = after.teams[after.attacker or 0].name
+        text = (f"Kick-off by {before.teams[data['kicking']].name}; {attackers} attack with 4 "
+                "activation tokens")
     elif kind == "take_tokens":
         text = f"{before.teams[before.attacker or 0].name} take 4 activation tokens"
     elif kind == "activate":
         text = f"{name()} activated ({after.pool} token{'s' if after.pool != 1 else ''} left)"
     elif kind == "fatigue":
         text = {"gain": f"{name()} +1 fatigue", "rest": f"{name()} rests",
-                "flip": f"{name()} flips a fatigue token"}.get(data.get("op"), "fatigue")
+                "flip": f"{name()} flips a fatigue token"}.get(str(data.get("op")), "fatigue")
     elif kind == "wound":
         text = f"{name()} wounded"
     elif kind == "endurance":

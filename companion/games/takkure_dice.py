@@ -11,8 +11,9 @@ in numbers and names. Distances are inches, typed or (later) measured by the cam
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Mapping, Sequence
+from typing import Literal
 
 from ..errors import IllegalActionError
 
@@ -74,7 +75,9 @@ def pressure(defenders: int) -> list[Modifier]:
     """-1 per defending player within 2" doing PRESSURE (they stack)."""
     if defenders < 0:
         raise IllegalActionError("the number of pressing defenders cannot be negative")
-    return [Modifier("pressure" if defenders == 1 else f"pressure x{defenders}", -defenders)] if defenders else []
+    if not defenders:
+        return []
+    return [Modifier("pressure" if defenders == 1 else f"pressure x{defenders}", -defenders)]
 
 
 PICK_UP = Modifier("ball pick-up", 4)
@@ -232,7 +235,7 @@ def face_to_face(*entries: tuple[Check, int | Sequence[int]]) -> Resolution:
     best = max(_rank(kept[i][1], kept[i][0].target) for i in ok)
     top = [i for i in ok if _rank(kept[i][1], kept[i][0].target) == best]
     winner = top[0] if len(top) == 1 else None
-    results = []
+    rolled: list[Rolled] = []
     for i, (c, r, o) in enumerate(kept):
         if i not in ok:
             outcome: Outcome = "fail"
@@ -240,8 +243,8 @@ def face_to_face(*entries: tuple[Check, int | Sequence[int]]) -> Resolution:
             outcome = "success"
         else:
             outcome = "cancelled" if winner is not None else "tie"
-        results.append(Rolled(c, r, outcome, o))
-    return Resolution("face_to_face", tuple(results), winner)
+        rolled.append(Rolled(c, r, outcome, o))
+    return Resolution("face_to_face", tuple(rolled), winner)
 
 
 def multiple_face_to_face(active: Check, pairings: Sequence[tuple[Check, int | None, int]]

@@ -17,13 +17,13 @@ skill card) and the coach stays in charge.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Mapping, Sequence
+from typing import Any, Literal
 
 from ..errors import IllegalActionError
 from . import takkure_dice as dice
-from .takkure import (STAT_NAMES, SUPERSTARS_MAX, SUPERSTARS_REROLL, TakkureState,
-                      action_problem)
+from .takkure import STAT_NAMES, SUPERSTARS_MAX, SUPERSTARS_REROLL, TakkureState, action_problem
 
 Role = Literal["attacker", "defender"]
 ATTACKER: Role = "attacker"

@@ -12,13 +12,13 @@ docs/events.md; each has a test.
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass
-
-from .base import evolver
-from typing import Any, Literal, Mapping
+from typing import Any, Literal
 
 from ..errors import CompanionError, IllegalActionError
 from ..registry import ConfigFile, GameEntry, HomeTile
+from .base import evolver
 
 RED_ZONE_HP = 6          # "The red zone is HP <= 6"; Rage is revealed there.
 BASE_SLOTS = 3           # Attack Slots in a String; +1 with Heat active.

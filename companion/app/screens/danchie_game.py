@@ -14,16 +14,15 @@ from typing import Any
 
 from kivy.app import App
 from kivy.metrics import dp
-from kivy.properties import (BooleanProperty, ListProperty, NumericProperty, ObjectProperty,
-                             StringProperty)
+from kivy.properties import BooleanProperty, ListProperty, NumericProperty, ObjectProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.modalview import ModalView
 from kivy.uix.screenmanager import Screen
-from ..kv import load_kv
 
 from ...games import danchie as dg
-from ..game_screen import GameScreen, Throw
 from .. import widgets  # noqa: F401  (its rules must load first)
+from ..game_screen import GameScreen, Throw
+from ..kv import load_kv
 from ..widgets import BigButton
 
 TILE_RGBA = {"red": (0.8, 0.22, 0.2, 1), "blue": (0.2, 0.42, 0.85, 1),

@@ -15,20 +15,19 @@ from typing import Any
 
 from kivy.app import App
 from kivy.metrics import dp
-from kivy.properties import (BooleanProperty, ListProperty, NumericProperty, ObjectProperty,
-                             StringProperty)
+from kivy.properties import BooleanProperty, ListProperty, NumericProperty, ObjectProperty, StringProperty
 from kivy.uix.behaviors import ButtonBehavior
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.label import Label
 from kivy.uix.modalview import ModalView
 from kivy.uix.screenmanager import Screen
 from kivy.uix.widget import Widget
-from ..kv import load_kv
 
 from ...games import kotd as k
-from ..game_screen import GameScreen, Throw, copy_props, undo_view
 from .. import widgets  # noqa: F401  (its <Label> rule must load first)
 from ..dice_look import FACE_LOOK
+from ..game_screen import GameScreen, Throw, copy_props, undo_view
+from ..kv import load_kv
 from ..widgets import BigToggle, HideBox  # noqa: F401  (HideBox: used in the .kv)
 
 BONUS_MARK = {"none": "", "damage": "-1", "heal": "+H", "energy": "+E", "dice_token": "+T"}

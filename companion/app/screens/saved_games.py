@@ -8,8 +8,8 @@ from typing import Any
 from kivy.app import App
 from kivy.properties import ListProperty, ObjectProperty, StringProperty
 from kivy.uix.screenmanager import Screen
-from ..kv import load_kv
 
+from ..kv import load_kv
 from ..widgets import BigButton
 
 

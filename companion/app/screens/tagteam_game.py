@@ -10,26 +10,26 @@ The turn entry is UI state (``TurnEntry``, pure) until "Resolve turn" → "Apply
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from kivy.app import App
 from kivy.clock import Clock
+from kivy.core.text import Label as CoreLabel
 from kivy.graphics import Color, Line, Rectangle
 from kivy.metrics import dp, sp
-from kivy.properties import (BooleanProperty, ListProperty, NumericProperty, ObjectProperty,
-                             StringProperty)
-from kivy.core.text import Label as CoreLabel
+from kivy.properties import BooleanProperty, ListProperty, NumericProperty, ObjectProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.modalview import ModalView
 from kivy.uix.screenmanager import Screen
 from kivy.uix.widget import Widget
-from ..kv import load_kv
 
 from ...errors import IllegalActionError
 from ...games import tagteam as tt
-from ..game_screen import GameScreen
 from .. import widgets  # noqa: F401  (its <Label> rule must load first)
+from ..game_screen import GameScreen
+from ..kv import load_kv
 from ..widgets import BigToggle
 
 ICON_MARK = {tt.STOP: "STOP", tt.POWER_GAIN: "+P"}
@@ -138,7 +138,7 @@ class FighterTrack(Widget):
         self.canvas.clear()
         n = int(self.max_hp) + 1
         h = self.height / n
-        marks = {}
+        marks: dict[int, list[str]] = {}
         for cell, icon in self.icons:
             marks.setdefault(int(cell), []).append(ICON_MARK.get(icon, icon[:4]))
         with self.canvas:
@@ -284,7 +284,8 @@ class TagTeamGameScreen(GameScreen):
                 key = getattr(w, "key", "")
                 if key:   # an effect the card has is lit, the way the player set it
                     value = getattr(self.entries[t], key)
-                    on = value * w.sign > 0 if isinstance(value, int) and not isinstance(value, bool) else value
+                    counted = isinstance(value, int) and not isinstance(value, bool)
+                    on = value * w.sign > 0 if counted else value
                     w.bg = (0.16, 0.5, 0.9, 1) if on else (0.22, 0.23, 0.28, 1)
         self.log_lines = [e.text for e in self.session.log()][::-1][:40]
         self.show_undo(self.session)
@@ -317,7 +318,7 @@ class TagTeamGameScreen(GameScreen):
         self.refresh()
 
     def preview_lines(self) -> list[str]:
-        sides = [e.side() for e in self.entries]
+        sides: list[Mapping[str, Any]] = [e.side() for e in self.entries]
         return list(tt.resolve_turn(self.session.state, sides)[1])
 
     def open_resolve(self) -> None:

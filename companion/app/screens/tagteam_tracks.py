@@ -12,13 +12,12 @@ from typing import Any
 
 from kivy.app import App
 from kivy.metrics import dp
-from kivy.properties import (BooleanProperty, ListProperty, NumericProperty, ObjectProperty,
-                             StringProperty)
+from kivy.properties import BooleanProperty, ListProperty, NumericProperty, ObjectProperty, StringProperty
 from kivy.uix.screenmanager import Screen
-from ..kv import load_kv
 
 from ...games import tagteam as tt
 from .. import widgets  # noqa: F401  (its rules must load first)
+from ..kv import load_kv
 from ..widgets import BigButton, BigToggle, Stepper
 
 ICON_TEXT = {tt.STOP: "STOP", tt.POWER_GAIN: "+POWER"}
@@ -146,8 +145,8 @@ class TagTeamTracksScreen(Screen):
         grid = self.ids.cells
         grid.clear_widgets()
         marks_at: dict[int, list[str]] = {}
-        for i in f.icons:
-            marks_at.setdefault(i.hp, []).append(ICON_TEXT.get(i.icon, i.icon))
+        for mark in f.icons:
+            marks_at.setdefault(mark.hp, []).append(ICON_TEXT.get(mark.icon) or mark.icon)
         for hp in range(f.max_hp, -1, -1):
             text = ("KO" if hp == 0 else str(hp)) + "\n" + " ".join(marks_at.get(hp, []))
             b = BigButton(text=text, font_size="14sp", height=dp(52), size_hint_y=None,

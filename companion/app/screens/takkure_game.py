@@ -11,24 +11,31 @@ coach taps "Record roll".
 from __future__ import annotations
 
 import random
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from kivy.app import App
 from kivy.metrics import dp
-from kivy.properties import (BooleanProperty, ColorProperty, ListProperty, NumericProperty,
-                             ObjectProperty, StringProperty)
+from kivy.properties import (
+    BooleanProperty,
+    ColorProperty,
+    ListProperty,
+    NumericProperty,
+    ObjectProperty,
+    StringProperty,
+)
 from kivy.uix.behaviors import ButtonBehavior
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.modalview import ModalView
 from kivy.uix.widget import Widget
-from ..kv import load_kv
 
 from ...errors import IllegalActionError
 from ...games import takkure as tk
 from ...games.takkure_panel import TEAM_COLOURS, FollowUp, RollPanel
-from ..game_screen import GameScreen, Throw, copy_props, undo_view
 from .. import widgets  # noqa: F401  (its <Label> rule must load first)
 from ..dice_look import TEAM_RGBA
+from ..game_screen import GameScreen, Throw, copy_props, undo_view
+from ..kv import load_kv
 from ..widgets import BigButton
 
 SLOTS = tk.MAX_FATIGUE   # the 4th slot is Max Fatigue: filling it is an injury
@@ -80,6 +87,7 @@ def card_view(session: Any, panel: RollPanel, team: int, index: int) -> dict[str
     fatigue = (fatigue + ["empty"] * SLOTS)[:max(SLOTS, len(fatigue))]
     has_ball = s.ball == (team, index)
     who = {"team": team, "player": index}
+    ball_event: tuple[str, dict[str, Any]]
     if has_ball:
         ball_text, ball_event = "Drop", ("takkure.ball", {})
     elif s.attacker == team:
@@ -592,6 +600,10 @@ class TakkureGameScreen(GameScreen):
         self.follow = []
         self.refresh()
 
+    def _picked_kind(self, picker: Any, key: str) -> None:
+        picker.dismiss(animation=False)
+        self.choose_kind(key)
+
     def choose_kind(self, key: str) -> None:
         try:
             self.panel.choose(key, self.session.state)
@@ -608,8 +620,7 @@ class TakkureGameScreen(GameScreen):
         for kind, why in self.panel.legal_kinds(self.session.state):
             b = BigButton(text=kind.title, font_size="20sp", height=dp(64), disabled=bool(why),
                           bg=(0.16, 0.5, 0.9, 1) if kind is self.panel.kind else (0.2, 0.21, 0.26, 1))
-            b.bind(on_release=lambda _b, k=kind.key: (picker.dismiss(animation=False),
-                                                      self.choose_kind(k)))
+            b.bind(on_release=lambda _b, k=kind.key: self._picked_kind(picker, k))
             grid.add_widget(b)
         picker.open(animation=False)
 

@@ -13,15 +13,14 @@ from pathlib import Path
 from typing import Any
 
 from kivy.app import App
-from kivy.properties import (BooleanProperty, ListProperty, ObjectProperty,
-                             StringProperty)
+from kivy.properties import BooleanProperty, ListProperty, ObjectProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.screenmanager import Screen
-from ..kv import load_kv
 
 from ...errors import IllegalActionError
 from ...games import takkure as tk
 from .. import widgets  # noqa: F401  (its <Label> rule must load first)
+from ..kv import load_kv
 from ..widgets import BigToggle
 
 FIELD_NAMES = {"mov": "MOV", "bac": "BaC", "str": "STR", "ref": "REF", "int": "INT",
