@@ -25,10 +25,10 @@ def main(out_dir: str) -> int:
     os.environ["COMPANION_HOME"] = str(home)
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-    from companion.app.main import CompanionApp  # first: it configures the window
-
     from kivy.base import EventLoop, runTouchApp
     from kivy.core.window import Window
+
+    from companion.app.main import CompanionApp  # first: it configures the window
 
     app = CompanionApp(data_root=home, tower_url="sim://shots?seed=5")
     app.new_game_rng = random.Random(SEED)

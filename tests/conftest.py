@@ -23,9 +23,9 @@ def app(tmp_path_factory):
     home = tmp_path_factory.mktemp("companion-home")
     saved_env = os.environ.get("COMPANION_HOME")
     os.environ["COMPANION_HOME"] = str(home)
-    from companion.app.main import CompanionApp  # first: it configures the window
-
     from kivy.base import runTouchApp
+
+    from companion.app.main import CompanionApp  # first: it configures the window
 
     the_app = CompanionApp(data_root=home, tower_url=TOWER_URL)
     from kivy.core.window import Window

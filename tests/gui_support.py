@@ -6,7 +6,8 @@ from __future__ import annotations
 import os
 import re
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 TOWER_NAME = f"gui{os.getpid()}"   # the simulated dice tower of the one GUI app
 TOWER_URL = f"sim://{TOWER_NAME}?seed=9"

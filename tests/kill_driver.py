@@ -10,10 +10,10 @@ import sys
 from pathlib import Path
 
 from companion.errors import JournalTailError
-from companion.games.tekken_play import DEMO_SETUP as SETUP, random_action
+from companion.games.tekken_play import DEMO_SETUP as SETUP
+from companion.games.tekken_play import random_action
 from companion.journal import repair_tail
 from companion.session import Session
-
 
 
 def main() -> None:

@@ -15,8 +15,7 @@ from companion.config import load_typed, loads_typed
 from companion.errors import ConfigError, IllegalActionError
 from companion.games import GAMES
 from companion.games import danchie as dg
-from companion.games.danchie import (RULES, DanchieConfig, setup_from_config, setup_table,
-                                     tektonpedia)
+from companion.games.danchie import RULES, DanchieConfig, setup_from_config, setup_table, tektonpedia
 from companion.journal import read_events
 from companion.session import Session, replay
 

@@ -7,10 +7,10 @@ import copy
 
 import pytest
 
+from companion import registry
 from companion.app import overhead
 from companion.config import dump_yaml, loads_typed
 from companion.games.takkure import TakkureConfig
-from companion import registry
 from tests.takkure_support import DEMO_ROSTER
 from vision.measure import VisionError
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 import os
 import random
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -173,7 +174,8 @@ def danchie_command(s: dg.DanchieState, draw: Draw) -> tuple[str, dict[str, Any]
                               "target": draw(st.sampled_from([None, *s.names]))}),
         ("danchie.decline_power_up", {"player": me}),
         ("danchie.tiles", {"player": anyone, "type": colour, "delta": draw(st.sampled_from([1, -1]))}),
-        ("danchie.power_tiles", {"player": draw(st.sampled_from([me, anyone])), "delta": draw(st.sampled_from([1, -1])),
+        ("danchie.power_tiles", {"player": draw(st.sampled_from([me, anyone])),
+                                 "delta": draw(st.sampled_from([1, -1])),
                                  "returned": draw(st.booleans())}),
         ("danchie.spawn", {"face": draw(st.sampled_from([f for f, _ in s.spawn_faces] + ["X"]))}),
         ("danchie.sabotage", {"player": anyone, "delta": draw(st.sampled_from([1, -1]))}),
@@ -219,7 +221,8 @@ def takkure_command(s: tk.TakkureState, draw: Draw) -> tuple[str, dict[str, Any]
         ("takkure.skill_token", {**who, "delta": draw(st.integers(-3, 3))}),
         ("takkure.action", {**who, "action": draw(st.sampled_from(tk.FIRST_ACTIONS + tk.SECOND_ACTIONS))}),
         ("takkure.bdy_roll", {**who, "roll": draw(st.integers(1, 12))}),
-        ("takkure.roll", {"text": "a roll", "action": {**who, "action": draw(st.sampled_from(tk.SECOND_ACTIONS))},
+        ("takkure.roll", {"text": "a roll",
+                          "action": {**who, "action": draw(st.sampled_from(tk.SECOND_ACTIONS))},
                           "superstars": [{**who, "tokens": draw(st.integers(1, 3))}]}),
     ]
     return draw(st.sampled_from(options))

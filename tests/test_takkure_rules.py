@@ -16,8 +16,8 @@ from companion.errors import ConfigError, IllegalActionError
 from companion.games import takkure as tk
 from companion.games import takkure_dice as d
 from companion.games.takkure import RULES, TakkureConfig, lineup_setup
-from companion.session import Session, replay
 from companion.journal import read_events
+from companion.session import Session, replay
 
 # -- dice ------------------------------------------------------------------------------------
 
@@ -168,7 +168,8 @@ def test_shipped_roster_has_yokozuna_as_printed():
 
     cfg = load_typed(TakkureConfig, "config/takkure.yaml")
     y = cfg.team("Yamato").player("Yokozuna")
-    assert (y.mov, y.bac, y.str_, y.ref, y.int_, y.prt, y.bdy, y.base_mm) == ((4, 2), (7, 11), 8, 6, 7, 0, 5, 40)
+    assert (y.mov, y.bac, y.str_, y.ref, y.int_, y.prt, y.bdy, y.base_mm) == \
+        ((4, 2), (7, 11), 8, 6, 7, 0, 5, 40)
     assert y.position_skill == "Onslaught" and y.skills[0].name == "Sumo" and y.skills[0].training
     assert y.defaults == ("positions",)  # blank in the rulebook: ours, marked
     assert cfg.team("Teriomorphs").team_skill == "teriomorphs"
@@ -184,7 +185,8 @@ def test_roster_with_a_missing_stat_names_file_player_and_field():
 
 def test_roster_with_a_stat_out_of_range_is_refused():
     text = roster(CARD.format(name="Ace", positions="Wing").replace("str: 7", "str: 15"))
-    with pytest.raises(ConfigError, match=r"my_roster.yaml:\d+: teams\[0\].players\[0\].str: 15 is out of range"):
+    with pytest.raises(ConfigError,
+                       match=r"my_roster.yaml:\d+: teams\[0\].players\[0\].str: 15 is out of range"):
         loads_typed(TakkureConfig, text, "my_roster.yaml")
 
 
@@ -296,7 +298,8 @@ def test_third_activation_in_one_grant_gives_fatigue_once():
     mid = s
     s = act(s, "activate", team=1, player=0)
     assert s.player(1, 0).fatigue == (True,)
-    assert "3rd activation: Ace' +1 fatigue" in RULES.describe(mid, "takkure.activate", {"team": 1, "player": 0}, s)
+    who = {"team": 1, "player": 0}
+    assert "3rd activation: Ace' +1 fatigue" in RULES.describe(mid, "takkure.activate", who, s)
     s = act(s, "activate", team=1, player=1)
     s = act(s, "take_tokens")
     assert s.player(1, 0).activations == 0  # a new set of four: counting starts again

@@ -12,9 +12,19 @@ import numpy as np
 import pytest
 
 from vision.config import AnchorConfig, TableConfig
-from vision.render import (SKIN_BGR, Scene, ScenePiece, anchor_corners_world, camera_pose,
-                           default_camera, default_table, piece_corners_world, project,
-                           random_scene, render)
+from vision.render import (
+    SKIN_BGR,
+    Scene,
+    ScenePiece,
+    anchor_corners_world,
+    camera_pose,
+    default_camera,
+    default_table,
+    piece_corners_world,
+    project,
+    random_scene,
+    render,
+)
 
 
 def _detector() -> cv2.aruco.ArucoDetector:
