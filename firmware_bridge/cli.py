@@ -13,9 +13,9 @@ import time
 from pathlib import Path
 
 from .discovery import UsbMatch, serial_ports
-from .events import LinkEvent, RollEvent
+from .events import Connected, LinkEvent, RollEvent
 from .link import Link
-from .rolls import MemoryRollStore, RollJournal, RollJournalError
+from .rolls import MemoryRollStore, RollJournal, RollJournalError, deliver_undelivered
 
 
 def _usb(text: str | None) -> UsbMatch:
@@ -57,9 +57,16 @@ def cmd_listen(args: argparse.Namespace) -> int:
         with out_lock:
             print(json.dumps(event.to_json()), flush=True)
         if isinstance(event, RollEvent):
+            mark = getattr(store, "mark_delivered", None)
+            if mark is not None:
+                mark(event.key)  # printed: this listener is the roll's consumer
             count[0] += 1
             if args.count and count[0] >= args.count:
                 done.set()
+        elif isinstance(event, Connected):
+            deliver_undelivered(store, on_event)  # rolls a killed listener never printed
+
+    deliver_undelivered(store, on_event)
 
     link = Link(args.url, store, on_event, usb=_usb(args.usb),
                 baudrates=[int(b) for b in args.baud.split(",")])

@@ -381,7 +381,7 @@ def test_dice_panel_shows_the_link_and_the_last_roll(app):
     wait_for(lambda: on_screen(app, "dice"), what="dice panel")
     dice = screen(app, "dice")
     assert plain(dice.ids.state.text) == "Connected"
-    assert "sim 1.0.0" in dice.ids.detail.text
+    assert "sim 1.1.0" in dice.ids.detail.text
     assert dice.ids.sim_roll.opacity == 1
     before = len(app.roll_history)
     tap(dice.ids.sim_roll)
