@@ -187,11 +187,15 @@ class Link:
         proto = self.protocol
         proto.begin(time.monotonic())
         port.write(proto.take_output())
+        offer = getattr(proto.store, "offer_below", None)
         while not self._stop.is_set():
             waiting = port.in_waiting
             data = port.read(waiting if waiting else 1)
             now = time.monotonic()
+            before = getattr(proto.store, "recorded_count", 0)
             events = proto.feed(data, now) if data else []
+            if offer is not None and any(isinstance(e, Connected) for e in events):
+                offer(before)  # the rolls of these frames reach the app as their own events
             events += proto.tick(now)
             out = proto.take_output()
             if out:

@@ -152,7 +152,10 @@ class RollJournal:
         self.keys: dict[tuple[int, int], int] = {}  # key -> fingerprint (0: before 1.1)
         self.dropped = SeqRanges()
         self._inc: dict[int, int] = {}
-        self._undelivered: dict[tuple[int, int], dict[str, Any]] = {}
+        # key -> (order recorded in this process, -1 if read from the file; the line)
+        self._undelivered: dict[tuple[int, int], tuple[int, dict[str, Any]]] = {}
+        self.recorded_count = 0
+        self._offer_below = 0  # rolls recorded before this one are offered by undelivered()
         self._tracking = False
         self.history: list[dict[str, Any]] = []
         self.repaired: Path | None = None
@@ -183,7 +186,7 @@ class RollJournal:
                     if item.get("inc"):
                         boot = int(item["boot_id"])
                         self._inc[boot] = max(self._inc.get(boot, 0), int(item["inc"]))
-                    self._keep_undelivered(key, item)
+                    self._keep_undelivered(key, -1, item)
                 elif kind == "dropped":
                     self.dropped.add(int(item["boot_id"]), int(item["first_seq"]),
                                      int(item["count"]))
@@ -207,8 +210,8 @@ class RollJournal:
                 os.fsync(fh.fileno())
             self.repaired = side
 
-    def _keep_undelivered(self, key: tuple[int, int], item: dict[str, Any]) -> None:
-        self._undelivered[key] = item
+    def _keep_undelivered(self, key: tuple[int, int], order: int, item: dict[str, Any]) -> None:
+        self._undelivered[key] = (order, item)
         if len(self._undelivered) > MAX_UNDELIVERED:
             del self._undelivered[next(iter(self._undelivered))]
 
@@ -247,7 +250,8 @@ class RollJournal:
         if roll.incarnation:
             self._inc[roll.boot_id] = max(self._inc.get(roll.boot_id, 0), roll.incarnation)
         with self._lock:
-            self._keep_undelivered(roll.key, item)
+            self._keep_undelivered(roll.key, self.recorded_count, item)
+            self.recorded_count += 1
         return done
 
     def record_dropped(self, drop: RollsDropped) -> None:
@@ -263,17 +267,27 @@ class RollJournal:
         an app killed before the mark only makes the game see the roll again, which it
         ignores (it keeps rolls by key)."""
         with self._lock:
-            item = self._undelivered.pop(key, None)
-        if item is not None:
+            found = self._undelivered.pop(key, None)
+        if found is not None:
+            item = found[1]
             mark = {"type": "delivered", "boot_id": item["boot_id"], "seq": item["seq"]}
             if item.get("inc"):
                 mark["inc"] = item["inc"]
             self._append(mark, sync=False)
 
-    def undelivered(self) -> list[RollEvent]:
-        """Rolls recorded but never marked delivered, oldest first, marked late."""
+    def offer_below(self, recorded_count: int) -> None:
+        """Called by the link as it reports Connected, with :attr:`recorded_count` as it was
+        before the frames that connected: rolls recorded from then on have their own roll
+        events still on the way to the app, so :meth:`undelivered` leaves them out."""
         with self._lock:
-            items = list(self._undelivered.values())
+            self._offer_below = recorded_count
+
+    def undelivered(self) -> list[RollEvent]:
+        """Rolls recorded but never marked delivered (read from the file, or recorded before
+        the last Connected and not delivered since), oldest first, marked late."""
+        with self._lock:
+            items = [item for order, item in self._undelivered.values()
+                     if order < self._offer_below]
         return [_roll_from_json(item, late=True) for item in items]
 
     def recent_rolls(self, n: int = 20) -> list[RollEvent]:
