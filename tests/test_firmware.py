@@ -433,6 +433,11 @@ def test_boot_announces_a_new_boot_id_unprompted(tower: FirmwareTower, host: Hos
     got = host.wait(lambda x: isinstance(x, m.HelloReply), timeout=3)
     assert got.msg.nonce == 0 and got.msg.boot_id not in (0, first) and got.msg.next_seq == 0
     assert host.hello().msg.boot_id == got.msg.boot_id
+    # protocol 1.1: a random start, then a counter kept in ring.bin (no reuse after a reboot)
+    assert got.msg.boot_id == first % 0xFFFFFFFF + 1
+    tower.reset()
+    again = host.wait(lambda x: isinstance(x, m.HelloReply) and x.nonce == 0, timeout=3)
+    assert again.msg.boot_id == got.msg.boot_id % 0xFFFFFFFF + 1
 
 
 @needs_micropython
