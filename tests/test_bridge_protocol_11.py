@@ -14,12 +14,14 @@ import struct
 import tracemalloc
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from firmware_bridge import messages as m
 from firmware_bridge.codec import FrameDecoder, cobs_encode, crc32, encode_frame
 from firmware_bridge.events import (Connected, DeviceReset, HandshakeTimeout, ProtocolMismatch,
                                     RollEvent, RollsDropped)
-from firmware_bridge.protocol import HostProtocol
+from firmware_bridge.protocol import PENDING_WINDOW, HostProtocol
 from firmware_bridge.rolls import MemoryRollStore, RollJournal, deliver_undelivered
 from firmware_bridge.sim import NonVolatile, SimTower
 
@@ -429,3 +431,43 @@ def test_unknown_frame_types_are_counted_apart_and_ignored():
     assert events == [] and sent(host) == []
     assert host.counters.unknown_types == 1
     assert host.decoder.counters.bad_frames == 0
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([m.HELLO_REPLY, m.ROLL, m.HEARTBEAT, m.DROPPED, 0x85,
+                                           m.ACK, m.ACK_DROPPED]),
+                          st.binary(max_size=60)), max_size=40))
+def test_any_frame_with_a_good_crc_is_taken_or_counted_never_raised(bodies):
+    """Whatever a tower sends: no exception, and the host's waits stay within their caps."""
+    host = connected_host()
+    for i, (kind, body) in enumerate(bodies):
+        host.feed(encode_frame(bytes([kind]) + body), 0.1 + i * 0.01)
+        host.tick(0.1 + i * 0.01)
+    assert len(host._pending) <= 2 * PENDING_WINDOW
+    assert len(host._old_pending) <= 4 and len(host._tables) <= 8
+
+
+u32 = st.integers(0, 2**32 - 1)
+u8 = st.integers(0, 255)
+wild_messages = st.one_of(
+    st.builds(m.Heartbeat, st.sampled_from([0x1234, 0x1235]) | u32, u32, u32,
+              st.integers(0, 0xFFFF), u32),
+    st.builds(m.Dropped, st.sampled_from([0x1234]) | u32, u32, u32, u8),
+    st.builds(m.Roll, st.sampled_from([0x1234]) | u32, st.integers(0, 40) | u32, u32, u8,
+              st.lists(st.builds(m.Die, u8, u8, u8, u8, u8), min_size=0, max_size=50)
+              .map(tuple)))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(wild_messages, max_size=30))
+def test_well_formed_frames_with_wild_values_are_taken_within_bounds(msgs):
+    store = MemoryRollStore()
+    host = connected_host(store=store)
+    for i, msg in enumerate(msgs):
+        host.feed(encode_frame(msg.pack()), 0.1 + i * 0.01)
+        host.tick(0.1 + i * 0.01)
+        out = sent(host)
+        if isinstance(msg, m.Roll) and msg.boot_id and 0 < len(msg.dice) <= m.MAX_DICE:
+            assert m.Ack(msg.boot_id, msg.seq) in out  # every well-formed roll leaves the ring
+    assert len(host._pending) <= 2 * PENDING_WINDOW
+    assert store.dropped.runs() <= len(msgs)
