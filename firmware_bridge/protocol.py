@@ -253,13 +253,20 @@ class HostProtocol:
         """Recorded as a roll (of the boot id's latest use), or as dropped."""
         return self._current_key(boot_id, seq) in self.store or (boot_id, seq) in self.store.dropped
 
+    def _unknown_in(self, boot_id: int, first: int, end: int) -> list[int]:
+        """The seqs in [first, end) neither recorded nor dropped (end - first is capped by
+        the callers: PENDING_WINDOW or MAX_DROP_COUNT)."""
+        store = self.store
+        key = roll_boot_key(boot_id, store.incarnation(boot_id))
+        return [s for lo, hi in store.dropped.gaps(boot_id, first, end) for s in range(lo, hi)
+                if (key, s) not in store]
+
     def _note_next_seq(self, next_seq: int, now: float) -> None:
         if next_seq > self._next_seq:
             start = max(self._next_seq, next_seq - PENDING_WINDOW)
             self._next_seq = next_seq
-            for seq in range(start, next_seq):
-                if not self._known(self.boot_id, seq):  # type: ignore[arg-type]
-                    self._pending.setdefault(seq, now)
+            for seq in self._unknown_in(self.boot_id, start, next_seq):  # type: ignore[arg-type]
+                self._pending.setdefault(seq, now)
             floor = next_seq - PENDING_WINDOW
             if len(self._pending) > PENDING_WINDOW:
                 self._pending = {s: t for s, t in self._pending.items() if s >= floor}
@@ -362,8 +369,7 @@ class HostProtocol:
         # recorded first, acknowledged after, like a roll. A 1.1 tower takes
         # ACK_DROPPED(boot_id, first_seq, count); a 1.0 tower ACK(boot_id, first_seq).
         count = min(msg.count, m.MAX_DROP_COUNT, 2**32 - msg.first_seq)
-        seqs = [s for s in range(msg.first_seq, msg.first_seq + count)
-                if not self._known(msg.boot_id, s)]
+        seqs = self._unknown_in(msg.boot_id, msg.first_seq, msg.first_seq + count)
         events: list[LinkEvent] = []
         if seqs:
             events = self._lost(msg.boot_id, seqs,

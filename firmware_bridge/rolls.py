@@ -68,6 +68,29 @@ class SeqRanges:
             j += 1
         runs[i:j] = [[lo, hi]]
 
+    def gaps(self, boot_id: int, first: int, end: int) -> list[tuple[int, int]]:
+        """The parts of [first, end) not in the set, as half-open ranges."""
+        runs = self._by_boot.get(boot_id)
+        if not runs:
+            return [(first, end)] if first < end else []
+        out = []
+        i = max(0, bisect.bisect_right(runs, [first, float("inf")]) - 1)
+        at = first
+        while at < end and i < len(runs):
+            lo, hi = runs[i]
+            if hi <= at:
+                i += 1
+                continue
+            if lo >= end:
+                break
+            if lo > at:
+                out.append((at, lo))
+            at = max(at, hi)
+            i += 1
+        if at < end:
+            out.append((at, end))
+        return out
+
     def runs(self) -> int:
         return sum(len(r) for r in self._by_boot.values())
 

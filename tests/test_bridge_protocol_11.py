@@ -22,7 +22,7 @@ from firmware_bridge.codec import FrameDecoder, cobs_encode, crc32, encode_frame
 from firmware_bridge.events import (Connected, DeviceReset, HandshakeTimeout, ProtocolMismatch,
                                     RollEvent, RollsDropped)
 from firmware_bridge.protocol import PENDING_WINDOW, HostProtocol
-from firmware_bridge.rolls import MemoryRollStore, RollJournal, deliver_undelivered
+from firmware_bridge.rolls import MemoryRollStore, RollJournal, SeqRanges, deliver_undelivered
 from firmware_bridge.sim import NonVolatile, SimTower
 
 from .test_bridge_protocol import Pair
@@ -471,3 +471,17 @@ def test_well_formed_frames_with_wild_values_are_taken_within_bounds(msgs):
             assert m.Ack(msg.boot_id, msg.seq) in out  # every well-formed roll leaves the ring
     assert len(host._pending) <= 2 * PENDING_WINDOW
     assert store.dropped.runs() <= len(msgs)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 100), st.integers(0, 20)), max_size=8),
+       st.integers(0, 110), st.integers(0, 40))
+def test_seq_ranges_agree_with_a_plain_set(adds, first, length):
+    ranges, plain = SeqRanges(), set()
+    for start, count in adds:
+        ranges.add(7, start, count)
+        plain.update(range(start, start + count))
+    assert [s for lo, hi in ranges.gaps(7, first, first + length) for s in range(lo, hi)] == [
+        s for s in range(first, first + length) if s not in plain]
+    assert all(((7, s) in ranges) == (s in plain) for s in range(130))
+    assert ranges.runs() <= len(adds)
