@@ -252,7 +252,7 @@ def test_host_memory_stays_bounded_whatever_the_tower_sends():
         peak = tracemalloc.get_traced_memory()[1] - base
     finally:
         tracemalloc.stop()
-    assert peak < 4_000_000, f"{peak / 1e6:.1f} MB"
+    assert peak < 2_000_000, f"{peak / 1e6:.1f} MB"  # 0.34 MB measured; 1.0: 1,558 MB
     # and a normal roll is still handled at once (no huge structure to walk)
     host2 = connected_host(boot=0x99)
     events = host2.feed(frames(m.Roll(0x99, 0, 1, 0, D6)), 5.0)
