@@ -111,7 +111,10 @@ class Link:
                 "oversized_frames": d.oversized_frames, "frames": d.frames,
                 "retransmits": p.retransmits, "duplicates": p.duplicates,
                 "rolls_recorded": p.rolls_recorded, "drops_declared": p.drops_declared,
-                "rolls_lost": p.rolls_lost, "resets": p.resets, "reconnects": self.reconnects}
+                "rolls_lost": p.rolls_lost, "resets": p.resets, "reconnects": self.reconnects,
+                "late_rolls": p.late_rolls, "reused_boot_ids": p.reused_boot_ids,
+                "unreadable_dice": p.unreadable_dice, "stale_frames": p.stale_frames,
+                "unknown_types": p.unknown_types}
 
     # -- internals ------------------------------------------------------------------------
     def _emit(self, event: LinkEvent) -> None:
