@@ -26,7 +26,7 @@ from firmware_bridge.rolls import MemoryRollStore, RollJournal, SeqRanges, deliv
 from firmware_bridge.sim import NonVolatile, SimTower
 
 from .test_bridge_protocol import Pair
-from .test_firmware import fw, new_tower, packets
+from .test_firmware import fw, new_tower
 
 
 def frames(*msgs) -> bytes:
