@@ -229,15 +229,19 @@ class Session(Generic[S]):
         """Dice tower rolls recorded in this game that its rules do not take as actions."""
         return tuple(self._fold.rolls)
 
-    def record_roll(self, boot_id: int, seq: int, dice: list[dict[str, Any]]) -> Event | None:
+    def record_roll(self, boot_id: int, seq: int, dice: list[dict[str, Any]], *,
+                    late: bool = False) -> Event | None:
         """Record one physical roll in this game's journal, once: a roll already recorded
-        (same tower boot and roll number) is ignored and ``None`` returned."""
+        (same tower boot and roll number) is ignored and ``None`` returned. ``late``: it
+        reaches the game after the app restarted or the tower reconnected."""
         key = (int(boot_id), int(seq))
         if key in self._fold.roll_keys or any(
                 (a.data.get("boot_id"), a.data.get("seq")) == key
                 for a in self._fold.actions if a.type == ROLL):
             return None
-        data = {"boot_id": key[0], "seq": key[1], "dice": list(dice)}
+        data: dict[str, Any] = {"boot_id": key[0], "seq": key[1], "dice": list(dice)}
+        if late:
+            data["late"] = True
         if ROLL in self.rules.event_types:
             return self.do(ROLL, **data)
         event = self._journal.append(ROLL, data)
@@ -339,7 +343,8 @@ def roll_text(data: Mapping[str, Any]) -> str:
         face = die.get("face") if die.get("face") is not None else "?"
         status = die.get("status", "clean")
         parts.append(f"{colour}{die.get('kind', '?')} {face}" + ("" if status == "clean" else f" ({status})"))
-    return "Dice tower: " + (", ".join(parts) or "no dice")
+    source = "Dice tower (arrived late)" if data.get("late") else "Dice tower"
+    return f"{source}: " + (", ".join(parts) or "no dice")
 
 
 def export_json(session: Session, *, reveal_hidden: bool = False) -> str:

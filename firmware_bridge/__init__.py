@@ -1,4 +1,4 @@
-"""The dice tower link: protocol 1.0 (docs/protocol.md) on the host side, a simulated tower,
+"""The dice tower link: protocol 1.1 (docs/protocol.md) on the host side, a simulated tower,
 and the reference firmware.
 
 Layers, each usable alone: ``codec`` (bytes <-> packets), ``messages`` (packets <-> typed

@@ -13,9 +13,9 @@ import time
 from pathlib import Path
 
 from .discovery import UsbMatch, serial_ports
-from .events import LinkEvent, RollEvent
+from .events import Connected, LinkEvent, RollEvent
 from .link import Link
-from .rolls import MemoryRollStore, RollJournal, RollJournalError
+from .rolls import MemoryRollStore, RollJournal, RollJournalError, deliver_undelivered
 
 
 def _usb(text: str | None) -> UsbMatch:
@@ -57,9 +57,16 @@ def cmd_listen(args: argparse.Namespace) -> int:
         with out_lock:
             print(json.dumps(event.to_json()), flush=True)
         if isinstance(event, RollEvent):
+            mark = getattr(store, "mark_delivered", None)
+            if mark is not None:
+                mark(event.key)  # printed: this listener is the roll's consumer
             count[0] += 1
             if args.count and count[0] >= args.count:
                 done.set()
+        elif isinstance(event, Connected):
+            deliver_undelivered(store, on_event)  # rolls a killed listener never printed
+
+    deliver_undelivered(store, on_event)
 
     link = Link(args.url, store, on_event, usb=_usb(args.usb),
                 baudrates=[int(b) for b in args.baud.split(",")])
@@ -115,8 +122,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
                 if args.quiet:
                     continue
                 reply.update(boot_id=tower.boot_id, seq=seq)
-            elif cmd == "reset":
-                server.reset()
+            elif cmd == "reset":  # reset [N]: the first N copies of each restored roll are lost
+                server.reset(int(rest or 0))
                 reply.update(boot_id=tower.boot_id, t=time.monotonic())
             elif cmd == "unplug":
                 server.unplug()
@@ -134,7 +141,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
             elif cmd == "quit":
                 break
             else:
-                reply = {"error": f"unknown command {cmd!r}: roll [dice], reset, unplug, replug, stats, quit"}
+                reply = {"error": f"unknown command {cmd!r}: roll [dice], reset [N], unplug, replug, stats, quit"}
         except ValueError as exc:
             reply = {"error": str(exc)}
         print(json.dumps(reply), flush=True)
@@ -150,11 +157,13 @@ def cmd_soak(args: argparse.Namespace) -> int:
     from .soak import run_soak
 
     result = run_soak(rolls=args.rolls, seed=args.seed, interval=args.interval,
-                      unplugs=args.unplugs, resets=args.resets, ring=args.ring,
-                      corrupt=args.corrupt, drop=args.drop, duplicate=args.duplicate,
+                      unplugs=args.unplugs, resets=args.resets, host_kills=args.host_kills,
+                      ring=args.ring, corrupt=args.corrupt, drop=args.drop,
+                      duplicate=args.duplicate, truncate=args.truncate, ack_drop=args.ack_drop,
                       progress=not args.quiet)
     print(json.dumps(result), flush=True)
-    return 0 if result["lost"] == 0 and result["duplicated"] == 0 else 1
+    return 0 if (result["lost"] == result["duplicated"] == result["undelivered_to_game"]
+                 == result["doubled_in_game"] == 0) else 1
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -178,7 +187,7 @@ def main(argv: list[str] | None = None) -> int:
     p.set_defaults(func=cmd_listen)
 
     p = sub.add_parser("simulate", help="serve a simulated tower on a pty or a TCP socket; "
-                                        "commands on stdin: roll [dice], reset, unplug, replug, stats, quit")
+                                        "commands on stdin: roll [dice], reset [N], unplug, replug, stats, quit")
     where = p.add_mutually_exclusive_group()
     where.add_argument("--pty", help="the stable path (symlink) to serve the pty at")
     where.add_argument("--socket", help="HOST:PORT to listen on (port 0: any)")
@@ -197,11 +206,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--interval", type=float, default=0.02, help="seconds between rolls")
     p.add_argument("--unplugs", type=int, default=3)
-    p.add_argument("--resets", type=int, default=2)
+    p.add_argument("--resets", type=int, default=5, help="each losing the first two resends")
+    p.add_argument("--host-kills", type=int, default=2)
     p.add_argument("--ring", type=int, default=32)
-    p.add_argument("--corrupt", type=float, default=0.01, help="probability per frame of one flipped bit")
-    p.add_argument("--drop", type=float, default=0.01, help="probability per frame")
-    p.add_argument("--duplicate", type=float, default=0.01, help="probability per frame")
+    p.add_argument("--corrupt", type=float, default=0.05, help="probability per frame of one flipped bit")
+    p.add_argument("--drop", type=float, default=0.05, help="probability per frame")
+    p.add_argument("--duplicate", type=float, default=0.05, help="probability per frame")
+    p.add_argument("--truncate", type=float, default=0.05, help="probability per frame")
+    p.add_argument("--ack-drop", type=float, default=0.05, help="probability per host write")
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=cmd_soak)
 

@@ -145,6 +145,10 @@ class FrameDecoder:
     def _check(self, encoded: bytes) -> bytes | None:
         counters = self.counters
         decoded = cobs_decode(encoded)
+        if decoded is not None and len(decoded) > MAX_PACKET:
+            # up to 1028 bytes still fit MAX_ENCODED when COBS adds a single byte
+            counters.oversized_frames += 1
+            return None
         if decoded is None or len(decoded) < MIN_PACKET:
             counters.bad_frames += 1
             return None

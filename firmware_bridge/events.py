@@ -34,6 +34,10 @@ class DieReading:
                    str(data.get("status", "clean")))
 
 
+def roll_boot_key(boot_id: int, incarnation: int) -> int:
+    return boot_id | incarnation << 32
+
+
 @dataclass(frozen=True, slots=True)
 class LinkEvent:
     def to_json(self) -> dict[str, Any]:
@@ -54,17 +58,21 @@ class RollEvent(LinkEvent):
     seq: int
     dice: tuple[DieReading, ...]
     attempt: int = 0
-    late: bool = False  # a later roll of the same boot was recorded before this one
+    late: bool = False  # recorded or delivered after a later roll, or after it was called lost
     received_at: float = 0.0  # time.monotonic() when its last byte was read
     recorded_at: float = 0.0  # time.monotonic() after it was fsynced
+    incarnation: int = 0  # > 0: the tower used this boot id again after a reboot (1.1)
+    fingerprint: int = 0  # uptime and dice of the copy (messages.Roll.fingerprint)
 
     @property
     def clean(self) -> bool:
-        return all(d.clean for d in self.dice)
+        return bool(self.dice) and all(d.clean for d in self.dice)
 
     @property
     def key(self) -> tuple[int, int]:
-        return (self.boot_id, self.seq)
+        """The roll's identity in the roll journal and in a game: (boot id, seq), the boot id
+        with the incarnation above bit 32 when a tower used a boot id again."""
+        return (roll_boot_key(self.boot_id, self.incarnation), self.seq)
 
     def text(self) -> str:
         parts = []

@@ -116,7 +116,10 @@ class Link:
                 "oversized_frames": d.oversized_frames, "frames": d.frames,
                 "retransmits": p.retransmits, "duplicates": p.duplicates,
                 "rolls_recorded": p.rolls_recorded, "drops_declared": p.drops_declared,
-                "rolls_lost": p.rolls_lost, "resets": p.resets, "reconnects": self.reconnects}
+                "rolls_lost": p.rolls_lost, "resets": p.resets, "reconnects": self.reconnects,
+                "late_rolls": p.late_rolls, "reused_boot_ids": p.reused_boot_ids,
+                "unreadable_dice": p.unreadable_dice, "stale_frames": p.stale_frames,
+                "unknown_types": p.unknown_types}
 
     # -- internals ------------------------------------------------------------------------
     def _emit(self, event: LinkEvent) -> None:
@@ -192,11 +195,15 @@ class Link:
         proto = self.protocol
         proto.begin(time.monotonic())
         port.write(proto.take_output())
+        offer = getattr(proto.store, "offer_below", None)
         while not self._stop.is_set():
             waiting = port.in_waiting
             data = port.read(waiting if waiting else 1)
             now = time.monotonic()
+            before = getattr(proto.store, "recorded_count", 0)
             events = proto.feed(data, now) if data else []
+            if offer is not None and any(isinstance(e, Connected) for e in events):
+                offer(before)  # the rolls of these frames reach the app as their own events
             events += proto.tick(now)
             out = proto.take_output()
             if out:

@@ -1,7 +1,9 @@
-"""The messages of protocol 1.0 (docs/protocol.md, section 4): packets <-> typed values.
+"""The messages of protocol 1.1 (docs/protocol.md, section 4): packets <-> typed values.
 
 ``parse(packet)`` turns a CRC-checked packet (``type | body``) into one of the message classes
-or raises :class:`BadMessage`; each class's ``pack()`` gives the packet back. No I/O.
+or raises :class:`BadMessage` (:class:`UnknownType` for a type this version does not know,
+which a receiver ignores: later minor versions add types); each class's ``pack()`` gives the
+packet back. No I/O.
 """
 
 from __future__ import annotations
@@ -9,11 +11,14 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass, field
 
+from .codec import crc32
+
 PROTO_MAJOR = 1
-PROTO_MINOR = 0
+PROTO_MINOR = 1
 
 HELLO = 0x01
 ACK = 0x02
+ACK_DROPPED = 0x03  # 1.1
 HELLO_REPLY = 0x81
 ROLL = 0x82
 HEARTBEAT = 0x83
@@ -21,6 +26,10 @@ DROPPED = 0x84
 
 NONE = 255
 """Face or colour not known."""
+MAX_DICE = 46
+"""Dice in one ROLL (its packet stays within 250 bytes)."""
+MAX_DROP_COUNT = 4096
+"""Rolls one DROPPED notice can name; the host reads a larger count as this many."""
 
 STATUS_NAMES = ("clean", "cocked", "unreadable")
 CLEAN, COCKED, UNREADABLE = 0, 1, 2
@@ -32,6 +41,10 @@ DROP_REASONS = {DROP_OVERFLOW: "ring overflow", DROP_REBOOT: "lost in a reboot"}
 
 class BadMessage(ValueError):
     """A packet whose CRC was right but whose type or body is not protocol 1.x."""
+
+
+class UnknownType(BadMessage):
+    """A type this version does not know (a later minor version's): ignored, not an error."""
 
 
 class _Reader:
@@ -104,6 +117,18 @@ class Ack:
 
 
 @dataclass(frozen=True, slots=True)
+class AckDropped:
+    """1.1: the acknowledgement of one DROPPED notice, as the host received it."""
+
+    boot_id: int
+    first_seq: int
+    count: int
+
+    def pack(self) -> bytes:
+        return struct.pack("<BIII", ACK_DROPPED, self.boot_id, self.first_seq, self.count)
+
+
+@dataclass(frozen=True, slots=True)
 class DieKind:
     name: str
     faces: tuple[str, ...]
@@ -164,6 +189,15 @@ class Roll:
             out += struct.pack("<BBBBB", die.slot, die.kind, die.face, die.colour, die.status)
         return bytes(out)
 
+    def fingerprint(self) -> int:
+        """What every copy of this roll has in common (uptime and dice, not the attempt):
+        with the same boot id and seq but another fingerprint, it is another roll (a boot id
+        the tower used again), not a copy."""
+        out = bytearray(struct.pack("<I", self.uptime_ms & 0xFFFFFFFF))
+        for die in self.dice:
+            out += bytes((die.slot, die.kind, die.face, die.colour, die.status))
+        return crc32(bytes(out)) or 1
+
 
 @dataclass(frozen=True, slots=True)
 class Heartbeat:
@@ -190,7 +224,13 @@ class Dropped:
                            self.reason)
 
 
-Message = Hello | Ack | HelloReply | Roll | Heartbeat | Dropped
+Message = Hello | Ack | AckDropped | HelloReply | Roll | Heartbeat | Dropped
+
+
+def _boot(boot_id: int, what: str, at: int = 1) -> int:
+    if boot_id == 0:
+        raise BadMessage(f"{what} with boot id 0 (bytes {at}..{at + 3}): boot ids are non-zero")
+    return boot_id
 
 
 def parse(packet: bytes) -> Message:
@@ -206,8 +246,12 @@ def parse(packet: bytes) -> Message:
     elif kind == ACK:
         boot_id, seq = r.take("<II")
         msg = Ack(boot_id, seq)
+    elif kind == ACK_DROPPED:
+        msg = AckDropped(*r.take("<III"))
     elif kind == HELLO_REPLY:
         major, minor, nonce, boot_id, next_seq, ring_size = r.take("<BBIIIH")
+        if major == PROTO_MAJOR:  # another major's reply is only read for its version
+            _boot(boot_id, "HELLO_REPLY", 7)
         firmware = r.str()
         colours = tuple(r.str() for _ in range(r.u8()))
         kinds = []
@@ -220,13 +264,18 @@ def parse(packet: bytes) -> Message:
                          colours, tuple(kinds), n_slots)
     elif kind == ROLL:
         boot_id, seq, uptime, attempt, n = r.take("<IIIBB")
+        _boot(boot_id, "ROLL")
+        if n > MAX_DICE:
+            raise BadMessage(f"ROLL of {n} dice (byte 14); the limit is {MAX_DICE}")
         dice = tuple(Die(*r.take("<BBBBB")) for _ in range(n))
         msg = Roll(boot_id, seq, uptime, attempt, dice)
     elif kind == HEARTBEAT:
         msg = Heartbeat(*r.take("<IIIHI"))
+        _boot(msg.boot_id, "HEARTBEAT")
     elif kind == DROPPED:
         msg = Dropped(*r.take("<IIIB"))
+        _boot(msg.boot_id, "DROPPED")
     else:
-        raise BadMessage(f"unknown message type 0x{kind:02X}")
+        raise UnknownType(f"unknown message type 0x{kind:02X}")
     r.end()
     return msg

@@ -1,29 +1,39 @@
-"""The host side of protocol 1.0 as a state machine: bytes in, events and bytes out. No I/O.
+"""The host side of protocol 1.1 as a state machine: bytes in, events and bytes out. No I/O.
 
 :class:`HostProtocol` is driven by the reader loop (``link.py``) and by tests directly. It
 never reads a clock itself: every call takes ``now`` (``time.monotonic()`` seconds). A roll is
 passed to the :class:`~firmware_bridge.rolls.RollStore` (which fsyncs it) *before* its ACK is
-queued, so a roll is acknowledged only once it is durable.
+queued, so a roll is acknowledged only once it is durable: duplicates are ACKed because the
+first copy is in the journal, never because of a verdict of the host's.
+
+Bounded: every count and sequence jump read from the wire is capped (``PENDING_WINDOW``,
+``messages.MAX_DROP_COUNT``, ``MAX_OLD_BOOTS``), so the work per frame and the memory held
+do not depend on what a tower claims.
 """
 
 from __future__ import annotations
 
 import os
 import struct
+from collections import deque
 from dataclasses import dataclass
 
 from . import messages as m
 from .codec import FrameDecoder, encode_frame
 from .events import (Connected, DeviceReset, DieReading, HandshakeTimeout, LinkEvent, LinkLost,
-                     ProtocolMismatch, RollEvent, RollsDropped, RollsMissing)
+                     ProtocolMismatch, RollEvent, RollsDropped, RollsMissing, roll_boot_key)
 from .rolls import RollStore
 
 HELLO_INTERVAL = 0.5
 HANDSHAKE_TIMEOUT = 3.0
 SILENCE_TIMEOUT = 3.0
-RESET_GRACE = 3.0
-"""After a reset, how long rolls of the old boot may still arrive (restored from the tower's
-ring) before the host reports them lost."""
+PENDING_WINDOW = 1024
+"""Rolls below a heartbeat's next_seq that the host waits for: the newest this many. A tower
+cannot hold more unacknowledged rolls than this without saying it dropped some."""
+MAX_OLD_BOOTS = 4
+"""Earlier boots whose missing rolls the host still waits for after resets."""
+MAX_INCARNATIONS = 8
+"""Uses of one boot id searched for a duplicate (a tower reusing ids is already faulty)."""
 
 
 @dataclass
@@ -34,7 +44,12 @@ class ProtocolCounters:
     acks_sent: int = 0
     drops_declared: int = 0
     rolls_lost: int = 0
+    late_rolls: int = 0  # recorded after the host had reported them lost or missing
     resets: int = 0
+    reused_boot_ids: int = 0
+    unreadable_dice: int = 0  # dice out of the HELLO_REPLY's range, recorded as unreadable
+    stale_frames: int = 0  # heartbeats of an earlier boot, after its reset
+    unknown_types: int = 0  # frames of a later minor version's types: ignored
     unexpected: int = 0  # valid frames the host did not expect (a roll before the handshake...)
 
 
@@ -49,9 +64,10 @@ class HostProtocol:
         self._nonce_source = nonce_source
         self.hello: m.HelloReply | None = None
         self._tables: dict[int, m.HelloReply] = {}  # boot id -> its HELLO_REPLY (last 8)
-        self._dropped: set[tuple[int, int]] = set(getattr(store, "dropped_keys", ()))
+        self._earlier_boots: deque[int] = deque(maxlen=16)
         self.connected = False
         self.mismatch = False
+        self._bad_hello = ""
         self._nonce = 0
         self._hello_sent_at = 0.0
         self._handshake_started = 0.0
@@ -62,8 +78,8 @@ class HostProtocol:
         self._pending: dict[int, float] = {}  # seq of the current boot -> when first missed
         self._reported_missing: frozenset[int] = frozenset()
         self._highest_recorded = -1
-        # (old boot id, seqs still unaccounted for, deadline to report them lost)
-        self._old_pending: list[tuple[int, set[int], float]] = []
+        # earlier boots' rolls still unaccounted for after a reset: (boot id, seqs)
+        self._old_pending: deque[tuple[int, set[int]]] = deque(maxlen=MAX_OLD_BOOTS)
 
     # -- output ---------------------------------------------------------------------------
     def take_output(self) -> bytes:
@@ -72,7 +88,7 @@ class HostProtocol:
         self._out.clear()
         return out
 
-    def _send(self, msg: m.Hello | m.Ack) -> None:
+    def _send(self, msg: m.Hello | m.Ack | m.AckDropped) -> None:
         self._out += encode_frame(msg.pack())
 
     # -- life cycle -----------------------------------------------------------------------
@@ -92,15 +108,21 @@ class HostProtocol:
         self._send(m.Hello(self._nonce))
 
     def tick(self, now: float) -> list[LinkEvent]:
-        """Timers: HELLO resends, handshake timeout, silence, and rolls lost in a reset."""
+        """Timers: HELLO resends, handshake timeout, silence."""
         events: list[LinkEvent] = []
         if self.mismatch:
+            # keep asking, slowly: a tower flashed back to 1.x (or one that also speaks 1.x)
+            # answers and connects without waiting for a reset
+            if now - self._hello_sent_at >= HANDSHAKE_TIMEOUT:
+                self._hello(now)
             return events
         if not self.connected:
             if now - self._handshake_started >= HANDSHAKE_TIMEOUT:
                 c = self.decoder.counters
                 hint = ""
-                if c.crc_errors or c.bad_frames:
+                if self._bad_hello:
+                    hint = f"; {self._bad_hello}"
+                elif c.crc_errors or c.bad_frames:
                     hint = (f"; {c.crc_errors} CRC errors and {c.bad_frames} bad frames so far: "
                             "check the baud rate")
                 events.append(HandshakeTimeout(self.port, f"no HELLO_REPLY in {HANDSHAKE_TIMEOUT:.0f} s{hint}"))
@@ -110,16 +132,6 @@ class HostProtocol:
         elif now - self._last_frame_at >= SILENCE_TIMEOUT:
             self.connected = False
             events.append(LinkLost(self.port, f"no frame from the tower for {SILENCE_TIMEOUT:.0f} s"))
-        still = []
-        for boot, seqs, deadline in self._old_pending:
-            seqs -= {s for s in seqs if self._known((boot, s))}
-            if not seqs:
-                continue
-            if now >= deadline:
-                events.extend(self._lost(boot, sorted(seqs), "lost in a reboot", "host"))
-            else:
-                still.append((boot, seqs, deadline))
-        self._old_pending = still
         return events
 
     # -- input ----------------------------------------------------------------------------
@@ -128,8 +140,14 @@ class HostProtocol:
         for packet in self.decoder.feed(data):
             try:
                 msg = m.parse(packet)
-            except m.BadMessage:
+            except m.UnknownType:
+                self.counters.unknown_types += 1  # a later minor version's frame: ignored
+                self._last_frame_at = now
+                continue
+            except m.BadMessage as exc:
                 self.decoder.counters.bad_frames += 1
+                if packet[0] == m.HELLO_REPLY:
+                    self._bad_hello = f"the tower's HELLO_REPLY cannot be read: {exc}"
                 continue
             self._last_frame_at = now
             events.extend(self._on_message(msg, now))
@@ -143,6 +161,9 @@ class HostProtocol:
         events: list[LinkEvent] = []
         if isinstance(msg, m.Heartbeat):
             if msg.boot_id != self.boot_id:
+                if msg.boot_id in self._earlier_boots:
+                    self.counters.stale_frames += 1  # sent before the reset, read after it
+                    return events
                 # a reset the boot announcement of which we missed: handshake again
                 events.extend(self._new_boot(msg.boot_id, now))
                 return events
@@ -170,6 +191,7 @@ class HostProtocol:
 
     def _connect(self, hello: m.HelloReply) -> list[LinkEvent]:
         self.connected = True
+        self._bad_hello = ""
         return [Connected(self.port, hello.boot_id, hello.firmware,
                           f"{hello.proto_major}.{hello.proto_minor}", self._next_seq,
                           hello.ring_size, tuple(k.name for k in hello.kinds),
@@ -187,6 +209,10 @@ class HostProtocol:
         self.mismatch = False
         if msg.boot_id != self.boot_id:
             events.extend(self._new_boot(msg.boot_id, now, rehandshake=False))
+            if msg.nonce == 0:
+                # the boot announcement: say HELLO so the tower learns this host's minor
+                # version (1.1 towers then keep notices for ACK_DROPPED)
+                self._hello(now)
         self._tables[msg.boot_id] = msg
         while len(self._tables) > 8:
             del self._tables[next(iter(self._tables))]
@@ -202,13 +228,17 @@ class HostProtocol:
         if old is not None:
             self.counters.resets += 1
             events.append(DeviceReset(old, boot_id))
-            unaccounted = {s for s in self._pending if not self._known((old, s))}
-            if unaccounted:
-                self._old_pending.append((old, unaccounted, now + RESET_GRACE))
+            if old != boot_id:
+                self._earlier_boots.append(old)
+                unaccounted = {s for s in self._pending if not self._known(old, s)}
+                if unaccounted:
+                    self._old_pending.append((old, unaccounted))
             self.connected = False
             self._handshake_started = now
             if rehandshake:
                 self._hello(now)
+        if boot_id in self._earlier_boots:
+            self._earlier_boots.remove(boot_id)
         self.boot_id = boot_id
         self._next_seq = 0
         self._pending = {}
@@ -216,19 +246,30 @@ class HostProtocol:
         self._highest_recorded = -1
         return events
 
-    def _known(self, key: tuple[int, int]) -> bool:
-        """Recorded as a roll, or as dropped."""
-        return key in self.store or key in self._dropped
+    def _current_key(self, boot_id: int, seq: int) -> tuple[int, int]:
+        return (roll_boot_key(boot_id, self.store.incarnation(boot_id)), seq)
+
+    def _known(self, boot_id: int, seq: int) -> bool:
+        """Recorded as a roll (of the boot id's latest use), or as dropped."""
+        return self._current_key(boot_id, seq) in self.store or (boot_id, seq) in self.store.dropped
+
+    def _unknown_in(self, boot_id: int, first: int, end: int) -> list[int]:
+        """The seqs in [first, end) neither recorded nor dropped (end - first is capped by
+        the callers: PENDING_WINDOW or MAX_DROP_COUNT)."""
+        store = self.store
+        key = roll_boot_key(boot_id, store.incarnation(boot_id))
+        return [s for lo, hi in store.dropped.gaps(boot_id, first, end) for s in range(lo, hi)
+                if (key, s) not in store]
 
     def _note_next_seq(self, next_seq: int, now: float) -> None:
         if next_seq > self._next_seq:
-            start = self._next_seq
+            start = max(self._next_seq, next_seq - PENDING_WINDOW)
             self._next_seq = next_seq
-            if next_seq - start > 4096:  # a host meeting a long-running tower: only look back a little
-                start = next_seq - 4096
-            for seq in range(start, next_seq):
-                if not self._known((self.boot_id, seq)):  # type: ignore[arg-type]
-                    self._pending.setdefault(seq, now)
+            for seq in self._unknown_in(self.boot_id, start, next_seq):  # type: ignore[arg-type]
+                self._pending.setdefault(seq, now)
+            floor = next_seq - PENDING_WINDOW
+            if len(self._pending) > PENDING_WINDOW:
+                self._pending = {s: t for s, t in self._pending.items() if s >= floor}
 
     def _on_heartbeat(self, msg: m.Heartbeat, now: float) -> list[LinkEvent]:
         events: list[LinkEvent] = []
@@ -237,30 +278,46 @@ class HostProtocol:
         if late and late != self._reported_missing:
             events.append(RollsMissing(msg.boot_id, tuple(sorted(late))))
         self._reported_missing = late
+        if msg.unacked == 0 and self._old_pending:
+            # The tower's ring is empty, so every roll of an earlier boot it still had was
+            # resent and recorded (ACKs only leave after that): what is still missing was
+            # lost in the reset. Not a verdict that blocks anything: a copy that turns up
+            # later is recorded, late.
+            while self._old_pending:
+                boot, seqs = self._old_pending.popleft()
+                gone = sorted(s for s in seqs if not self._known(boot, s))
+                if gone:
+                    events.extend(self._lost(boot, gone, "lost in a reboot", "host"))
         return events
 
-    def _dice(self, msg: m.Roll, hello: m.HelloReply) -> tuple[DieReading, ...] | None:
+    def _dice(self, msg: m.Roll, hello: m.HelloReply) -> tuple[DieReading, ...]:
+        """The dice named with the tower's table; a die the table cannot name (kind, face,
+        colour or status out of range, or a clean die without a face) is recorded as
+        unreadable rather than refused, so the roll is ACKed and leaves the tower's ring."""
         out = []
         for die in msg.dice:
-            if die.kind >= len(hello.kinds) or die.status > 2:
-                return None
-            kind = hello.kinds[die.kind]
-            if die.face == m.NONE:
-                face = None
-            elif die.face < len(kind.faces):
-                face = kind.faces[die.face]
-            else:
-                return None
-            if die.colour == m.NONE:
-                colour = None
-            elif die.colour < len(hello.colours):
+            kind = hello.kinds[die.kind] if die.kind < len(hello.kinds) else None
+            colour = None
+            if die.colour != m.NONE and die.colour < len(hello.colours):
                 colour = hello.colours[die.colour]
-            else:
-                return None
-            if face is None and die.status == m.CLEAN:
-                return None
-            out.append(DieReading(die.slot, kind.name, face, colour, m.STATUS_NAMES[die.status]))
+            face = None
+            if kind is not None and die.face != m.NONE and die.face < len(kind.faces):
+                face = kind.faces[die.face]
+            status = m.STATUS_NAMES[die.status] if die.status <= m.UNREADABLE else None
+            readable = (kind is not None and status is not None
+                        and (die.colour == m.NONE or colour is not None)
+                        and (die.face == m.NONE or face is not None)
+                        and not (face is None and status == "clean"))
+            if not readable:
+                self.counters.unreadable_dice += 1
+                face, status = None, "unreadable"
+            out.append(DieReading(die.slot, kind.name if kind is not None else f"kind {die.kind}",
+                                  face, colour, status))  # type: ignore[arg-type]
         return tuple(out)
+
+    def _ack_roll(self, msg: m.Roll) -> None:
+        self._send(m.Ack(msg.boot_id, msg.seq))
+        self.counters.acks_sent += 1
 
     def _on_roll(self, msg: m.Roll, now: float) -> list[LinkEvent]:
         # the dice table of the roll's own boot; for a roll restored from an earlier boot we
@@ -269,53 +326,68 @@ class HostProtocol:
         if hello is None:
             self.counters.unexpected += 1  # before any handshake: resent after it, nothing lost
             return []
-        key = (msg.boot_id, msg.seq)
         if msg.attempt > 0:
             self.counters.retransmits += 1
-        if self._known(key):
-            self.counters.duplicates += 1
-            self._send(m.Ack(*key))
-            self.counters.acks_sent += 1
-            return []
-        dice = self._dice(msg, hello)
-        if dice is None or not dice:
-            self.decoder.counters.bad_frames += 1
-            return []
+        fp = msg.fingerprint()
+        inc = self.store.incarnation(msg.boot_id)
+        for i in range(inc, max(-1, inc - MAX_INCARNATIONS), -1):
+            got = self.store.lookup((roll_boot_key(msg.boot_id, i), msg.seq))
+            if got is not None and (got == fp or got == 0):  # 0: recorded before 1.1
+                self.counters.duplicates += 1
+                self._ack_roll(msg)
+                return []
+        events: list[LinkEvent] = []
         current = msg.boot_id == self.boot_id
-        late = current and msg.seq < self._highest_recorded
-        event = RollEvent(msg.boot_id, msg.seq, dice, msg.attempt, late, now)
+        if self.store.lookup((roll_boot_key(msg.boot_id, inc), msg.seq)) is not None:
+            # same boot id and seq, other uptime or dice: the tower drew this boot id again
+            inc += 1
+            self.counters.reused_boot_ids += 1
+            events.append(DeviceReset(msg.boot_id, msg.boot_id))
+            if current:
+                self._next_seq, self._pending, self._highest_recorded = 0, {}, -1
+                self._reported_missing = frozenset()
+        dice = self._dice(msg, hello)
+        late = (msg.boot_id, msg.seq) in self.store.dropped or (
+            current and msg.seq < self._highest_recorded)
+        if late:
+            self.counters.late_rolls += 1
+        event = RollEvent(msg.boot_id, msg.seq, dice, msg.attempt, late, now,
+                          incarnation=inc, fingerprint=fp)
         recorded_at = self.store.record(event)
-        event = RollEvent(msg.boot_id, msg.seq, dice, msg.attempt, late, now, recorded_at)
+        event = RollEvent(msg.boot_id, msg.seq, dice, msg.attempt, late, now, recorded_at,
+                          inc, fp)
         self.counters.rolls_recorded += 1
-        self._send(m.Ack(*key))
-        self.counters.acks_sent += 1
+        self._ack_roll(msg)
         if current:
             self._pending.pop(msg.seq, None)
             self._highest_recorded = max(self._highest_recorded, msg.seq)
             self._note_next_seq(msg.seq + 1, now)
-        return [event]
+        events.append(event)
+        return events
 
     def _on_dropped(self, msg: m.Dropped) -> list[LinkEvent]:
-        # recorded first, acknowledged after, like a roll; ACK(boot_id, first_seq) is the
-        # notice's acknowledgement (the roll itself is gone, so the key is free)
-        seqs = [s for s in range(msg.first_seq, msg.first_seq + min(msg.count, 65536))
-                if not self._known((msg.boot_id, s))]
+        # recorded first, acknowledged after, like a roll. A 1.1 tower takes
+        # ACK_DROPPED(boot_id, first_seq, count); a 1.0 tower ACK(boot_id, first_seq).
+        count = min(msg.count, m.MAX_DROP_COUNT, 2**32 - msg.first_seq)
+        seqs = self._unknown_in(msg.boot_id, msg.first_seq, msg.first_seq + count)
         events: list[LinkEvent] = []
         if seqs:
             events = self._lost(msg.boot_id, seqs,
                                 m.DROP_REASONS.get(msg.reason, f"reason {msg.reason}"), "tower")
-        self._send(m.Ack(msg.boot_id, msg.first_seq))
+        if self.hello is not None and self.hello.proto_minor >= 1:
+            self._send(m.AckDropped(msg.boot_id, msg.first_seq, msg.count))
+        else:
+            self._send(m.Ack(msg.boot_id, msg.first_seq))
         return events
 
     def _lost(self, boot_id: int, seqs: list[int], reason: str, by: str) -> list[LinkEvent]:
         events: list[LinkEvent] = []
-        for s in seqs:
-            self._dropped.add((boot_id, s))
         if boot_id == self.boot_id:
             for s in seqs:
                 self._pending.pop(s, None)
-        for _, pending, _ in self._old_pending:
-            pending.difference_update(seqs)
+        for old, pending in self._old_pending:
+            if old == boot_id:
+                pending.difference_update(seqs)
         if by == "tower":
             self.counters.drops_declared += len(seqs)
         else:

@@ -1,4 +1,4 @@
-"""A simulated dice tower: protocol 1.0's tower side in CPython, with fault injection.
+"""A simulated dice tower: protocol 1.1's tower side in CPython, with fault injection.
 
 :class:`SimTower` is the tower's logic (ring, resends with backoff, heartbeats, drop notices,
 ring kept across resets as if in non-volatile memory); it does no I/O. :class:`FaultyWire`
@@ -25,7 +25,7 @@ from typing import Callable, Protocol
 from . import messages as m
 from .codec import FrameDecoder, encode_frame
 
-FIRMWARE = "sim 1.0.0"
+FIRMWARE = "sim 1.1.0"
 D6 = m.DieKind("d6", tuple(str(i) for i in range(1, 7)))
 D12 = m.DieKind("d12", tuple(str(i) for i in range(1, 13)))
 KOTD = m.DieKind("kotd", ("CLAW", "HEART", "ENERGY", "FAME", "DESTRUCTION", "POWER"))
@@ -99,6 +99,7 @@ class _Pending:
     due: float
     wait: float
     attempts: int = 0
+    silent: int = 0  # copies still to be lost on the wire (fault injection after a reset)
 
 
 @dataclass
@@ -107,6 +108,7 @@ class NonVolatile:
 
     ring: list[tuple[int, m.Roll]] = field(default_factory=list)  # (order, roll)
     boots: int = 0
+    last_boot_id: int = 0  # 1.1: the next boot counts up from it
 
 
 class SimTower:
@@ -128,11 +130,22 @@ class SimTower:
         self.boot()
 
     # -- state --------------------------------------------------------------------------
-    def boot(self) -> None:
-        """Power on (or reset): new boot id, ring restored, an unprompted HELLO_REPLY."""
+    def boot(self, *, lose_resends: int = 0) -> None:
+        """Power on (or reset): new boot id, ring restored, an unprompted HELLO_REPLY.
+        ``lose_resends``: the first so many copies of each restored roll are lost on the wire.
+
+        1.1 boot ids: random at the first boot, then one more than the previous boot's (kept
+        with the ring), skipping 0 and any boot id still named in the ring."""
         with self._lock:
             self.nv.boots += 1
-            self.boot_id = self.rng.randrange(1, 2**32)
+            in_ring = {roll.boot_id for _, roll in self.nv.ring}
+            boot_id = self.nv.last_boot_id or self.rng.randrange(1, 2**32)
+            if self.nv.last_boot_id:
+                boot_id = boot_id % 0xFFFFFFFF + 1
+            while boot_id in in_ring:
+                boot_id = boot_id % 0xFFFFFFFF + 1
+            self.boot_id = self.nv.last_boot_id = boot_id
+            self.host_minor = 0  # until a HELLO says otherwise: a 1.0 host
             self.booted_at = self.clock()
             self.next_seq = 0
             self.dropped_total = 0
@@ -141,7 +154,8 @@ class SimTower:
             self._pending: dict[tuple[int, int], _Pending] = {}
             self._order = 0
             for order, roll in sorted(self.nv.ring, key=lambda t: t[0]):
-                self._pending[(roll.boot_id, roll.seq)] = _Pending(roll, None, now, self.RESEND_FIRST)
+                self._pending[(roll.boot_id, roll.seq)] = _Pending(roll, None, now, self.RESEND_FIRST,
+                                                                   silent=lose_resends)
                 self._order = max(self._order, order + 1)
             self._next_heartbeat = now + self.HEARTBEAT
             self._queue.append(self._hello_reply(0))
@@ -152,6 +166,12 @@ class SimTower:
 
     def _persist(self) -> None:
         self.nv.ring = [(i, p.roll) for i, p in enumerate(self._pending.values()) if p.roll]
+
+    def notices(self) -> list[tuple[int, int, int]]:
+        """Drop notices waiting for their ACK: (boot id, first seq, count)."""
+        with self._lock:
+            return [(p.drop.boot_id, p.drop.first_seq, p.drop.count)
+                    for p in self._pending.values() if p.drop is not None]
 
     @property
     def unacked(self) -> int:
@@ -192,6 +212,7 @@ class SimTower:
                     continue
                 if isinstance(msg, m.Hello):
                     self._queue.append(self._hello_reply(msg.nonce))
+                    self.host_minor = msg.proto_minor
                     now = self.clock()
                     for p in self._pending.values():  # resend all now, waits back to 200 ms
                         p.due, p.wait = now, self.RESEND_FIRST
@@ -199,7 +220,13 @@ class SimTower:
                     key = (msg.boot_id, msg.seq)
                     if self._pending.pop(key, None) is not None:
                         self._persist()
-                    self._pending.pop(("drop", key), None)  # type: ignore[arg-type]
+                    if self.host_minor == 0:  # a 1.0 host acknowledges notices so
+                        self._pending.pop(("drop", key), None)  # type: ignore[arg-type]
+                elif isinstance(msg, m.AckDropped):
+                    key = ("drop", (msg.boot_id, msg.first_seq))
+                    p = self._pending.get(key)  # type: ignore[call-overload]
+                    if p is not None and p.drop is not None and p.drop.count == msg.count:
+                        del self._pending[key]  # type: ignore[arg-type]
 
     def poll(self) -> list[bytes]:
         """Packets (``type | body``) to send now: queued ones, due resends, the heartbeat."""
@@ -210,7 +237,9 @@ class SimTower:
             for p in self._pending.values():  # insertion order = oldest first
                 if p.due <= now:
                     p.attempts += 1
-                    if p.roll is not None:
+                    if p.silent > 0:
+                        p.silent -= 1
+                    elif p.roll is not None:
                         out.append(replace(p.roll, attempt=min(p.attempts, 255)).pack())
                     elif p.drop is not None:
                         out.append(p.drop.pack())
@@ -421,8 +450,8 @@ class SimServer:
         self.flush()
         return seq
 
-    def reset(self) -> None:
-        self.tower.boot()
+    def reset(self, lose_resends: int = 0) -> None:
+        self.tower.boot(lose_resends=lose_resends)
         self.flush()
 
     def unplug(self) -> None:

@@ -382,7 +382,7 @@ def test_dice_panel_shows_the_link_and_the_last_roll(app):
     wait_for(lambda: on_screen(app, "dice"), what="dice panel")
     dice = screen(app, "dice")
     assert plain(dice.ids.state.text) == "Connected"
-    assert "sim 1.0.0" in dice.ids.detail.text
+    assert "sim 1.1.0" in dice.ids.detail.text
     assert dice.ids.sim_roll.opacity == 1
     before = len(app.roll_history)
     tap(dice.ids.sim_roll)
@@ -432,6 +432,28 @@ def test_a_roll_reaches_the_open_game_once_and_survives_undo(app):
     pump(3)
     assert session.state.fighters[0].hp == session.state.fighters[0].max_hp
     assert len(session.rolls) == 1 and not session.can_undo
+
+
+def test_a_roll_recorded_but_never_delivered_reaches_the_game_once_late(app):
+    """Protocol 1.1, exactly once to the game: a roll in the roll journal that the app never
+    handed to the game (it died between the two) is delivered after the next reconnect."""
+    from firmware_bridge.events import DieReading, RollEvent
+
+    new_game(app)
+    session = app.session
+    dice = (DieReading(0, "d12", "9", "red", "clean"),)
+    app.roll_journal.record(RollEvent(0x5EED, 3, dice))  # recorded and ACKed; app killed here
+    for _ in range(2):  # two reconnects: delivered at the first, not again at the second
+        _hub().unplug()
+        wait_for(lambda: app.tower_state in ("reconnecting", "not_found"), what="link lost")
+        _hub().replug()
+        wait_for(lambda: app.tower_state == "connected", what="reconnected")
+        wait_for(lambda: session.rolls, what="the late roll in the game")
+        pump(3)
+    (event,) = session.rolls
+    assert (event.data["boot_id"], event.data["seq"], event.data["late"]) == (0x5EED, 3, True)
+    assert session.log()[-1].text == "Dice tower (arrived late): red d12 9"
+    assert app.roll_journal.undelivered() == []
 
 
 def test_a_game_without_a_screen_is_refused_not_crashed(app, tmp_path, monkeypatch):

@@ -31,7 +31,7 @@ def test_listen_prints_rolls_and_link_events(tmp_path):
                                    "--journal", str(tmp_path / "rolls.jsonl"), "--count", "2",
                                    "--seconds", "20"], stdout=subprocess.PIPE, text=True)
         first = json.loads(listen.stdout.readline())
-        assert first["event"] == "connected" and first["firmware"] == "sim 1.0.0"
+        assert first["event"] == "connected" and first["firmware"] == "sim 1.1.0"
         for spec in ("d12:red:7 d12:yellow:1", "kotd:black:CLAW"):
             sim.stdin.write(f"roll {spec}\n")
             sim.stdin.flush()
@@ -41,7 +41,10 @@ def test_listen_prints_rolls_and_link_events(tmp_path):
         rolls = [e for e in events if e["event"] == "roll"]
         assert [[d["face"] for d in r["dice"]] for r in rolls] == [["7", "1"], ["CLAW"]]
         assert events[-1]["event"] == "counters" and events[-1]["rolls_recorded"] == 2
-        assert len((tmp_path / "rolls.jsonl").read_text().splitlines()) == 2
+        lines = [json.loads(x) for x in (tmp_path / "rolls.jsonl").read_text().splitlines()]
+        assert [x["type"] for x in lines if x["type"] != "delivered"] == [
+            "tracking", "roll", "roll"]
+        assert sum(x["type"] == "delivered" for x in lines) == 2  # printed = delivered
     finally:
         sim.stdin.write("quit\n")
         sim.stdin.flush()

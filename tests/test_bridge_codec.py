@@ -47,7 +47,7 @@ def test_cobs_decode_refuses_invalid_codes(bad):
 
 def test_spec_example_frames_have_these_exact_bytes():
     hello = m.Hello(0x11223344).pack()
-    assert hello == bytes.fromhex("01 01 00 44 33 22 11")
+    assert hello == bytes.fromhex("01 01 01 44 33 22 11")
     roll = m.Roll(0x0A0B0C0D, 0, 0x01020304, 0, (m.Die(0, 0, 3, m.NONE, m.CLEAN),)).pack()
     assert roll == bytes.fromhex("82 0D0C0B0A 00000000 04030201 00 01 00 00 03 FF 00")
     wire = encode_frame(roll)

@@ -406,9 +406,9 @@ def host(tower: FirmwareTower) -> Iterator[Host]:
 @needs_micropython
 def test_hello_reply_describes_the_tower(tower: FirmwareTower, host: Host) -> None:
     reply = host.hello().msg
-    assert (reply.proto_major, reply.proto_minor) == (1, 0)
+    assert (reply.proto_major, reply.proto_minor) == (1, 1)
     assert reply.boot_id != 0 and reply.next_seq == 0 and reply.ring_size == 32
-    assert reply.firmware == "ref-mpy 1.0.0" and reply.n_slots == 8
+    assert reply.firmware == "ref-mpy 1.1.0" and reply.n_slots == 8
     assert reply.colours == ("red", "yellow", "white", "black")
     kinds = {k.name: k.faces for k in reply.kinds}
     assert [k.name for k in reply.kinds] == ["d6", "d12", "kotd", "spawn"]
@@ -433,6 +433,11 @@ def test_boot_announces_a_new_boot_id_unprompted(tower: FirmwareTower, host: Hos
     got = host.wait(lambda x: isinstance(x, m.HelloReply), timeout=3)
     assert got.msg.nonce == 0 and got.msg.boot_id not in (0, first) and got.msg.next_seq == 0
     assert host.hello().msg.boot_id == got.msg.boot_id
+    # protocol 1.1: a random start, then a counter kept in ring.bin (no reuse after a reboot)
+    assert got.msg.boot_id == first % 0xFFFFFFFF + 1
+    tower.reset()
+    again = host.wait(lambda x: isinstance(x, m.HelloReply) and x.nonce == 0, timeout=3)
+    assert again.msg.boot_id == got.msg.boot_id % 0xFFFFFFFF + 1
 
 
 @needs_micropython
@@ -531,8 +536,8 @@ def test_ring_overflow_drops_the_oldest_and_says_so(tower: FirmwareTower, host: 
     assert (beat.next_seq, beat.unacked, beat.dropped_total) == (40, 32, 8)
     for seq in range(8, 40):
         host.ack(boot, seq)
-    for first, _ in notices:
-        host.ack(boot, first)
+    for first, count in notices:  # this host says HELLO as 1.1: notices have their own key
+        host.send(m.AckDropped(boot, first, count))
     host.pump(0.2)
     after = host.pump(2.2)
     assert of(after, m.Dropped) == [] and rolls(after) == []

@@ -76,7 +76,7 @@ from tabletop_base.platform import on_android  # noqa: E402
 from .tower_config import choose_url, load_tower_config  # noqa: E402
 from firmware_bridge import events as tower_events  # noqa: E402
 from firmware_bridge.link import Link  # noqa: E402
-from firmware_bridge.rolls import RollJournal  # noqa: E402
+from firmware_bridge.rolls import RollJournal, deliver_undelivered  # noqa: E402
 from firmware_bridge.sim import DICE_SETS  # noqa: E402
 from .screens.dice import DiceScreen  # noqa: E402
 from . import widgets  # noqa: E402
@@ -304,6 +304,8 @@ class CompanionApp(App):
         self.tower_link = Link(url, journal, self._tower_event, usb=cfg.usb_match,
                                baudrates=cfg.baudrates).start()
         self.tower_state = "connecting"
+        if self.session is not None:  # else at Connected: the last game may still be opening
+            deliver_undelivered(journal, self._on_roll)  # recorded, never reached the game
 
     def connect_tower(self, url: str) -> None:
         """Move the dice tower link to another port (a path, ``socket://`` or ``sim://``)."""
@@ -332,6 +334,7 @@ class CompanionApp(App):
         if isinstance(event, tower_events.Connected):
             self.tower_detail = (("Simulated tower " if self.tower_simulated else "")
                                  + f"{event.firmware} on {event.port}, protocol {event.proto}")
+            deliver_undelivered(self.roll_journal, self._on_roll)  # exactly once to the game
         elif isinstance(event, tower_events.RollEvent):
             self._on_roll(event)
         elif isinstance(event, tower_events.RollsDropped):
@@ -360,13 +363,23 @@ class CompanionApp(App):
         self.roll_history = [roll.text()] + list(self.roll_history[:11])
         if self.root is not None:
             self.root.get_screen("dice").refresh()
+        delivered = True
         if self.session is not None:
             try:
-                self.session.record_roll(roll.boot_id, roll.seq, dice)
-            except (IllegalActionError, OSError) as exc:
-                log.warning("roll %s/%s not recorded in %s: %s", roll.boot_id, roll.seq,
-                            self.session.path.name, exc)
+                self.session.record_roll(*roll.key, dice, late=roll.late)
+            except OSError as exc:  # not marked delivered: offered again at the next reconnect
+                delivered = False
+                log.warning("roll %s not recorded in %s: %s", roll.key, self.session.path.name,
+                            exc)
                 self.toast(f"The roll is in the dice history but not in the game: {exc}")
+            except IllegalActionError as exc:
+                log.warning("roll %s refused by %s: %s", roll.key, self.session.path.name, exc)
+                self.toast(f"The roll is in the dice history but not in the game: {exc}")
+        if delivered and self.roll_journal is not None:
+            self.roll_journal.mark_delivered(roll.key)
+        if roll.late:  # from before a restart or a reconnect: not the throw on the table now
+            self.banner(f"Dice, arrived late: {roll.text()}")
+            return
         # the open game's screen is offered the throw while it shows; it takes it or declines
         taken = False
         screen = self.game_screen()

@@ -4,7 +4,7 @@ from the HELLO_REPLY, so a new kind of die needs no host change.
 The HELLO_REPLY must fit in one 250-byte packet: Tower() refuses a catalogue that does not.
 """
 
-FIRMWARE = "ref-mpy 1.0.0"
+FIRMWARE = "ref-mpy 1.1.0"
 
 # Colours, numbered 0.. in this order (255 on the wire means not known).
 COLOURS = ("red", "yellow", "white", "black")

@@ -18,7 +18,7 @@ import time
 
 import config
 from dice import ButtonDice, Catalogue, ControlDice, NoDice, Pin
-from store import Store
+from store import Store, next_boot_id
 from tower import Tower
 
 UNIX = sys.platform in ("linux", "darwin")
@@ -48,19 +48,6 @@ def parse_args(argv):
     if opts["control"] is None and UNIX:
         opts["control"] = os.getenv("TOWER_CONTROL") or None
     return opts
-
-
-def new_boot_id(avoid):
-    """A random non-zero u32, different from every boot id still named in ring.bin."""
-    while True:
-        try:
-            raw = os.urandom(4)
-            boot_id = raw[0] | raw[1] << 8 | raw[2] << 16 | raw[3] << 24
-        except (AttributeError, OSError, NotImplementedError):
-            import random
-            boot_id = random.getrandbits(16) << 16 | random.getrandbits(16)
-        if boot_id != 0 and boot_id not in avoid:
-            return boot_id
 
 
 class Link:
@@ -126,10 +113,10 @@ def run(argv):
 
     store = Store(opts["ring_file"])
     restored = store.load()
-    avoid = [store.writer_boot]
+    avoid = []
     for item in restored[0] + restored[1] + restored[2]:
         avoid.append(item[0])
-    boot_id = new_boot_id(avoid)
+    boot_id = next_boot_id(store.writer_boot, avoid)
     if restored[3]:
         log("ring file damaged; %d rolls restored, lost %r" % (len(restored[0]), restored[2]))
 

@@ -132,6 +132,27 @@ def decode(data):
     return writer_boot, rolls, notices, _ranges(lost_ids), damaged
 
 
+def next_boot_id(writer_boot, avoid):
+    """Protocol 1.1 boot ids: one more than the boot that last wrote ring.bin (skipping 0
+    and every boot id in avoid, those still named in the ring), or a random non-zero u32
+    when there is no readable ring.bin. A random start and a counter: two boots of one
+    tower never share an id, two towers almost never."""
+    if writer_boot:
+        boot_id = writer_boot % 0xFFFFFFFF + 1
+        while boot_id in avoid:
+            boot_id = boot_id % 0xFFFFFFFF + 1
+        return boot_id
+    while True:
+        try:
+            raw = os.urandom(4)
+            boot_id = raw[0] | raw[1] << 8 | raw[2] << 16 | raw[3] << 24
+        except (AttributeError, OSError, NotImplementedError):
+            import random
+            boot_id = random.getrandbits(16) << 16 | random.getrandbits(16)
+        if boot_id != 0 and boot_id not in avoid:
+            return boot_id
+
+
 class Store:
     """ring.bin in the current directory (the flash root on a board)."""
 

@@ -1,4 +1,4 @@
-"""The tower side of the dice tower protocol v1.0 (docs/protocol.md), as pure logic.
+"""The tower side of the dice tower protocol v1.1 (docs/protocol.md), as pure logic.
 
 No I/O and no clock of its own: the caller feeds host bytes in with receive(), reports rolls
 with add_roll(), calls tick() with the uptime in milliseconds, and writes out whatever
@@ -15,10 +15,11 @@ import struct
 from cobs import Decoder, frame
 
 PROTO_MAJOR = 1
-PROTO_MINOR = 0
+PROTO_MINOR = 1
 
 HELLO = 0x01
 ACK = 0x02
+ACK_DROPPED = 0x03   # 1.1: a notice's own acknowledgement
 HELLO_REPLY = 0x81
 ROLL = 0x82
 HEARTBEAT = 0x83
@@ -59,7 +60,8 @@ class Roll:
 
 
 class Notice:
-    """One unacknowledged DROPPED notice; the host clears it with ACK(boot_id, first_seq)."""
+    """One unacknowledged DROPPED notice; a 1.1 host clears it with ACK_DROPPED(boot_id,
+    first_seq, count), a 1.0 host with ACK(boot_id, first_seq)."""
 
     def __init__(self, boot_id, first_seq, count, reason):
         self.boot_id = boot_id
@@ -102,6 +104,7 @@ class Tower:
         self.next_seq = 0
         self.dropped_total = 0
         self.next_heartbeat = HEARTBEAT_MS
+        self.host_minor = 0   # the minor version of the last HELLO; 0 until one comes
         self.out = []         # frames waiting for take()
         self.must_save = False   # a roll was added and is not yet in the store
         self.save_at = None      # uptime by which a lazy save (after ACKs) is due
@@ -131,8 +134,8 @@ class Tower:
                 self._notice(boot_id, first_seq, count, DROP_REBOOT)
             while len(self.ring) > self.ring_size:
                 self._drop_oldest()
-            if damaged or lost:
-                self.must_save = True
+        # saved at once: ring.bin names this boot, so the next boot id counts up from it
+        self.must_save = True
         self.out.append(frame(self._hello_reply(0)))
         self._send_all(now)
 
@@ -155,13 +158,20 @@ class Tower:
             nonce = struct.unpack_from("<I", packet, 3)[0]
             self.out.append(frame(self._hello_reply(nonce)))
             if major == PROTO_MAJOR:
+                self.host_minor = packet[2]
                 self._send_all(now)
         elif kind == ACK:
             if len(packet) != 9:
                 return
             boot_id, seq = struct.unpack_from("<II", packet, 1)
             self._ack(boot_id, seq, now)
-        # anything else (tower-to-host types echoed back, unknown types) is a bad frame: dropped
+        elif kind == ACK_DROPPED:
+            if len(packet) != 13:
+                return
+            boot_id, first_seq, count = struct.unpack_from("<III", packet, 1)
+            self._ack_notice(boot_id, first_seq, count, now)
+        # Anything else (tower-to-host types echoed back, types of a later minor version) is
+        # dropped unanswered: a later minor version only adds types.
 
     def _ack(self, boot_id, seq, now):
         for i in range(len(self.ring)):
@@ -170,9 +180,22 @@ class Tower:
                 self.ring.pop(i)
                 self._changed(now)
                 return
+        if self.host_minor == 0:
+            # a 1.0 host: one ACK key for rolls and notices
+            for i in range(len(self.notices)):
+                notice = self.notices[i]
+                if notice.first_seq == seq and notice.boot_id == boot_id:
+                    self.notices.pop(i)
+                    self._changed(now)
+                    return
+
+    def _ack_notice(self, boot_id, first_seq, count, now):
+        """ACK_DROPPED: only the notice with exactly this range (one that grew after the host
+        saw it is resent, and acknowledged again with its new count)."""
         for i in range(len(self.notices)):
             notice = self.notices[i]
-            if notice.first_seq == seq and notice.boot_id == boot_id:
+            if (notice.boot_id == boot_id and notice.first_seq == first_seq
+                    and notice.count == count):
                 self.notices.pop(i)
                 self._changed(now)
                 return
