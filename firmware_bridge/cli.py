@@ -15,6 +15,7 @@ from pathlib import Path
 from .discovery import UsbMatch, serial_ports
 from .events import Connected, LinkEvent, RollEvent
 from .link import Link
+from .ptyport import PtyPort
 from .rolls import MemoryRollStore, RollJournal, RollJournalError, deliver_undelivered
 
 
@@ -89,15 +90,14 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     tower = SimTower(seed=args.seed, ring_size=args.ring)
     if args.socket:
         host, _, port = args.socket.rpartition(":")
-        transport = SocketTransport(host or "127.0.0.1", int(port or 0))
+        transport: SocketTransport | PtyPort = SocketTransport(host or "127.0.0.1",
+                                                               int(port or 0))
         where = transport.plug()
     else:
-        from .ptyport import PtyPort
-
         link = args.pty or os.path.join(tempfile.mkdtemp(prefix="dice-tower-"), "tower")
-        transport = PtyPort(link)
-        real = transport.plug()
-        where = str(transport.link)
+        pty_port = transport = PtyPort(link)
+        real = pty_port.plug()
+        where = str(pty_port.link)
         print(f"# pty {real}", file=sys.stderr)
     server = SimServer(tower, transport, faults=faults, seed=args.seed,
                        log_frames=bool(args.frame_log)).start()
@@ -141,7 +141,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
             elif cmd == "quit":
                 break
             else:
-                reply = {"error": f"unknown command {cmd!r}: roll [dice], reset [N], unplug, replug, stats, quit"}
+                reply = {"error": f"unknown command {cmd!r}: roll [dice], reset [N], unplug, "
+                                  "replug, stats, quit"}
         except ValueError as exc:
             reply = {"error": str(exc)}
         print(json.dumps(reply), flush=True)
@@ -187,13 +188,15 @@ def main(argv: list[str] | None = None) -> int:
     p.set_defaults(func=cmd_listen)
 
     p = sub.add_parser("simulate", help="serve a simulated tower on a pty or a TCP socket; "
-                                        "commands on stdin: roll [dice], reset [N], unplug, replug, stats, quit")
+                                        "commands on stdin: roll [dice], reset [N], unplug, "
+                                        "replug, stats, quit")
     where = p.add_mutually_exclusive_group()
     where.add_argument("--pty", help="the stable path (symlink) to serve the pty at")
     where.add_argument("--socket", help="HOST:PORT to listen on (port 0: any)")
     p.add_argument("--seed", type=int)
     p.add_argument("--ring", type=int, default=32, help="ring size (default 32, as the spec)")
-    p.add_argument("--faults", help="e.g. drop=0.01,duplicate=0.01,corrupt=0.01,truncate=0,delay=0,ack_drop=0")
+    p.add_argument("--faults", help="e.g. drop=0.01,duplicate=0.01,corrupt=0.01,truncate=0,"
+                                    "delay=0,ack_drop=0")
     p.add_argument("--dice", default="takkure", help="default dice for roll: takkure, kotd, d6, spawn, "
                                                      "or e.g. 'd12:red:7 d12:yellow:3'")
     p.add_argument("--auto", type=float, default=0, help="roll by itself every this many seconds")

@@ -20,7 +20,7 @@ class UsbMatch:
     pid: int | None = None
     serial_number: str | None = None
 
-    def matches(self, port: "PortInfo") -> bool:
+    def matches(self, port: PortInfo) -> bool:
         if self.vid is None and self.pid is None and self.serial_number is None:
             return False
         return ((self.vid is None or port.vid == self.vid)

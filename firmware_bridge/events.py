@@ -6,6 +6,7 @@ receives them through one callback and crosses to its GUI thread itself.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,7 +30,7 @@ class DieReading:
                 "colour": self.colour, "status": self.status}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "DieReading":
+    def from_json(cls, data: dict[str, Any]) -> DieReading:
         return cls(int(data["slot"]), str(data["kind"]), data.get("face"), data.get("colour"),
                    str(data.get("status", "clean")))
 
@@ -38,11 +39,16 @@ def roll_boot_key(boot_id: int, incarnation: int) -> int:
     return boot_id | incarnation << 32
 
 
+def fields_of(event: object) -> list[str]:
+    """The field names of an event (a slotted dataclass), in order."""
+    return [f.name for f in dataclasses.fields(event)]  # type: ignore[arg-type]
+
+
 @dataclass(frozen=True, slots=True)
 class LinkEvent:
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"event": EVENT_NAMES[type(self)]}
-        for name in self.__slots__:  # type: ignore[attr-defined]
+        for name in fields_of(self):
             value = getattr(self, name)
             if isinstance(value, tuple):
                 value = [v.to_json() if hasattr(v, "to_json") else v for v in value]

@@ -22,8 +22,16 @@ import serial
 
 from . import urlhandlers  # noqa: F401  (registers sim://)
 from .discovery import PortNotFoundError, UsbMatch, resolve
-from .events import (Connected, HandshakeTimeout, LinkEvent, LinkLost, PortBusy, PortNotFound,
-                     ProtocolMismatch, Reconnecting)
+from .events import (
+    Connected,
+    HandshakeTimeout,
+    LinkEvent,
+    LinkLost,
+    PortBusy,
+    PortNotFound,
+    ProtocolMismatch,
+    Reconnecting,
+)
 from .protocol import HostProtocol
 from .rolls import RollStore
 
@@ -85,7 +93,7 @@ class Link:
         self._last_open_problem: str | None = None
 
     # -- control --------------------------------------------------------------------------
-    def start(self) -> "Link":
+    def start(self) -> Link:
         if self._thread is None:
             self._stop.clear()
             self._thread = threading.Thread(target=self._run, name="dice-tower-link", daemon=True)
@@ -99,7 +107,7 @@ class Link:
             self._thread = None
         self._set_state("stopped", "")
 
-    def __enter__(self) -> "Link":
+    def __enter__(self) -> Link:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

@@ -20,8 +20,19 @@ from dataclasses import dataclass
 
 from . import messages as m
 from .codec import FrameDecoder, encode_frame
-from .events import (Connected, DeviceReset, DieReading, HandshakeTimeout, LinkEvent, LinkLost,
-                     ProtocolMismatch, RollEvent, RollsDropped, RollsMissing, roll_boot_key)
+from .events import (
+    Connected,
+    DeviceReset,
+    DieReading,
+    HandshakeTimeout,
+    LinkEvent,
+    LinkLost,
+    ProtocolMismatch,
+    RollEvent,
+    RollsDropped,
+    RollsMissing,
+    roll_boot_key,
+)
 from .rolls import RollStore
 
 HELLO_INTERVAL = 0.5
@@ -125,7 +136,8 @@ class HostProtocol:
                 elif c.crc_errors or c.bad_frames:
                     hint = (f"; {c.crc_errors} CRC errors and {c.bad_frames} bad frames so far: "
                             "check the baud rate")
-                events.append(HandshakeTimeout(self.port, f"no HELLO_REPLY in {HANDSHAKE_TIMEOUT:.0f} s{hint}"))
+                events.append(HandshakeTimeout(
+                    self.port, f"no HELLO_REPLY in {HANDSHAKE_TIMEOUT:.0f} s{hint}"))
                 self._handshake_started = now
             elif now - self._hello_sent_at >= HELLO_INTERVAL:
                 self._hello(now)
@@ -394,13 +406,14 @@ class HostProtocol:
             self.counters.rolls_lost += len(seqs)
         # report consecutive runs
         run_start = prev = seqs[0]
-        for s in seqs[1:] + [None]:  # type: ignore[list-item]
-            if s is not None and s == prev + 1:
-                prev = s
+        following: list[int | None] = [*seqs[1:], None]
+        for nxt in following:
+            if nxt is not None and nxt == prev + 1:
+                prev = nxt
                 continue
             drop = RollsDropped(boot_id, run_start, prev - run_start + 1, reason, by)
             self.store.record_dropped(drop)
             events.append(drop)
-            if s is not None:
-                run_start = prev = s
+            if nxt is not None:
+                run_start = prev = nxt
         return events

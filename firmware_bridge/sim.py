@@ -18,9 +18,10 @@ import socket
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Protocol
+from typing import Any, Protocol
 
 from . import messages as m
 from .codec import FrameDecoder, encode_frame
@@ -37,7 +38,8 @@ N_SLOTS = 8
 DEFAULT_RING = 32
 
 DICE_SETS: dict[str, list[tuple[str, str | None]]] = {
-    "takkure": [("d12", "red")] * 3 + [("d12", "yellow")] * 3,
+    "takkure": [("d12", "red"), ("d12", "red"), ("d12", "red"),
+                ("d12", "yellow"), ("d12", "yellow"), ("d12", "yellow")],
     "kotd": [("kotd", "black")] * 6,
     "d6": [("d6", "white")] * 2,
     "spawn": [("spawn", "white")],
@@ -74,9 +76,10 @@ def parse_dice(spec: str, rng: random.Random) -> tuple[m.Die, ...]:
         colour_i = m.NONE if colour in ("-", "") else COLOURS.index(colour)
         status = m.CLEAN
         if face.startswith("?"):
-            status = {"?cocked": m.COCKED, "?unreadable": m.UNREADABLE}.get(face)
-            if status is None:
+            unread = {"?cocked": m.COCKED, "?unreadable": m.UNREADABLE}.get(face)
+            if unread is None:
                 raise ValueError(f"die {token!r}: ?cocked or ?unreadable")
+            status = unread
             face_i = m.NONE
         elif face == "*":
             face_i = rng.randrange(len(KINDS[k].faces))
@@ -151,7 +154,8 @@ class SimTower:
             self.dropped_total = 0
             now = self.clock()
             self._queue: deque[bytes] = deque()
-            self._pending: dict[tuple[int, int], _Pending] = {}
+            # a roll's key (boot id, seq), or ("drop", (boot id, first seq)) for a notice
+            self._pending: dict[Any, _Pending] = {}
             self._order = 0
             for order, roll in sorted(self.nv.ring, key=lambda t: t[0]):
                 self._pending[(roll.boot_id, roll.seq)] = _Pending(roll, None, now, self.RESEND_FIRST,
@@ -193,7 +197,7 @@ class SimTower:
                 del self._pending[oldest]
                 self.dropped_total += 1
                 drop = m.Dropped(oldest[0], oldest[1], 1, m.DROP_OVERFLOW)
-                self._pending[("drop", oldest)] = _Pending(  # type: ignore[index]
+                self._pending[("drop", oldest)] = _Pending(
                     None, drop, now + self.RESEND_FIRST, 2 * self.RESEND_FIRST)
                 self._queue.append(drop.pack())
             self._pending[(self.boot_id, seq)] = _Pending(roll, None, now + self.RESEND_FIRST,
@@ -221,12 +225,13 @@ class SimTower:
                     if self._pending.pop(key, None) is not None:
                         self._persist()
                     if self.host_minor == 0:  # a 1.0 host acknowledges notices so
-                        self._pending.pop(("drop", key), None)  # type: ignore[arg-type]
+                        self._pending.pop(("drop", key), None)
                 elif isinstance(msg, m.AckDropped):
-                    key = ("drop", (msg.boot_id, msg.first_seq))
-                    p = self._pending.get(key)  # type: ignore[call-overload]
-                    if p is not None and p.drop is not None and p.drop.count == msg.count:
-                        del self._pending[key]  # type: ignore[arg-type]
+                    notice = ("drop", (msg.boot_id, msg.first_seq))
+                    waiting = self._pending.get(notice)
+                    if waiting is not None and waiting.drop is not None \
+                            and waiting.drop.count == msg.count:
+                        del self._pending[notice]
 
     def poll(self) -> list[bytes]:
         """Packets (``type | body``) to send now: queued ones, due resends, the heartbeat."""
@@ -267,7 +272,7 @@ class Faults:
     ack_drop: float = 0.0  # host -> tower frames lost
 
     @classmethod
-    def parse(cls, text: str) -> "Faults":
+    def parse(cls, text: str) -> Faults:
         """``drop=0.01,duplicate=0.01,corrupt=0.01`` -> Faults."""
         faults = cls()
         for item in filter(None, (p.strip() for p in text.split(","))):
@@ -345,7 +350,7 @@ class SocketTransport:
     def _accept(self) -> None:
         try:
             conn, _ = self.server.accept()
-        except (BlockingIOError, socket.timeout, OSError):
+        except (TimeoutError, BlockingIOError, OSError):
             return
         if self.conn is not None:
             self.conn.close()
@@ -373,7 +378,7 @@ class SocketTransport:
         conn.settimeout(timeout)
         try:
             data = conn.recv(4096)
-        except socket.timeout:
+        except TimeoutError:
             return b""
         except OSError:
             self.conn = None
@@ -410,7 +415,7 @@ class SimServer:
         self._lock = threading.Lock()
         self.plug_times: list[float] = []
 
-    def start(self) -> "SimServer":
+    def start(self) -> SimServer:
         self._thread = threading.Thread(target=self._run, name="sim-tower", daemon=True)
         self._thread.start()
         return self

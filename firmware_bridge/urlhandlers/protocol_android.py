@@ -78,6 +78,8 @@ def find_device(usb: Any, device: str | None, vid: int | None, pid: int | None) 
 class Serial(SerialBase):
     """A pyserial port on an Android USB serial device."""
 
+    is_open: bool
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self._port_impl: Any = None
         super().__init__(*args, **kwargs)

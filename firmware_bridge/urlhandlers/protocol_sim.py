@@ -28,7 +28,7 @@ class SimHub:
         self.wire = FaultyWire(faults, random.Random(None if seed is None else seed + 1))
         self.lock = threading.RLock()
         self.plugged = True
-        self.owner: "Serial | None" = None
+        self.owner: Serial | None = None
         self.rolls = 0
 
     def pump(self) -> None:
@@ -107,6 +107,8 @@ def parse_url(url: str) -> tuple[str, dict]:
 class Serial(SerialBase):
     """pyserial's port API over a :class:`SimHub`."""
 
+    is_open: bool
+
     def open(self) -> None:
         if self.is_open:
             raise SerialException("Port is already open.")
@@ -117,7 +119,8 @@ class Serial(SerialBase):
         with h.lock:
             if not h.plugged:
                 raise SerialException(errno.ENOENT, f"could not open port {self.port}: "
-                                      "[Errno 2] No such file or directory (the simulated tower is unplugged)")
+                                      "[Errno 2] No such file or directory (the simulated "
+                                      "tower is unplugged)")
             if h.owner is not None and h.owner.is_open:
                 raise SerialException(errno.EBUSY, f"Could not exclusively lock port {self.port}: "
                                       "[Errno 16] the simulated tower is open elsewhere")
