@@ -63,6 +63,9 @@ def roll_to_json(roll: RollEvent) -> dict[str, Any]:
             "dice": [d.to_json() for d in roll.dice], "late": roll.late, "at": time.time()}
 
 
+MAX_DROPPED = 1 << 16  # the link records at most this many dropped rolls at once (protocol.py)
+
+
 class RollJournal:
     """Append-only, fsynced JSON Lines file of rolls; thread-safe."""
 
@@ -77,7 +80,9 @@ class RollJournal:
         self.repaired: Path | None = None
         self.fsync_ms: list[float] = []  # how long each fsync took: the floor of a roll's latency
         self._load()
-        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        if hasattr(os, "fchmod") and os.fstat(self._fd).st_mode & 0o077:
+            os.fchmod(self._fd, 0o600)  # the player's rolls: owner only, like the games
 
     def _load(self) -> None:
         try:
@@ -93,11 +98,13 @@ class RollJournal:
                     self.keys.add((int(item["boot_id"]), int(item["seq"])))
                 elif item.get("type") == "dropped":
                     first, count = int(item["first_seq"]), int(item["count"])
+                    if not 0 <= count <= MAX_DROPPED:
+                        raise ValueError(f"a count of {count} dropped rolls (0 to {MAX_DROPPED})")
                     self.dropped_keys.update((int(item["boot_id"]), s)
                                              for s in range(first, first + count))
                 else:
                     raise ValueError(f"unknown record type {item.get('type')!r}")
-            except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
                 raise RollJournalError(str(self.path), number, f"cannot read this record ({exc})") from exc
             self.history.append(item)
         if tail:
