@@ -275,7 +275,13 @@ def private_dir(directory: Path) -> Path:
     existing folder of ours is tightened to 0700. Raises StorageError naming the folder."""
     directory = Path(directory)
     try:
-        directory.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
+        missing = []
+        here = directory
+        while not here.exists() and here != here.parent:
+            missing.append(here)
+            here = here.parent
+        for folder in reversed(missing):  # each new folder 0700, not just the last
+            folder.mkdir(mode=DIR_MODE, exist_ok=True)
         if os.name == "posix" and directory.stat().st_mode & 0o077:
             os.chmod(directory, DIR_MODE)
     except OSError as exc:

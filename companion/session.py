@@ -405,7 +405,8 @@ class Session(Generic[S]):
                 (a.data.get("boot_id"), a.data.get("seq")) == key
                 for a in self._fold.actions if a.type == ROLL):
             return None
-        data = {"boot_id": key[0], "seq": key[1], "dice": list(dice)}
+        data = {"boot_id": key[0], "seq": key[1],
+                "dice": list(dice) if isinstance(dice, (list, tuple)) else dice}
         if ROLL in self.rules.event_types:
             return self.do(ROLL, **data)
         check_event(self.rules, self.state, ROLL, data)

@@ -30,6 +30,16 @@ def test_replay_bench_small():
 
 
 @pytest.mark.gui
+def test_startup_scale_bench_small():
+    assert os.environ.get("DISPLAY"), "needs an X display: run under Xvfb, as make test does"
+    figures = last_json([str(BENCH / "startup_scale_bench.py"), "--runs", "1", "--games", "5",
+                         "--large-mb", "33"])
+    assert figures["benchmark"] == "startup_scale" and figures["saved_games"] == 5
+    assert figures["empty_first_frame_s_median"] > 0 and figures["many_peak_rss_mb"] > 0
+    assert "meets_target" in figures
+
+
+@pytest.mark.gui
 def test_cold_start_bench_small():
     assert os.environ.get("DISPLAY"), "needs an X display: run under Xvfb, as make test does"
     figures = last_json([str(BENCH / "cold_start_bench.py"), "--runs", "1"])
