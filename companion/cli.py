@@ -9,7 +9,7 @@
 Every error a user can cause (bad config, damaged journal, illegal action) ends in one
 readable line on stderr and a distinct exit code, never a traceback:
 2 usage/other, 3 config, 4 illegal action, 5 journal, 6 journal with a damaged end,
-7 the game is open elsewhere, 8 a file cannot be written (disk full, read-only folder: nothing
+8 the game is open elsewhere, 9 a file cannot be written (disk full, read-only folder: nothing
 is left half-created). ``replay``, ``log`` and ``games`` only read, so they work while the app
 has the game open.
 """

@@ -68,7 +68,7 @@ class JournalTailError(JournalError):
 class GameLockedError(CompanionError, OSError):
     """Another window or process has this game open for writing."""
 
-    exit_code = 7
+    exit_code = 8
 
     def __init__(self, file: str) -> None:
         self.file = file
@@ -80,4 +80,4 @@ class GameLockedError(CompanionError, OSError):
 class StorageError(CompanionError, OSError):
     """A file could not be written (disk full, read-only folder, no permission)."""
 
-    exit_code = 8
+    exit_code = 9

@@ -347,7 +347,7 @@ def test_new_game_on_a_full_disk_or_read_only_folder(tmp_path, monkeypatch, caps
     monkeypatch.setattr(journal, "_write_private", failing)
     code = cli.main(["--data-dir", str(tmp_path), "new", "tekken", "--no-app"])
     out = capsys.readouterr()
-    assert code == 8 and "Traceback" not in out.err
+    assert code == 9 and "Traceback" not in out.err
     assert "cannot create the game" in out.err and words in out.err
     assert list(storage.games_dir(tmp_path).iterdir()) == []   # nothing half-created
     monkeypatch.setattr(journal, "_write_private", real)
@@ -361,7 +361,7 @@ def test_new_game_where_the_folder_cannot_be_made(tmp_path, capsys):
     blocker.write_text("a file where the data folder should be")
     code = cli.main(["--data-dir", str(blocker), "new", "tekken", "--no-app"])
     out = capsys.readouterr()
-    assert code == 8 and "cannot create the folder" in out.err and "Traceback" not in out.err
+    assert code == 9 and "cannot create the folder" in out.err and "Traceback" not in out.err
 
 
 # ------------------------------------------------------------------ private files
