@@ -9,12 +9,15 @@ does not know is listed from its first line alone.
 Spawns the real app (``python -m companion``, this checkout first on the path; it needs an X
 display: run under xvfb-run, as ``make bench`` does) with COMPANION_EXIT_AFTER_FIRST_FRAME and
 COMPANION_EXIT_WHEN_READY, which print ``FIRST_FRAME <s>`` and ``READY <s> <screen>``. Peak
-memory is the app's own maximum resident set, printed as it exits. Three data folders:
+memory is the app's own maximum resident set, printed as it exits. Data folders:
 
 * empty: Home, the baseline;
-* many, index missing: the first start after an upgrade, which rebuilds the index in the
-  background (reported, not held to the target: it reads every small journal once);
-* many, index present: every later start (held to the target).
+* many (500 finished games and the 1 GB one, the newest), index missing: the first start
+  after an upgrade (reported);
+* many, index present: every later start (held to the target: both land on Home);
+* many plus one game in progress, which start-up resumes, and that game alone: what
+  resuming a game costs, with and without the others (reported: the game screen and the
+  game's replay are the same in both).
 
 Prints one JSON object on its last line.
 
@@ -77,19 +80,22 @@ def one_start(home: Path) -> tuple[float, float, str, float]:
     return first, ready, screen, peak
 
 
-def make_game(folder: Path) -> bytes:
-    """One real 2,000-event TEKKEN journal (played with the rules, so it replays)."""
+def make_game(folder: Path, finished: bool) -> bytes:
+    """One real 2,000-line TEKKEN journal (played with the rules, so it replays), finished
+    or in progress."""
     path = folder / "seed.jsonl"
     session = Session.create(path, "tekken", SETUP, rng=random.Random(1))
     rng = random.Random(2)
     for _ in range(EVENTS_PER_GAME // 2):
-        action = random_action(session.state, rng, damage=0.02)
+        action = random_action(session.state, rng, damage=1.0 if finished else 0.02)
         if action is None:
             break
         after = session.preview(action[0], **action[1])
-        if session.rules.is_over(after):
-            break  # the benchmark's games are in progress: start-up resumes one
+        if session.rules.is_over(after) and not finished:
+            break
         session.do(action[0], **action[1])
+    if session.rules.is_over(session.state) != finished:
+        raise RuntimeError("the benchmark's game did not end as wanted")
     n = len(session.actions) + 1
     session.close()
     data = path.read_bytes()
@@ -133,24 +139,37 @@ def main() -> None:
         games = Path(many) / "games"
         games.mkdir(mode=0o700)
         t = time.perf_counter()
-        journal = make_game(Path(many))
+        finished = make_game(Path(many), finished=True)
+        playing = make_game(Path(many), finished=False)
         now = time.time()
         for i in range(args.games):
             p = games / f"2026-01-01-{i:04d}-tekken-bench.jsonl"
-            p.write_bytes(journal)
+            p.write_bytes(finished)
             os.utime(p, (now - 3600 + i, now - 3600 + i))
         large = games / "2026-01-02-0000-tekken-long.jsonl"
-        make_large(large, journal, args.large_mb)   # the newest, and unfinished
+        make_large(large, finished, args.large_mb)   # the newest: its state is not known
         build_s = time.perf_counter() - t
 
         one_start(Path(empty))  # warm the OS file cache once, as a second launch would be
         base = [one_start(Path(empty)) for _ in range(args.runs)]
         (games / "index.json").unlink(missing_ok=True)
-        rebuild = one_start(Path(many))            # rebuilds the index in the background
+        rebuild = one_start(Path(many))            # no index: the first start after an upgrade
         indexed = [one_start(Path(many)) for _ in range(args.runs)]
-    screens = {r[2] for r in base}, {r[2] for r in indexed}
-    if screens != ({"home"}, {"tekken_game"}) or rebuild[2] != "tekken_game":
-        raise RuntimeError(f"unexpected landing screens: {base} {rebuild} {indexed}")
+        # the same folder with one game in progress (resumed at start-up), and that game
+        # alone: what resuming costs, with and without 500 others and the 1 GB one
+        old = now - 7200
+        (games / "2026-01-01-9999-tekken-playing.jsonl").write_bytes(playing)
+        os.utime(games / "2026-01-01-9999-tekken-playing.jsonl", (old, old))
+        resumed = [one_start(Path(many)) for _ in range(args.runs)]
+        alone = Path(empty) / "games"
+        alone.mkdir(mode=0o700)
+        (alone / "2026-01-01-9999-tekken-playing.jsonl").write_bytes(playing)
+        resumed_alone = [one_start(Path(empty)) for _ in range(args.runs)]
+    screens = ({r[2] for r in base + indexed + [rebuild]},
+               {r[2] for r in resumed + resumed_alone})
+    if screens != ({"home"}, {"tekken_game"}):
+        raise RuntimeError(f"unexpected landing screens: {base} {rebuild} {indexed} "
+                           f"{resumed} {resumed_alone}")
     base_first = statistics.median(r[0] for r in base)
     many_first = statistics.median(r[0] for r in indexed)
     peak = max(r[3] for r in indexed)
@@ -164,12 +183,19 @@ def main() -> None:
         "empty_first_frame_s_median": round(base_first, 3),
         "many_first_frame_s_median": round(many_first, 3),
         "first_frame_ratio": round(many_first / base_first, 3),
-        "many_resumed_on_screen_s_median": round(statistics.median(r[1] for r in indexed), 3),
+        "empty_home_ready_s_median": round(statistics.median(r[1] for r in base), 3),
+        "many_home_ready_s_median": round(statistics.median(r[1] for r in indexed), 3),
         "index_rebuild_first_frame_s": round(rebuild[0], 3),
-        "index_rebuild_resumed_on_screen_s": round(rebuild[1], 3),
+        "index_rebuild_home_ready_s": round(rebuild[1], 3),
         "empty_peak_rss_mb": round(max(r[3] for r in base), 1),
         "many_peak_rss_mb": round(peak, 1),
         "index_rebuild_peak_rss_mb": round(rebuild[3], 1),
+        "resumed_among_many_on_screen_s_median": round(statistics.median(
+            r[1] for r in resumed), 3),
+        "resumed_alone_on_screen_s_median": round(statistics.median(
+            r[1] for r in resumed_alone), 3),
+        "resumed_among_many_peak_rss_mb": round(max(r[3] for r in resumed), 1),
+        "resumed_alone_peak_rss_mb": round(max(r[3] for r in resumed_alone), 1),
         "target_ratio": 1.3,
         "target_peak_mb": 200,
         "meets_target": many_first / base_first <= 1.3 and peak < 200,

@@ -267,30 +267,44 @@ def _from_index(path: Path, entry: Any, size: int, mtime_ns: int, modified: floa
     return SavedGame(path, game, title, summary, over, modified, problem, known)
 
 
-def list_saved(root: Path | None = None) -> list[SavedGame]:
-    """Every saved game, most recently played first (from the index where it is current)."""
+def _scan(root: Path | None) -> tuple[list[tuple[Path, os.stat_result]],
+                                       dict[str, dict[str, Any]]]:
+    """Every journal with its stat, and the index's entries."""
     directory = games_dir(root)
     try:
         found = [(Path(e.path), e.stat()) for e in os.scandir(directory)
                  if e.name.endswith(".jsonl") and e.is_file()]
     except (FileNotFoundError, NotADirectoryError):
-        return []
+        return [], {}
     except OSError as exc:
         raise CompanionError(f"{directory}: cannot list the saved games: {exc.strerror}") from None
-    index = _load_index(_index_path(root))
+    return found, _load_index(_index_path(root))
+
+
+def _entry(path: Path, st: os.stat_result, index: dict[str, dict[str, Any]],
+           fresh: dict[str, dict[str, Any]]) -> tuple[SavedGame, bool]:
+    """The list entry of one journal (from the index when current) and whether it was read;
+    its index record goes into ``fresh``."""
+    g = _from_index(path, index.get(path.name), st.st_size, st.st_mtime_ns, st.st_mtime)
+    read = g is None
+    if g is None:
+        g = read_saved(path, st.st_size, st.st_mtime)
+    record = {k: v for k, v in asdict(g).items() if k in _INDEXED}
+    fresh[path.name] = dict(record, size=st.st_size, mtime_ns=st.st_mtime_ns)
+    return g, read
+
+
+def list_saved(root: Path | None = None) -> list[SavedGame]:
+    """Every saved game, most recently played first (from the index where it is current)."""
+    found, index = _scan(root)
     fresh: dict[str, dict[str, Any]] = {}
     games = []
     changed = False
     for path, st in found:
-        entry = index.get(path.name)
-        g = _from_index(path, entry, st.st_size, st.st_mtime_ns, st.st_mtime)
-        if g is None:
-            g = read_saved(path, st.st_size, st.st_mtime)
-            changed = True
+        g, read = _entry(path, st, index, fresh)
         games.append(g)
-        record = {k: v for k, v in asdict(g).items() if k in _INDEXED}
-        fresh[path.name] = dict(record, size=st.st_size, mtime_ns=st.st_mtime_ns)
-    if changed or set(fresh) != set(index):
+        changed = changed or read
+    if found and (changed or set(fresh) != set(index)):
         _save_index(_index_path(root), fresh)
     return sorted(games, key=lambda g: g.modified, reverse=True)
 
@@ -308,8 +322,19 @@ def _save_index(path: Path, games: dict[str, dict[str, Any]]) -> None:
 def last_unfinished(root: Path | None = None) -> SavedGame | None:
     """The most recent unfinished game to resume (never an unreadable one, nor a huge one
     whose state is not known without reading it all; a torn tail is resumed, and the app
-    offers its repair)."""
-    for g in list_saved(root):
+    offers its repair). Journals are looked at newest first and only until one is found, so
+    even with no index this reads few of them."""
+    found, index = _scan(root)
+    found.sort(key=lambda item: item[1].st_mtime, reverse=True)
+    fresh = {name: entry for name, entry in index.items()}
+    changed = False
+    chosen = None
+    for path, st in found:
+        g, read = _entry(path, st, index, fresh)
+        changed = changed or read
         if not g.over and g.game != "?" and g.known:
-            return g
-    return None
+            chosen = g
+            break
+    if changed:  # what was read is remembered; the rest of the index is left as it was
+        _save_index(_index_path(root), fresh)
+    return chosen

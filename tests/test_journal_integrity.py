@@ -419,6 +419,23 @@ def test_the_index_answers_for_unchanged_journals_and_follows_changes(tmp_path, 
         assert reads == ["b.jsonl"]
 
 
+def test_resuming_reads_journals_newest_first_only_until_one_is_unfinished(tmp_path,
+                                                                          monkeypatch):
+    games = storage.games_dir(tmp_path)
+    for i, name in enumerate(["a.jsonl", "b.jsonl", "c.jsonl"]):
+        closed_game(games / name)
+        os.utime(games / name, (time.time() - 60 + i, time.time() - 60 + i))
+    reads = []
+    real = storage.read_events
+    monkeypatch.setattr(storage, "read_events", lambda p: reads.append(Path(p).name) or real(p))
+    assert storage.last_unfinished(tmp_path).path.name == "c.jsonl"    # no index yet
+    assert reads == ["c.jsonl"]
+    reads.clear()
+    assert storage.last_unfinished(tmp_path).path.name == "c.jsonl" and reads == []
+    assert len(storage.list_saved(tmp_path)) == 3
+    assert sorted(reads) == ["a.jsonl", "b.jsonl"]                     # the rest, once
+
+
 def test_a_huge_journal_is_listed_from_its_first_line_and_not_resumed(tmp_path, monkeypatch):
     games = storage.games_dir(tmp_path)
     small = closed_game(games / "a-small.jsonl")
