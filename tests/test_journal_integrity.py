@@ -199,6 +199,19 @@ def test_a_game_start_outside_the_live_bounds_is_refused(tmp_path, max_hp):
     assert not (tmp_path / "new.jsonl").exists()
 
 
+@pytest.mark.parametrize("game, data, problem", [
+    ("takkure", {"teams": [{"name": "A", "players": [{}] * 5000}] * 2}, "four players"),
+    ("kotd", {"monsters": [{"name": "A", "hp": 10**9}] * 2}, r"data.monsters\[0\].hp"),
+    ("tagteam", {"teams": [{"fighters": [{"max_hp": -5}] * 2}] * 2},
+     r"data.teams\[0\].fighters\[0\].max_hp"),
+])
+def test_every_game_checks_its_start_on_replay(tmp_path, game, data, problem):
+    path = tmp_path / "g.jsonl"
+    path.write_bytes(Event(1, "game.start", {"game": game, **data}).to_line())
+    with pytest.raises(JournalError, match=rf"g.jsonl:1: bad game.start: .*{problem}"):
+        Session.open(path)
+
+
 @pytest.mark.parametrize("dice, field", [
     (6, r"data.dice: expected a list of dice"),
     (["7", "3"], r"data.dice\[0\]: expected a die"),

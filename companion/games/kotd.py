@@ -484,6 +484,7 @@ class KotdRules:
         bonus = mapping(data.get("second_player", {}), "data.second_player")
         for key in ("energy", "dice_tokens"):
             whole(bonus.get(key, 0), f"data.second_player.{key}", 0, 99)
+        self.start(data, random.Random(0))  # and the set-up's own checks (it draws nothing)
 
     def initial(self, data: Mapping[str, Any]) -> KotdState:
         ms = [Monster(m["name"], int(m["hp"]), int(m["hp"]), power=m.get("power", ""))

@@ -398,6 +398,7 @@ class TagTeamRules:
                 if f.get("other") is not None:
                     whole(mapping(f["other"], f"{where}.other").get("max_hp"),
                           f"{where}.other.max_hp", 1, 60)
+        self.start(data, random.Random(0))  # and the set-up's own checks (it draws nothing)
 
     def initial(self, data: Mapping[str, Any]) -> TagTeamState:
         teams = []
