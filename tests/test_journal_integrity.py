@@ -381,6 +381,12 @@ def test_new_game_where_the_folder_cannot_be_made(tmp_path, capsys):
 
 @pytest.mark.skipif(os.name != "posix", reason="POSIX permission bits")
 def test_journals_config_and_folders_are_private(tmp_path):
+    from vision.config import CameraConfig, save_camera
+
+    cam = save_camera(tmp_path / "cam" / "camera.yaml", CameraConfig(
+        (640, 480), ((500.0, 0.0, 320.0), (0.0, 500.0, 240.0), (0.0, 0.0, 1.0)),
+        (0.0, 0.0, 0.0, 0.0)))
+    assert stat.S_IMODE(cam.stat().st_mode) == 0o600
     from companion import registry
 
     root = tmp_path / "data"
@@ -516,7 +522,8 @@ def test_fuzz_journal_lines(tmp_path_factory, where, type_, data, raw, as_event,
 def _configs() -> list[tuple[str, type, str]]:
     from companion import registry
     from companion.app.tower_config import DiceTowerConfig
-    from vision.config import OverheadConfig
+    from tabletop_base.typed_yaml import dump_yaml
+    from vision.config import CameraConfig, OverheadConfig, camera_data
 
     out = []
     for entry in registry.games():
@@ -525,6 +532,9 @@ def _configs() -> list[tuple[str, type, str]]:
             out.append((entry.config.name, registry.resolve(entry.config.type), text))
     for name, cls in (("dice_tower", DiceTowerConfig), ("overhead_camera", OverheadConfig)):
         out.append((name, cls, storage.shipped_config_text(name)[0]))
+    camera = CameraConfig((1920, 1080), ((1400.0, 0.0, 960.0), (0.0, 1400.0, 540.0),
+                                         (0.0, 0.0, 1.0)), (0.1, -0.2, 0.0, 0.0, 0.05), 0.3, 20)
+    out.append(("camera", CameraConfig, dump_yaml(camera_data(camera))))
     return out
 
 
