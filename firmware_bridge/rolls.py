@@ -71,7 +71,7 @@ class RollJournal:
 
     def __init__(self, path: str | Path, *, fsync: bool = True) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         self._fsync = fsync
         self._lock = threading.Lock()
         self.keys: set[tuple[int, int]] = set()
