@@ -55,6 +55,7 @@ MAX_LINE_BYTES = 1 << 20
 a longer line is damage, refused before it is parsed."""
 FILE_MODE = 0o600
 DIR_MODE = 0o700
+_BINARY = getattr(os, "O_BINARY", 0)  # Windows: no "\n" -> "\r\n" on the way to the disk
 _LOCK_OFFSET = 1 << 30  # Windows: a byte-range lock far past any journal's end, so readers
                         # are never blocked (the range lock on Windows is mandatory)
 
@@ -369,7 +370,7 @@ def move_aside(path: str | Path) -> Path:
 
 
 def _write_private(path: Path, data: bytes) -> None:
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | _BINARY, FILE_MODE)
     try:
         _private(fd)
         view = memoryview(data)
@@ -405,7 +406,7 @@ class Journal:
         self.next_seq = next_seq
         file = str(self.path)
         try:
-            self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
+            self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | _BINARY)
         except FileNotFoundError:
             raise JournalError(file, None, "no such saved game") from None
         except OSError as exc:
