@@ -8,7 +8,10 @@
 
 Every error a user can cause (bad config, damaged journal, illegal action) ends in one
 readable line on stderr and a distinct exit code, never a traceback:
-2 usage/other, 3 config, 4 illegal action, 5 journal, 6 journal with a torn last line.
+2 usage/other, 3 config, 4 illegal action, 5 journal, 6 journal with a damaged end,
+8 the game is open elsewhere, 9 a file cannot be written (disk full, read-only folder: nothing
+is left half-created). ``replay``, ``log`` and ``games`` only read, so they work while the app
+has the game open.
 """
 
 from __future__ import annotations
@@ -30,6 +33,11 @@ def _events(path: str, ignore_torn_tail: bool) -> list:
         return read_events(path)
     except JournalTailError as exc:
         intact = len(exc.good_events)
+        if not intact:
+            raise JournalTailError(exc.file, exc.line,
+                                   f"{exc.problem}; its first line is damaged, so no game can "
+                                   "be read from it (the app moves it aside)", [],
+                                   exc.good_bytes, exc.bad_bytes) from None
         if not ignore_torn_tail:
             raise JournalTailError(exc.file, exc.line,
                                    f"{exc.problem}; the {intact} events before it are intact "

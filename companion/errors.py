@@ -3,13 +3,9 @@ use too without importing ``companion``; named here for the app and the CLI."""
 
 from __future__ import annotations
 
-from tabletop_base.errors import (
-                                  CompanionError,
-                                  ConfigError,
-                                  IllegalActionError,
-                                  JournalError,
-                                  JournalTailError,
-)
+from tabletop_base.errors import (CompanionError, ConfigError, GameLockedError,
+                                  IllegalActionError, JournalError, JournalTailError,
+                                  StorageError)
 
-__all__ = ["CompanionError", "ConfigError", "IllegalActionError", "JournalError",
-           "JournalTailError"]
+__all__ = ["CompanionError", "ConfigError", "GameLockedError", "IllegalActionError",
+           "JournalError", "JournalTailError", "StorageError"]

@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 
 from . import storage
+from .journal import private_dir
 
 LOG_NAME = "companion.log"
 MAX_BYTES = 1_000_000
@@ -35,12 +36,11 @@ def setup(root: Path | None = None, level: int = logging.INFO) -> Path | None:
         _handler.close()
         _handler = None
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        os.chmod(folder, 0o700)
+        private_dir(folder)  # and any folder it makes on the way (the data folder): 0700
         handler = logging.handlers.RotatingFileHandler(path, maxBytes=MAX_BYTES,
                                                        backupCount=BACKUPS, encoding="utf-8")
         os.chmod(path, 0o600)
-    except OSError as exc:
+    except OSError as exc:  # StorageError included
         logging.getLogger(__name__).warning("no log file in %s: %s", folder, exc)
         return None
     handler.setFormatter(logging.Formatter(_FORMAT))

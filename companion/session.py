@@ -9,7 +9,14 @@ A session is one game's journal plus the replay of it:
   so a journal is never rewritten and a crash right after an undo resumes with it undone;
   they step one user action at a time, without limit within the game;
 * a new action after undos clears the redo stack, as in every editor;
-* the state after every action in force is kept, so an undo costs no replay.
+* the state after every action in force is kept, so an undo costs no replay;
+* one writer per game: an open session holds its journal's OS lock; a second window or
+  command opens the game read-only (``Session.open(..., read_only=True)``) or is told
+  "this game is open elsewhere";
+* replay validates like play: each event's data passes the same checks as the live action
+  (:func:`check_event`: generic bounds, the dice tower's roll shape, and the game's own
+  ``check(state, type, data)`` hook when it has one, ``game.start`` included) before the
+  rules apply it, so a journal can only hold what the app itself could have written.
 """
 
 from __future__ import annotations
@@ -21,10 +28,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Generic, Mapping, TypeVar
 
-from .errors import IllegalActionError, JournalError
+from .errors import IllegalActionError, JournalError, JournalTailError
 from . import registry
 from .games.base import GameRules
-from .journal import Event, Journal, gc_paused, read_events
+from .journal import Event, Journal, gc_paused, now_iso, read_events
 
 S = TypeVar("S")
 
@@ -36,6 +43,137 @@ ROLL = "dice.roll"
 rules take rolls (``ROLL in rules.event_types``) it is an action like any other; for the others
 it is a fact in the log that undo does not touch."""
 META_TYPES = frozenset({START, UNDO, REDO})
+
+# Bounds every event's data keeps, live and on replay (nothing the app writes comes near).
+MAX_DEPTH = 24
+MAX_INT = 2 ** 128         # random seeds are 64-bit; bigger is damage
+MAX_TEXT = 20_000          # characters in one string
+MAX_ITEMS = 10_000         # entries in one list or object
+MAX_NODES = 200_000        # values in one event's data
+MAX_DICE = 64              # dice in one tower roll
+DIE_STATUSES = ("clean", "cocked", "unreadable")
+
+
+def _field(path: str, key: object) -> str:
+    return f"{path}[{key}]" if isinstance(key, int) else f"{path}.{key}"
+
+
+def _plainly_within(data: dict) -> bool:
+    """The common case, quickly (a replay checks every event): an object of in-range
+    numbers, short texts and short lists of numbers. False means: walk it properly."""
+    if len(data) > MAX_ITEMS:
+        return False
+    for value in data.values():
+        t = type(value)
+        if t is int:
+            if not -MAX_INT <= value <= MAX_INT:
+                return False
+        elif t is str:
+            if len(value) > MAX_TEXT:
+                return False
+        elif t is list:
+            if len(value) > MAX_DICE:
+                return False
+            for x in value:
+                if type(x) is not int or not -MAX_INT <= x <= MAX_INT:
+                    return False
+        elif not (t is bool or value is None):
+            return False
+    return True  # top-level keys are text: JSON's, or keyword arguments
+
+
+def check_bounds(data: Any, path: str = "data") -> None:
+    """Refuse event data outside the bounds above; the message names the field."""
+    if type(data) is dict and _plainly_within(data):
+        return
+    nodes = 0
+    stack: list[tuple[Any, str, int]] = [(data, path, 0)]
+    while stack:
+        value, where, depth = stack.pop()
+        nodes += 1
+        if nodes > MAX_NODES:
+            raise IllegalActionError(f"{path}: more than {MAX_NODES:,} values")
+        if depth > MAX_DEPTH:
+            raise IllegalActionError(f"{where}: nested more than {MAX_DEPTH} levels deep")
+        if isinstance(value, bool) or value is None:
+            continue
+        if isinstance(value, int):
+            if not -MAX_INT <= value <= MAX_INT:
+                raise IllegalActionError(f"{where}: the number is out of range")
+        elif isinstance(value, float):
+            if value != value or value in (float("inf"), float("-inf")):
+                raise IllegalActionError(f"{where}: not a finite number")
+        elif isinstance(value, str):
+            if len(value) > MAX_TEXT:
+                raise IllegalActionError(f"{where}: text longer than {MAX_TEXT:,} characters")
+        elif isinstance(value, dict):
+            if len(value) > MAX_ITEMS:
+                raise IllegalActionError(f"{where}: more than {MAX_ITEMS:,} entries")
+            for k, v in value.items():
+                if not isinstance(k, str):
+                    raise IllegalActionError(f"{where}: a key that is not text")
+                stack.append((v, _field(where, k), depth + 1))
+        elif isinstance(value, (list, tuple)):
+            if len(value) > MAX_ITEMS:
+                raise IllegalActionError(f"{where}: more than {MAX_ITEMS:,} entries")
+            stack.extend((v, _field(where, i), depth + 1) for i, v in enumerate(value))
+        else:
+            raise IllegalActionError(f"{where}: {type(value).__name__} is not a JSON value")
+
+
+def _whole(value: Any, where: str, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise IllegalActionError(f"{where}: expected a whole number {low} to {high}, "
+                                 f"got {_short(value)}")
+    return value
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def check_roll(data: Mapping[str, Any]) -> None:
+    """A ``dice.roll`` event's data as the dice tower link produces it."""
+    _whole(data.get("boot_id"), "data.boot_id", 0, 2 ** 64 - 1)
+    _whole(data.get("seq"), "data.seq", 0, 2 ** 64 - 1)
+    dice = data.get("dice")
+    if not isinstance(dice, list):
+        raise IllegalActionError(f"data.dice: expected a list of dice, got {_short(dice)}")
+    if len(dice) > MAX_DICE:
+        raise IllegalActionError(f"data.dice: {len(dice)} dice, more than {MAX_DICE}")
+    for i, die in enumerate(dice):
+        where = f"data.dice[{i}]"
+        if not isinstance(die, dict):
+            raise IllegalActionError(f"{where}: expected a die (an object), got {_short(die)}")
+        if not isinstance(die.get("kind"), str) or not die["kind"]:
+            raise IllegalActionError(f"{where}.kind: expected the kind of die, "
+                                     f"got {_short(die.get('kind'))}")
+        face = die.get("face")
+        if face is not None and (isinstance(face, bool) or not isinstance(face, (str, int))):
+            raise IllegalActionError(f"{where}.face: expected a face name or null, "
+                                     f"got {_short(face)}")
+        if die.get("colour") is not None and not isinstance(die["colour"], str):
+            raise IllegalActionError(f"{where}.colour: expected a colour name, "
+                                     f"got {_short(die['colour'])}")
+        if die.get("status", "clean") not in DIE_STATUSES:
+            raise IllegalActionError(f"{where}.status: expected one of "
+                                     f"{', '.join(DIE_STATUSES)}, got {_short(die['status'])}")
+        if "slot" in die:
+            _whole(die["slot"], f"{where}.slot", 0, MAX_DICE)
+
+
+def check_event(rules: GameRules, state: Any, type_: str, data: Mapping[str, Any]) -> None:
+    """The checks an event's data passes before the rules apply it, live and on replay:
+    the generic bounds, the roll's shape for ``dice.roll``, then the game's own
+    ``check(state, type, data)`` hook (``state`` is None for ``game.start``).
+    Raises IllegalActionError naming the field at fault."""
+    check_bounds(data)
+    if type_ == ROLL:
+        check_roll(data)
+    hook = getattr(rules, "check", None)
+    if hook is not None:
+        hook(state, type_, data)
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +205,7 @@ class _Replay(Generic[S]):
         self.redo_stack: list[Event] = []
         self.rolls: list[Event] = []  # dice.roll events the rules do not take
         self.roll_keys: set[tuple[int, int]] = set()
+        self.lines = 1  # journal lines read or written, game.start included
 
     @property
     def initial(self) -> S:
@@ -97,6 +236,7 @@ class _Replay(Generic[S]):
 
     def feed(self, event: Event) -> None:
         """Apply one journal line during a replay (action, undo or redo)."""
+        self.lines += 1
         if event.type == UNDO:
             if not self.actions:
                 raise IllegalActionError("nothing to undo")
@@ -131,9 +271,14 @@ def _replay(events: list[Event], file: str, expected_game: str | None) -> _Repla
                   else expected_game)
         raise JournalError(file, 1, f"this is a {rules.title} game, not {wanted}")
     try:
+        check_event(rules, None, START, start.data)
         fold = _Replay(rules, start)
-    except (IllegalActionError, KeyError, TypeError, ValueError) as exc:
+    except IllegalActionError as exc:
         raise JournalError(file, 1, f"bad game.start: {exc}") from None
+    except (RecursionError, MemoryError):
+        raise JournalError(file, 1, "bad game.start: too large or too deeply nested") from None
+    except Exception as exc:  # noqa: BLE001 - no journal may crash the app
+        raise JournalError(file, 1, f"bad game.start: malformed data ({exc!r})") from None
     allowed = rules.event_types
     for lineno, event in enumerate(events[1:], start=2):
         if event.type not in allowed and event.type not in (UNDO, REDO, ROLL):
@@ -143,10 +288,15 @@ def _replay(events: list[Event], file: str, expected_game: str | None) -> _Repla
             raise JournalError(file, lineno, f"event {event.type!r} does not belong to a "
                                              f"{rules.title} game{hint}")
         try:
+            if event.type not in (UNDO, REDO):
+                check_event(rules, fold.state, event.type, event.data)
             fold.feed(event)
         except IllegalActionError as exc:
             raise JournalError(file, lineno, f"{event.type}: {exc}") from None
-        except (KeyError, TypeError, ValueError) as exc:
+        except (RecursionError, MemoryError):
+            raise JournalError(file, lineno, f"{event.type}: too large or too deeply "
+                                             "nested") from None
+        except Exception as exc:  # noqa: BLE001 - no journal may crash the app
             raise JournalError(file, lineno, f"{event.type}: malformed data ({exc!r})") from None
     return fold
 
@@ -154,7 +304,7 @@ def _replay(events: list[Event], file: str, expected_game: str | None) -> _Repla
 class Session(Generic[S]):
     """One open game: the engine every screen talks to."""
 
-    def __init__(self, path: Path, journal: Journal, fold: _Replay[S],
+    def __init__(self, path: Path, journal: Journal | None, fold: _Replay[S],
                  rng: random.Random | None = None) -> None:
         self.path = path
         self._journal = journal
@@ -170,21 +320,59 @@ class Session(Generic[S]):
         rules = rules_for(game, str(path), None)
         rng = rng if rng is not None else secrets.SystemRandom()
         data = {"game": game, **rules.start(setup, rng)}
-        rules.initial(data)  # validate before anything touches the disk
-        journal = Journal.create(path)
-        start = journal.append(START, data)
-        return cls(Path(path), journal, _Replay(rules, start), rng)
+        check_event(rules, None, START, data)  # the checks a replay makes, before any write
+        start = Event(1, START, data, now_iso())
+        fold = _Replay(rules, start)
+        journal = Journal.create(path, start)  # whole first line or no file at all
+        return cls(Path(path), journal, fold, rng)
 
     @classmethod
     def open(cls, path: str | Path, *, expected_game: str | None = None,
-             rng: random.Random | None = None) -> "Session":
-        """Reopen a saved game exactly where it was. Raises JournalTailError on a torn tail."""
-        events = read_events(path)
-        fold = replay(events, str(path), expected_game)
-        return cls(Path(path), Journal(path, len(events) + 1), fold, rng)
+             rng: random.Random | None = None, read_only: bool = False,
+             repair: JournalTailError | None = None) -> "Session":
+        """Reopen a saved game exactly where it was, holding its lock.
+
+        Raises GameLockedError when it is open elsewhere (``read_only=True`` then reads it
+        without the lock; a read-only session refuses every change). Raises
+        JournalTailError when only the end of the journal is damaged, with
+        ``actions_in_force`` set to the number of intact actions in force; passing that
+        error back as ``repair`` moves the damaged tail aside and opens the rest."""
+        file = str(path)
+        if read_only:
+            events = _events_counted(path, expected_game)
+            return cls(Path(path), None, replay(events, file, expected_game), rng)
+        journal = Journal(path)
+        try:
+            try:
+                events = read_events(path)
+            except JournalTailError as exc:
+                if repair is None or (exc.good_bytes, exc.bad_bytes) != \
+                        (repair.good_bytes, repair.bad_bytes):
+                    raise _counted(exc, expected_game) from None
+                fold = replay(exc.good_events, file, expected_game)  # check before cutting
+                journal.repair(exc)
+                events = exc.good_events
+            else:
+                fold = replay(events, file, expected_game)
+        except BaseException:
+            journal.close()
+            raise
+        journal.next_seq = len(events) + 1
+        return cls(Path(path), journal, fold, rng)
+
+    @property
+    def read_only(self) -> bool:
+        """True when the game is open elsewhere and can only be looked at here."""
+        return self._journal is None
+
+    def _writer(self) -> Journal:
+        if self._journal is None:
+            raise IllegalActionError("this game is open elsewhere: it can only be read here")
+        return self._journal
 
     def close(self) -> None:
-        self._journal.close()
+        if self._journal is not None:
+            self._journal.close()
         self._listeners.clear()
 
     # -- reading -------------------------------------------------------------------------
@@ -213,15 +401,21 @@ class Session(Generic[S]):
     def start_event(self) -> Event:
         return self._fold.start
 
-    def log(self) -> list[LogEntry]:
+    def log(self, last: int | None = None) -> list[LogEntry]:
         """The readable action log of the actions in force (and the dice tower's rolls),
-        oldest first."""
-        describe, states = self.rules.describe, self._fold.states
-        entries = [LogEntry(e.seq, e.at, describe(states[i], e.type, e.data, states[i + 1]))
-                   for i, e in enumerate(self._fold.actions)]
-        if self._fold.rolls:
-            entries += [LogEntry(e.seq, e.at, roll_text(e.data)) for e in self._fold.rolls]
+        oldest first; only the ``last`` newest entries when given, so that a screen's log
+        panel costs the same at 20 actions and at 20,000."""
+        describe, states, actions = self.rules.describe, self._fold.states, self._fold.actions
+        first = 0 if last is None else max(0, len(actions) - last)
+        entries = [LogEntry(actions[i].seq, actions[i].at,
+                            describe(states[i], actions[i].type, actions[i].data, states[i + 1]))
+                   for i in range(first, len(actions))]
+        rolls = self._fold.rolls if last is None else self._fold.rolls[-last:]
+        if rolls:
+            entries += [LogEntry(e.seq, e.at, roll_text(e.data)) for e in rolls]
             entries.sort(key=lambda entry: entry.seq)
+            if last is not None:
+                entries = entries[-last:]
         return entries
 
     @property
@@ -239,12 +433,15 @@ class Session(Generic[S]):
                 (a.data.get("boot_id"), a.data.get("seq")) == key
                 for a in self._fold.actions if a.type == ROLL):
             return None
-        data: dict[str, Any] = {"boot_id": key[0], "seq": key[1], "dice": list(dice)}
+        data: dict[str, Any] = {"boot_id": key[0], "seq": key[1],
+                                "dice": list(dice) if isinstance(dice, (list, tuple)) else dice}
         if late:
             data["late"] = True
         if ROLL in self.rules.event_types:
             return self.do(ROLL, **data)
-        event = self._journal.append(ROLL, data)
+        check_event(self.rules, self.state, ROLL, data)
+        event = self._writer().append(ROLL, data)
+        self._fold.lines = event.seq
         self._fold.note_roll(event)
         self._changed()
         return event
@@ -267,7 +464,7 @@ class Session(Generic[S]):
         return {
             "game": self.game,
             "journal": str(self.path),
-            "events": self._journal.next_seq - 1,
+            "events": self._fold.lines,
             "actions_in_force": len(self._fold.actions),
             "can_undo": self.can_undo,
             "can_redo": self.can_redo,
@@ -291,9 +488,12 @@ class Session(Generic[S]):
         """
         if type_ in META_TYPES or type_ not in self.rules.event_types:
             raise IllegalActionError(f"{type_!r} is not an action of {self.rules.title}")
+        writer = self._writer()
         full = self.rules.decide(self.state, type_, data, self._rng)
+        check_event(self.rules, self.state, type_, full)  # what a replay checks, too
         new_state = self.rules.apply(self.state, type_, full)  # raises before any write
-        event = self._journal.append(type_, full)
+        event = writer.append(type_, full)
+        self._fold.lines = event.seq
         self._fold.push(event, state=new_state)
         self._changed()
         return event
@@ -307,6 +507,7 @@ class Session(Generic[S]):
         if type_ in META_TYPES or type_ not in self.rules.event_types:
             raise IllegalActionError(f"{type_!r} is not an action of {self.rules.title}")
         full = self.rules.decide(self.state, type_, data, random.Random(0))
+        check_event(self.rules, self.state, type_, full)
         return self.rules.apply(self.state, type_, full)
 
     def allows(self, type_: str, /, **data: Any) -> bool:
@@ -320,7 +521,7 @@ class Session(Generic[S]):
     def undo(self) -> Event:
         if not self.can_undo:
             raise IllegalActionError("nothing to undo")
-        self._journal.append(UNDO, {})
+        self._fold.lines = self._writer().append(UNDO, {}).seq
         undone = self._fold.pop()
         self._changed()
         return undone
@@ -328,11 +529,30 @@ class Session(Generic[S]):
     def redo(self) -> Event:
         if not self.can_redo:
             raise IllegalActionError("nothing to redo")
-        self._journal.append(REDO, {})
+        self._fold.lines = self._writer().append(REDO, {}).seq
         event = self._fold.redo_stack.pop()
         self._fold.push(event, clear_redo=False)
         self._changed()
         return event
+
+
+def _counted(exc: JournalTailError, expected_game: str | None = None) -> JournalError:
+    """The tail error with ``actions_in_force`` (what a repair keeps: actions, not undo or
+    redo lines); when the intact events themselves fail replay, that error instead (the
+    damage is not only at the end)."""
+    if exc.good_events:
+        fold = replay(exc.good_events, exc.file, expected_game)  # raises JournalError
+        exc.actions_in_force = len(fold.actions)
+    else:
+        exc.actions_in_force = 0
+    return exc
+
+
+def _events_counted(path: str | Path, expected_game: str | None = None) -> list[Event]:
+    try:
+        return read_events(path)
+    except JournalTailError as exc:
+        raise _counted(exc, expected_game) from None
 
 
 def roll_text(data: Mapping[str, Any]) -> str:

@@ -8,22 +8,39 @@
 
 Nothing here knows a particular game: a game's config file is declared in its registry
 entry (:mod:`companion.registry`).
+
+The saved-games list costs the same with 5 games or 500, small or huge: ``games/index.json``
+keeps each journal's summary with the size and modification time it was read at; a journal
+whose size or time differ (played since, or new) is read again and the index rewritten, a
+missing or unreadable index is rebuilt. A journal larger than :data:`LARGE_JOURNAL_BYTES`
+that is not in the index is listed from its first line alone (a bounded read). Everything
+written here is owner-only (files 0600, folders 0700).
 """
 
 from __future__ import annotations
 
+import json
+import logging
 import os
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any, TypeVar
 
 from .config import dump_yaml, loads_typed
-from .errors import CompanionError, ConfigError, JournalTailError
-from .journal import read_events
+from .errors import CompanionError, ConfigError, JournalError, JournalTailError
+from .journal import MAX_LINE_BYTES, private_dir, read_events, write_private_file
 from .session import replay
+
+log = logging.getLogger(__name__)
+
+INDEX_NAME = "index.json"
+INDEX_VERSION = 1
+MAX_INDEX_BYTES = 8 << 20
+LARGE_JOURNAL_BYTES = 32 << 20
+"""A journal this large (some 200,000 actions) is not replayed just to be listed."""
 
 T = TypeVar("T")
 SHIPPED_PACKAGE = "companion.config"
@@ -125,14 +142,8 @@ def save_user_config(name: str, data: dict[str, Any], cls: type, root: Path | No
     path = user_config_path(name, root)
     text = dump_yaml(data)
     loads_typed(cls, text, str(path))  # refuse to write anything that would not load
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".yaml.tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-    return path
+    private_dir(path.parent.parent)
+    return write_private_file(path, text.encode("utf-8"))
 
 
 def _slug(text: str) -> str:
@@ -140,8 +151,11 @@ def _slug(text: str) -> str:
 
 
 def new_game_path(game: str, label: str, root: Path | None = None) -> Path:
+    """A fresh journal path; the data and games folders are made (0700) if missing, a
+    folder that cannot be made is a StorageError naming it."""
     stamp = time.strftime("%Y-%m-%d-%H%M%S")
-    directory = games_dir(root)
+    private_dir(root or data_dir())
+    directory = private_dir(games_dir(root))
     path = directory / f"{stamp}-{game}-{_slug(label)}.jsonl"
     n = 2
     while path.exists():
@@ -159,37 +173,168 @@ class SavedGame:
     over: bool
     modified: float
     problem: str | None = None  # a readable reason when the journal needs attention
+    known: bool = True        # False: a large journal listed from its first line only
 
 
-def read_saved(path: Path) -> SavedGame:
-    modified = path.stat().st_mtime
+_INDEXED = ("game", "title", "summary", "over", "problem", "known")
+
+
+def _unreadable(path: Path, modified: float, why: str) -> SavedGame:
+    return SavedGame(path, "?", "unreadable", why, False, modified, why)
+
+
+def read_saved(path: Path, size: int | None = None, modified: float | None = None) -> SavedGame:
+    """One journal's list entry, read from the journal itself (never raises for a bad
+    journal: it is listed with its problem)."""
     try:
-        events = read_events(path)
-        problem = None
-    except JournalTailError as exc:
-        events, problem = exc.good_events, f"damaged last line {exc.line}: {exc.problem}"
-    except CompanionError as exc:
-        return SavedGame(path, "?", "unreadable", str(exc), False, modified, str(exc))
-    try:
+        if size is None or modified is None:
+            st = path.stat()
+            size, modified = st.st_size, st.st_mtime
+        if size > LARGE_JOURNAL_BYTES:
+            return _read_large(path, size, modified)
+        try:
+            events = read_events(path)
+            problem = None
+        except JournalTailError as exc:
+            if not exc.good_events:
+                why = (f"its first line is damaged ({exc.problem}): no game can be read from "
+                       "it; open it to move it aside")
+                return _unreadable(path, modified, why)
+            events, problem = exc.good_events, f"damaged line {exc.line}: {exc.problem}"
         fold = replay(events, str(path))
     except CompanionError as exc:
-        return SavedGame(path, "?", "unreadable", str(exc), False, modified, str(exc))
+        return _unreadable(path, modified or 0.0, str(exc))
+    except OSError as exc:
+        return _unreadable(path, modified or 0.0, f"{path}: cannot read: {exc.strerror}")
+    except Exception as exc:  # noqa: BLE001 - one bad file must not hide the others
+        log.error("listing %s failed", path, exc_info=exc)
+        return _unreadable(path, modified or 0.0, f"{path}: cannot be read")
     rules = fold.rules
     return SavedGame(path, rules.name, rules.title, rules.summary(fold.state),
                      rules.is_over(fold.state), modified, problem)
 
 
-def list_saved(root: Path | None = None) -> list[SavedGame]:
-    """Every saved game, most recently played first."""
+def _read_large(path: Path, size: int, modified: float) -> SavedGame:
+    """A huge journal from its first line (at most MAX_LINE_BYTES read)."""
+    with open(path, "rb") as f:
+        head = f.read(MAX_LINE_BYTES + 1)
+    first, newline, _ = head.partition(b"\n")
+    if not newline:
+        raise JournalError(str(path), 1, "the first line is too long or cut off")
+    from .journal import _parse  # the same checks as a full read, for one line
+
+    start, _ = _parse(first, str(path), 1, 1)
+    rules = replay([start], str(path)).rules
+    return SavedGame(path, rules.name, rules.title,
+                     f"a long game ({size / (1 << 20):,.0f} MB): open it to see the score",
+                     False, modified, None, known=False)
+
+
+def _index_path(root: Path | None) -> Path:
+    return games_dir(root) / INDEX_NAME
+
+
+def _load_index(path: Path) -> dict[str, dict[str, Any]]:
+    """The index's entries; {} when it is missing, too large or not what we wrote (then
+    it is rebuilt)."""
+    try:
+        with open(path, "rb") as f:
+            raw = f.read(MAX_INDEX_BYTES + 1)
+        if len(raw) > MAX_INDEX_BYTES:
+            return {}
+        obj = json.loads(raw)
+    except (OSError, ValueError, RecursionError):
+        return {}
+    if not isinstance(obj, dict) or obj.get("version") != INDEX_VERSION or \
+            not isinstance(obj.get("games"), dict):
+        return {}
+    return obj["games"]
+
+
+def _from_index(path: Path, entry: Any, size: int, mtime_ns: int, modified: float
+                ) -> SavedGame | None:
+    if not isinstance(entry, dict) or entry.get("size") != size or \
+            entry.get("mtime_ns") != mtime_ns:
+        return None
+    try:
+        game, title, summary, over, problem, known = (entry[k] for k in _INDEXED)
+    except KeyError:
+        return None
+    if not (isinstance(game, str) and isinstance(title, str) and isinstance(summary, str)
+            and isinstance(over, bool) and isinstance(known, bool)
+            and (problem is None or isinstance(problem, str))):
+        return None
+    return SavedGame(path, game, title, summary, over, modified, problem, known)
+
+
+def _scan(root: Path | None) -> tuple[list[tuple[Path, os.stat_result]],
+                                       dict[str, dict[str, Any]]]:
+    """Every journal with its stat, and the index's entries."""
     directory = games_dir(root)
-    if not directory.is_dir():
-        return []
-    games = [read_saved(p) for p in directory.glob("*.jsonl")]
+    try:
+        found = [(Path(e.path), e.stat()) for e in os.scandir(directory)
+                 if e.name.endswith(".jsonl") and e.is_file()]
+    except (FileNotFoundError, NotADirectoryError):
+        return [], {}
+    except OSError as exc:
+        raise CompanionError(f"{directory}: cannot list the saved games: {exc.strerror}") from None
+    return found, _load_index(_index_path(root))
+
+
+def _entry(path: Path, st: os.stat_result, index: dict[str, dict[str, Any]],
+           fresh: dict[str, dict[str, Any]]) -> tuple[SavedGame, bool]:
+    """The list entry of one journal (from the index when current) and whether it was read;
+    its index record goes into ``fresh``."""
+    g = _from_index(path, index.get(path.name), st.st_size, st.st_mtime_ns, st.st_mtime)
+    read = g is None
+    if g is None:
+        g = read_saved(path, st.st_size, st.st_mtime)
+    record = {k: v for k, v in asdict(g).items() if k in _INDEXED}
+    fresh[path.name] = dict(record, size=st.st_size, mtime_ns=st.st_mtime_ns)
+    return g, read
+
+
+def list_saved(root: Path | None = None) -> list[SavedGame]:
+    """Every saved game, most recently played first (from the index where it is current)."""
+    found, index = _scan(root)
+    fresh: dict[str, dict[str, Any]] = {}
+    games = []
+    changed = False
+    for path, st in found:
+        g, read = _entry(path, st, index, fresh)
+        games.append(g)
+        changed = changed or read
+    if found and (changed or set(fresh) != set(index)):
+        _save_index(_index_path(root), fresh)
     return sorted(games, key=lambda g: g.modified, reverse=True)
 
 
+def _save_index(path: Path, games: dict[str, dict[str, Any]]) -> None:
+    """Best effort: a folder we cannot write to still lists its games (read every time)."""
+    data = json.dumps({"version": INDEX_VERSION, "games": games}, ensure_ascii=False,
+                      separators=(",", ":")).encode("utf-8")
+    try:
+        write_private_file(path, data)
+    except CompanionError as exc:
+        log.info("saved-games index not written: %s", exc)
+
+
 def last_unfinished(root: Path | None = None) -> SavedGame | None:
-    for g in list_saved(root):
-        if not g.over and g.game != "?":
-            return g
-    return None
+    """The most recent unfinished game to resume (never an unreadable one, nor a huge one
+    whose state is not known without reading it all; a torn tail is resumed, and the app
+    offers its repair). Journals are looked at newest first and only until one is found, so
+    even with no index this reads few of them."""
+    found, index = _scan(root)
+    found.sort(key=lambda item: item[1].st_mtime, reverse=True)
+    fresh = {name: entry for name, entry in index.items()}
+    changed = False
+    chosen = None
+    for path, st in found:
+        g, read = _entry(path, st, index, fresh)
+        changed = changed or read
+        if not g.over and g.game != "?" and g.known:
+            chosen = g
+            break
+    if changed:  # what was read is remembered; the rest of the index is left as it was
+        _save_index(_index_path(root), fresh)
+    return chosen

@@ -164,12 +164,15 @@ def _key(item: dict[str, Any]) -> tuple[int, int]:
     return (roll_boot_key(int(item["boot_id"]), int(item.get("inc", 0))), int(item["seq"]))
 
 
+MAX_DROPPED = 1 << 16  # the link records at most this many dropped rolls at once (protocol.py)
+
+
 class RollJournal:
     """Append-only, fsynced JSON Lines file of rolls; thread-safe."""
 
     def __init__(self, path: str | Path, *, fsync: bool = True) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         self._fsync = fsync
         self._lock = threading.Lock()
         self.keys: dict[tuple[int, int], int] = {}  # key -> fingerprint (0: before 1.1)
@@ -184,7 +187,9 @@ class RollJournal:
         self.repaired: Path | None = None
         self.fsync_ms: list[float] = []  # how long each fsync took: the floor of a roll's latency
         self._load()
-        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        if hasattr(os, "fchmod") and os.fstat(self._fd).st_mode & 0o077:
+            os.fchmod(self._fd, 0o600)  # the player's rolls: owner only, like the games
         if not self._tracking:
             # a new journal, or one written before deliveries were tracked: what it holds
             # already reached the app
@@ -219,7 +224,7 @@ class RollJournal:
                     self._tracking = True
                 else:
                     raise ValueError(f"unknown record type {kind!r}")
-            except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
                 raise RollJournalError(str(self.path), number, f"cannot read this record ({exc})") from exc
             if kind != "delivered":
                 self._keep_history(item)

@@ -62,3 +62,22 @@ class JournalTailError(JournalError):
         self.good_events = good_events
         self.good_bytes = good_bytes
         self.bad_bytes = bad_bytes
+        self.actions_in_force: int | None = None  # set by the session: what a repair keeps
+
+
+class GameLockedError(CompanionError, OSError):
+    """Another window or process has this game open for writing."""
+
+    exit_code = 8
+
+    def __init__(self, file: str) -> None:
+        self.file = file
+        super().__init__(f"{file}: this game is open elsewhere (another window or a "
+                         "companion command); it can only be read here until it is closed "
+                         "there")
+
+
+class StorageError(CompanionError, OSError):
+    """A file could not be written (disk full, read-only folder, no permission)."""
+
+    exit_code = 9

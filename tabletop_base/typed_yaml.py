@@ -8,7 +8,11 @@ came from. The nodes are then turned into frozen dataclasses field by field:
 * every error names the file, the key path (``characters[1].max_hp``) and the line;
 * the conversion is driven by the dataclass type hints (int, float, str, bool, Literal,
   tuple[T, ...], dict[str, T], Optional, nested dataclasses), so a new config type is a
-  dataclass and nothing else.
+  dataclass and nothing else;
+* parsing is bounded: nesting deeper than :data:`MAX_DEPTH`, more than :data:`MAX_ALIASES`
+  aliases, or a document whose aliases expand to more than :data:`MAX_NODES` values (a
+  "billion laughs" file) is refused before it is built, and a value that cannot be converted
+  (a 5,000-digit integer, the date 2001-13-45) is a located error, never a traceback.
 
 Config is loaded once at start-up and passed in; nothing reads it from a global.
 """
@@ -16,6 +20,7 @@ Config is loaded once at start-up and passed in; nothing reads it from a global.
 from __future__ import annotations
 
 import dataclasses
+import re
 import types
 import typing
 from pathlib import Path
@@ -28,6 +33,87 @@ from .errors import ConfigError
 T = TypeVar("T")
 
 _MISSING = dataclasses.MISSING
+
+MAX_DEPTH = 64        # nesting levels (the shipped files use fewer than 8)
+MAX_ALIASES = 100     # *alias uses in one file
+MAX_NODES = 100_000   # values once every alias is expanded (the largest shipped file: ~3,000)
+MAX_TEXT = 4 << 20    # characters in one file
+_BRACKETS = re.compile(r"[\[\]{}]")
+_VALUE_ERRORS = (yaml.YAMLError, ValueError, OverflowError, TypeError, RecursionError)
+
+
+class _BoundedLoader(yaml.SafeLoader):
+    """The safe loader with a depth and an alias budget, checked while composing (so the
+    refusal names the line and comes before any expansion)."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._depth = 0
+        self._aliases = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            self._aliases += 1
+            if self._aliases > MAX_ALIASES:
+                raise yaml.composer.ComposerError(
+                    None, None, f"more than {MAX_ALIASES} aliases (*name) in one file",
+                    self.peek_event().start_mark)
+        self._depth += 1
+        try:
+            if self._depth > MAX_DEPTH:
+                raise yaml.composer.ComposerError(
+                    None, None, f"nested more than {MAX_DEPTH} levels deep",
+                    self.peek_event().start_mark)
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+
+def _flow_depth(text: str, file: str) -> None:
+    """Refuse ``[[[[...`` nesting before PyYAML's scanner sees it (it slows down with every
+    open flow level). Brackets inside quoted text count too: a file would need more than
+    MAX_DEPTH unclosed ones in strings to be refused wrongly."""
+    depth = 0
+    for match in _BRACKETS.finditer(text):
+        if match.group() in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                line = text.count("\n", 0, match.start()) + 1
+                raise ConfigError(file, line, "", f"malformed YAML: nested more than "
+                                                  f"{MAX_DEPTH} levels deep")
+        elif depth:
+            depth -= 1
+
+
+def _expanded_size(root: yaml.Node, file: str) -> None:
+    """Refuse a document whose aliases expand past MAX_NODES values; each distinct node is
+    sized once, so this costs the file's size, not its expansion."""
+    sizes: dict[int, int] = {}
+
+    def size(node: yaml.Node, depth: int) -> int:
+        known = sizes.get(id(node))
+        if known is not None:
+            return known
+        total = 1
+        if depth > MAX_DEPTH:  # an alias loop back into its own parent
+            raise ConfigError(file, _line(node), "", "an alias refers to its own parent")
+        if isinstance(node, yaml.SequenceNode):
+            for child in node.value:
+                total += size(child, depth + 1)
+                if total > MAX_NODES:
+                    break
+        elif isinstance(node, yaml.MappingNode):
+            for key, child in node.value:
+                total += size(key, depth + 1) + size(child, depth + 1)
+                if total > MAX_NODES:
+                    break
+        if total > MAX_NODES:
+            raise ConfigError(file, _line(node), "", f"its aliases expand to more than "
+                                                     f"{MAX_NODES:,} values")
+        sizes[id(node)] = total
+        return total
+
+    size(root, 0)
 
 
 def yaml_key(f: dataclasses.Field[Any]) -> str:
@@ -56,21 +142,30 @@ class _Builder:
         if not isinstance(node, yaml.ScalarNode):
             kind = "a list" if isinstance(node, yaml.SequenceNode) else "a mapping"
             raise self.fail(node, path, f"expected a single value, got {kind}")
+        return self.construct(node, path)
+
+    def construct(self, node: yaml.Node, path: str) -> Any:
         try:
             return self.loader.construct_object(node, deep=True)
-        except yaml.YAMLError as exc:  # e.g. a bad timestamp
-            raise self.fail(node, path, f"unreadable value {node.value!r}: {exc}") from None
+        except _VALUE_ERRORS as exc:  # a bad timestamp, a 5,000-digit integer
+            shown = node.value if isinstance(node, yaml.ScalarNode) else "this value"
+            if isinstance(shown, str) and len(shown) > 40:
+                shown = shown[:37] + "..."
+            reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            if "Exceeds the limit" in reason:
+                reason = "a number with more than 4,300 digits"
+            raise self.fail(node, path, f"unreadable value {shown!r}: {reason[:120]}") from None
 
     def build(self, tp: Any, node: yaml.Node, path: str) -> Any:
         origin = get_origin(tp)
         if tp is Any:
-            return self.loader.construct_object(node, deep=True)
+            return self.construct(node, path)
         if dataclasses.is_dataclass(tp):
             return self.dataclass(tp, node, path)
         if origin in (Union, types.UnionType):
             options = get_args(tp)
             if type(None) in options and isinstance(node, yaml.ScalarNode) and \
-                    self.loader.construct_object(node) is None:
+                    self.construct(node, path) is None:
                 return None
             rest = [o for o in options if o is not type(None)]
             errors = []
@@ -242,9 +337,12 @@ def load_typed(cls: type[T], path: str | Path) -> T:
 
 def loads_typed(cls: type[T], text: str, file: str = "<string>") -> T:
     """Like :func:`load_typed` for YAML text already in memory."""
+    if len(text) > MAX_TEXT:
+        raise ConfigError(file, None, "", f"the file is larger than {MAX_TEXT:,} characters")
+    _flow_depth(text, file)
     loader = None
     try:
-        loader = yaml.SafeLoader(text)
+        loader = _BoundedLoader(text)
         node = loader.get_single_node()
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
@@ -252,12 +350,18 @@ def loads_typed(cls: type[T], text: str, file: str = "<string>") -> T:
         raise ConfigError(file, line, "", f"malformed YAML: {exc.problem or exc}") from None
     except yaml.YAMLError as exc:
         raise ConfigError(file, None, "", f"malformed YAML: {exc}") from None
+    except RecursionError:  # a guard above should have caught it first
+        raise ConfigError(file, None, "", "malformed YAML: nested too deeply") from None
     finally:
         if loader is not None:
             loader.dispose()
     if node is None:
         raise ConfigError(file, None, "", "the file is empty")
-    return _Builder(file, yaml.SafeLoader("")).build(cls, node, "")
+    _expanded_size(node, file)
+    try:
+        return _Builder(file, yaml.SafeLoader("")).build(cls, node, "")
+    except RecursionError:
+        raise ConfigError(file, _line(node), "", "nested too deeply") from None
 
 
 def dump_yaml(data: Any) -> str:

@@ -284,6 +284,51 @@ def test_torn_journal_asks_and_repairs(app):
     assert list(path.parent.glob(path.name + ".damaged-line-4-*"))
 
 
+def test_a_game_open_elsewhere_opens_read_only(app):
+    from companion.session import Session
+
+    game = new_game(app)
+    connect_and_deal(game, 2)
+    path = app.session.path
+    app.go("home")
+    wait_for(lambda: on_screen(app, "home"))
+    app.open_game(path)                       # our own game again: the app lets go first
+    wait_for(lambda: on_screen(app, "tekken_game") and not app.busy, what="reopened")
+    assert not app.session.read_only
+    app.session.close()
+    app.session = None
+    elsewhere = Session.open(path)            # another window takes the game
+    try:
+        app.open_game(path)
+        wait_for(lambda: app.session is not None and on_screen(app, "tekken_game")
+                 and not app.busy, what="opened read-only")
+        assert app.session.read_only
+        assert "open elsewhere" in plain(app.banner_widget.text)
+        before = path.read_bytes()
+        tap(game.ids.card_hit)
+        wait_for(lambda: app.toast_widget is not None
+                 and "open elsewhere" in app.toast_widget.text, what="the refusal")
+        assert path.read_bytes() == before    # nothing written by the read-only window
+    finally:
+        elsewhere.close()
+        app.session.close()
+        app.session = None
+
+
+def test_a_torn_first_line_is_moved_aside(app):
+    close_popups(app)
+    torn = Path(os.environ["COMPANION_HOME"]) / "games" / "zz-torn.jsonl"
+    torn.write_bytes(b'{"seq":1,"type":"game.start","at":"","data":{"game":"tek')
+    app.open_game(torn)
+    wait_for(lambda: app.popup is not None, what="the move-aside question")
+    body = app.popup.content
+    assert "its first line is damaged" in plain(body.message)
+    assert body.ids.ok.text == "Move it aside"
+    tap(body.ids.ok)
+    wait_for(lambda: not torn.exists() and not app.busy, what="moved aside")
+    assert list(torn.parent.glob("zz-torn.jsonl.damaged-*"))
+
+
 def test_unreadable_journal_shows_error_and_goes_home(app):
     close_popups(app)
     bad = Path(os.environ["COMPANION_HOME"]) / "games" / "zz-bad.jsonl"

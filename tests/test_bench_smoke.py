@@ -29,6 +29,24 @@ def test_replay_bench_small():
     assert figures["replay_s_median"] > 0 and "meets_target" in figures
 
 
+def test_log_panel_bench_small():
+    figures = last_json([str(BENCH / "log_panel_bench.py"), "--small", "100", "--large", "400",
+                         "--repeat", "3"])
+    assert figures["benchmark"] == "log_panel"
+    assert figures["small_actions"] < figures["large_actions"]
+    assert figures["refresh_ms_large"] > 0 and "meets_target" in figures
+
+
+@pytest.mark.gui
+def test_startup_scale_bench_small():
+    assert os.environ.get("DISPLAY"), "needs an X display: run under Xvfb, as make test does"
+    figures = last_json([str(BENCH / "startup_scale_bench.py"), "--runs", "1", "--games", "5",
+                         "--large-mb", "33"])
+    assert figures["benchmark"] == "startup_scale" and figures["saved_games"] == 5
+    assert figures["empty_first_frame_s_median"] > 0 and figures["many_peak_rss_mb"] > 0
+    assert "meets_target" in figures
+
+
 @pytest.mark.gui
 def test_cold_start_bench_small():
     assert os.environ.get("DISPLAY"), "needs an X display: run under Xvfb, as make test does"

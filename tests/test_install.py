@@ -28,14 +28,15 @@ def installed(tmp_path_factory) -> tuple[Path, Path]:
     """(the fresh virtualenv, the wheel) — the wheel built from the sdist, as pip would."""
     tmp = tmp_path_factory.mktemp("install")
     dist = tmp / "dist"
-    out = run(sys.executable, "-m", "build", "--outdir", dist, ROOT, cwd=tmp)
+    env = clean_env(tmp / "home")   # nothing of this checkout on the path: pip sees a fresh system
+    out = run(sys.executable, "-m", "build", "--outdir", dist, ROOT, cwd=tmp, env=env)
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
     wheels = list(dist.glob("*.whl"))
     assert len(wheels) == 1 and list(dist.glob("*.tar.gz"))
     env_dir = tmp / "venv"
     venv.EnvBuilder(with_pip=True).create(env_dir)
     py = env_dir / "bin" / "python"
-    out = run(py, "-m", "pip", "install", "--quiet", wheels[0], cwd=tmp)
+    out = run(py, "-m", "pip", "install", "--quiet", wheels[0], cwd=tmp, env=env)
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
     return env_dir, wheels[0]
 

@@ -9,10 +9,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from companion.errors import IllegalActionError, JournalError, JournalTailError
+from companion.errors import IllegalActionError, JournalError, JournalTailError, StorageError
 from companion.games.tekken import RULES
 from companion.games.tekken_play import DEMO_SETUP as SETUP, random_action
-from companion.journal import read_events, repair_tail
+from companion.journal import Event, read_events, repair_tail
 from companion.session import Session, replay
 
 
@@ -113,7 +113,7 @@ def test_undo_never_rerolls_the_floor_and_redo_brings_back_the_same_draw(tmp_pat
     s.undo()
     s.redo()
     assert s.state.floor == broken
-    reopened = Session.open(tmp_path / "g.jsonl")
+    reopened = Session.open(tmp_path / "g.jsonl", read_only=True)  # s still holds the lock
     assert reopened.state == s.state
 
 
@@ -162,6 +162,7 @@ def test_torn_last_line_is_reported_with_its_line_and_the_good_prefix_kept(tmp_p
     s.do("tekken.card", result="hit")
     s.do("tekken.strike", symbols=[2])
     state = s.state
+    s.close()
     path = tmp_path / "g.jsonl"
     with open(path, "ab") as f:
         f.write(b'{"seq":4,"type":"tekken.str')
@@ -175,16 +176,18 @@ def test_torn_last_line_is_reported_with_its_line_and_the_good_prefix_kept(tmp_p
     again = Session.open(path)
     assert again.state == state
     again.do("tekken.strike", symbols=[1])     # appends cleanly after the repair
+    again.close()
     assert Session.open(path).state.fighters[1].hp == 17
 
 
 def test_corrupt_last_line_with_newline_is_a_tail_error(tmp_path):
     s = new_session(tmp_path)
     s.do("tekken.card", result="hit")
+    s.close()
     path = tmp_path / "g.jsonl"
     with open(path, "ab") as f:
         f.write(b'\x00\x00garbage\n')
-    with pytest.raises(JournalTailError, match="g.jsonl:3: the last line is damaged"):
+    with pytest.raises(JournalTailError, match="g.jsonl:3: the journal is damaged from line 3"):
         Session.open(path)
 
 
@@ -192,6 +195,7 @@ def test_damage_in_the_middle_is_refused_not_dropped(tmp_path):
     s = new_session(tmp_path)
     s.do("tekken.card", result="hit")
     s.do("tekken.strike", symbols=[2])
+    s.close()
     path = tmp_path / "g.jsonl"
     lines = path.read_bytes().split(b"\n")
     lines[1] = b"{broken"
@@ -203,12 +207,13 @@ def test_damage_in_the_middle_is_refused_not_dropped(tmp_path):
 
 def test_a_journal_from_another_game_is_refused(tmp_path):
     s = new_session(tmp_path)
+    s.close()
     path = tmp_path / "g.jsonl"
     with pytest.raises(JournalError, match="g.jsonl:1: this is a TEKKEN – The Board Game "
                                            "game, not Takkure"):
         Session.open(path, expected_game="takkure")
     with open(path, "ab") as f:
-        f.write(b'{"seq":2,"type":"takkure.fatigue","at":"","data":{}}\n')
+        f.write(Event(2, "takkure.fatigue", {}).to_line())
     with pytest.raises(JournalError, match=r"g.jsonl:2: event 'takkure.fatigue' does not "
                                            r"belong to a TEKKEN.* game \(an event of the game 'takkure'\)"):
         Session.open(path)
@@ -226,28 +231,31 @@ def test_unknown_game_and_missing_start_are_refused(tmp_path):
 
 
 def test_an_illegal_event_in_a_journal_names_its_line(tmp_path):
-    new_session(tmp_path)
+    new_session(tmp_path).close()
     path = tmp_path / "g.jsonl"
     with open(path, "ab") as f:
-        f.write(b'{"seq":2,"type":"tekken.end_string","at":"","data":{}}\n')
+        f.write(Event(2, "tekken.end_string", {}).to_line())
     with pytest.raises(JournalError, match="g.jsonl:2: tekken.end_string: .*String goes on"):
         Session.open(path)
 
 
 def test_out_of_order_sequence_numbers_are_refused(tmp_path):
-    new_session(tmp_path)
+    new_session(tmp_path).close()
     path = tmp_path / "g.jsonl"
     with open(path, "ab") as f:
-        f.write(b'{"seq":5,"type":"tekken.heat","at":"","data":{}}\n')
-        f.write(b'{"seq":6,"type":"tekken.heat","at":"","data":{}}\n')
+        f.write(Event(5, "tekken.heat", {}).to_line())
+        f.write(Event(6, "tekken.heat", {}).to_line())
     with pytest.raises(JournalError, match="event number 5 where 2 was expected"):
         read_events(path)
 
 
 def test_creating_never_overwrites_an_existing_game(tmp_path):
-    new_session(tmp_path)
-    with pytest.raises(FileExistsError):
+    new_session(tmp_path).close()
+    before = (tmp_path / "g.jsonl").read_bytes()
+    with pytest.raises(StorageError, match="g.jsonl: a saved game of that name exists"):
         new_session(tmp_path)
+    assert (tmp_path / "g.jsonl").read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g.jsonl"]  # no temporary left
 
 
 # -- dice tower rolls in a game that takes no dice -----------------------------------------
@@ -278,8 +286,8 @@ def test_a_roll_is_recorded_once_logged_and_replayed(tmp_path):
 def test_a_malformed_roll_line_is_named(tmp_path):
     path = tmp_path / "g.jsonl"
     Session.create(path, "tekken", SETUP, random.Random(1)).close()
-    with open(path, "a", encoding="utf-8") as fh:
-        fh.write(json.dumps({"seq": 2, "type": "dice.roll", "data": {"dice": []},
-                             "at": "2026-11-22T10:00:00Z"}) + "\n")
-    with pytest.raises(JournalError, match=r"g.jsonl:2: dice.roll: malformed data .*boot_id"):
+    with open(path, "ab") as fh:
+        fh.write(Event(2, "dice.roll", {"dice": []}, "2026-11-22T10:00:00Z").to_line())
+    with pytest.raises(JournalError, match=r"g.jsonl:2: dice.roll: data.boot_id: expected a "
+                                           r"whole number"):
         Session.open(path)

@@ -300,9 +300,11 @@ def save_camera(path: str | Path, cam: CameraConfig) -> Path:
     text = ("# Camera intrinsics and lens distortion, written by `python -m vision calibrate`.\n"
             + dump_yaml(camera_data(cam)))
     loads_typed(CameraConfig, text, str(path))
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # user config: owner only
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(text)
     os.replace(tmp, path)
     return path
 

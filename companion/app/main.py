@@ -70,8 +70,10 @@ from kivy.uix.popup import Popup  # noqa: E402
 from kivy.uix.screenmanager import FadeTransition, ScreenManager  # noqa: E402
 
 from .. import journal, logs, registry, storage  # noqa: E402
-from ..errors import CompanionError, IllegalActionError, JournalTailError  # noqa: E402
-from ..session import Session, export_json  # noqa: E402
+from ..errors import (CompanionError, GameLockedError, IllegalActionError,  # noqa: E402
+                      JournalTailError)
+from ..journal import private_dir, write_private_file  # noqa: E402
+from ..session import Session, export_json, replay  # noqa: E402
 from tabletop_base.platform import on_android  # noqa: E402
 from .tower_config import choose_url, load_tower_config  # noqa: E402
 from firmware_bridge import events as tower_events  # noqa: E402
@@ -521,33 +523,64 @@ class CompanionApp(App):
         """Reopen a saved game exactly where it was (errors become popups, never crashes)."""
         path = Path(path)
         rng = rng if rng is not None else self.new_game_rng
-        self.in_background(lambda root: Session.open(path, rng=rng), self._show_session,
+        if self.session is not None and self.session.path == path:
+            self.session.close()  # reopening our own game: let go of its lock first
+            self.session = None
+
+        def work(root: Path) -> Session:
+            try:
+                return Session.open(path, rng=rng)
+            except GameLockedError:  # another window plays it: look, do not touch
+                return Session.open(path, rng=rng, read_only=True)
+
+        self.in_background(work, self._show_session,
                            lambda exc: self._open_failed(exc, path, rng))
 
     def _open_failed(self, exc: BaseException, path: Path | None = None,
                      rng: random.Random | None = None) -> None:
         if isinstance(exc, JournalTailError) and path is not None:
-            self._ask_repair(exc, path, rng)
+            if exc.good_events:
+                self._ask_repair(exc, path, rng)
+            else:
+                self._ask_move_aside(exc, path)
             return
         title = "Could not open the game" if isinstance(exc, CompanionError) else "Error"
         self.show_error(title, str(exc))
         self.go("home")
 
     def _ask_repair(self, err: JournalTailError, path: Path, rng: random.Random | None) -> None:
-        intact = max(0, len(err.good_events) - 1)  # the game.start line is not an action
+        intact = err.actions_in_force
+        if intact is None:  # counted by Session.open; not undo/redo lines
+            intact = len(replay(err.good_events, str(path)).actions)
         message = (f"The saved game\n[b]{path.name}[/b]\nhas a damaged line {err.line}: "
                    f"{err.problem}.\n\n{intact} action{'s' if intact != 1 else ''} before it "
                    "are intact. The damaged bytes are kept in a file next to it.")
 
         def keep() -> None:
             def work(root: Path) -> Session:
-                journal.repair_tail(path, err)
-                return Session.open(path, rng=rng)
-            self.in_background(work, self._show_session, self._open_failed)
+                return Session.open(path, rng=rng, repair=err)  # under the game's lock
+            self.in_background(work, self._show_session,
+                               lambda exc: self._open_failed(exc, path, rng))
 
         self.confirm(message, keep, ok_text=f"Keep the {intact} intact actions and continue",
                      cancel_text="Leave it untouched", on_cancel=self.go_home,
                      title="Saved game damaged")
+
+    def _ask_move_aside(self, err: JournalTailError, path: Path) -> None:
+        """A journal whose very first line is damaged holds no game to keep: offer to move
+        it out of the list (renamed, bytes untouched)."""
+        message = (f"The saved game\n[b]{path.name}[/b]\ncannot be opened: its first line "
+                   f"is damaged ({err.problem}), so there is no game to read from it.\n\n"
+                   "Moving it aside keeps the file (renamed) and takes it off the list.")
+
+        def move() -> None:
+            self.in_background(lambda root: journal.move_aside(path),
+                               lambda p: (self.toast(f"Moved aside to {p.name}", error=False),
+                                          self.go_home()),
+                               lambda exc: self.show_error("Not moved", str(exc)))
+
+        self.confirm(message, move, ok_text="Move it aside", cancel_text="Leave it untouched",
+                     on_cancel=self.go_home, title="Saved game damaged")
 
     def _show_session(self, session: Session) -> None:
         entry = registry.get(session.game)
@@ -569,6 +602,8 @@ class CompanionApp(App):
         session.subscribe(lambda s: self._changed())
         screen.bind_session(session)
         self.go(screen.name)
+        if session.read_only:
+            self.banner("This game is open elsewhere: you can look, not play", seconds=6.0)
         self._landed()
 
     # -- game commands -------------------------------------------------------------------
@@ -642,11 +677,10 @@ class CompanionApp(App):
         text = export_json(session)
         stem = session.path.stem
 
-        def work(root: Path) -> Path:
-            out = root / "exports" / f"{stem}.json"
-            out.parent.mkdir(parents=True, exist_ok=True)
-            out.write_text(text + "\n", encoding="utf-8")
-            return out
+        def work(root: Path) -> Path:  # owner-only: an export may hold hidden information
+            private_dir(root)
+            return write_private_file(root / "exports" / f"{stem}.json",
+                                      (text + "\n").encode("utf-8"))
 
         self.in_background(work, lambda p: self.toast(f"Exported to {p}", error=False),
                            lambda exc: self.toast(f"Export failed: {exc}"))

@@ -18,6 +18,8 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from ..errors import IllegalActionError
 
+from ..errors import IllegalActionError
+
 S = TypeVar("S")
 
 
@@ -38,6 +40,11 @@ class GameRules(Protocol, Generic[S]):
 
     def apply(self, state: S, type_: str, data: Mapping[str, Any]) -> S:
         """The state after the event; pure; raises IllegalActionError."""
+
+    # Optional: ``check(state, type_, data)`` raises IllegalActionError naming the field when
+    # an event's data breaks the bounds the live action keeps. The session calls it before
+    # ``apply`` both live and on replay, and for ``game.start`` (``state`` None), so that a
+    # journal can hold nothing the app could not have written.
 
     def describe(self, before: S, type_: str, data: Mapping[str, Any], after: S) -> str:
         """One readable action-log line, e.g. "Kazuya -3 HP (Strike 2, knocked down +1)"."""
@@ -102,4 +109,38 @@ def rules_edition(data: Mapping[str, Any]) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= RULES_EDITION:
         raise IllegalActionError(f"rules: edition 1 to {RULES_EDITION}, not {value!r} "
                                  "(a journal from a newer version of the companion?)")
+    return value
+
+
+# -- field checks for a game's ``check`` hook: each names the field at fault -----------------
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def whole(value: Any, where: str, low: int, high: int) -> int:
+    """``value`` as a whole number from ``low`` to ``high``."""
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise IllegalActionError(f"{where}: expected a whole number {low} to {high}, "
+                                 f"got {_short(value)}")
+    return value
+
+
+def mapping(value: Any, where: str) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise IllegalActionError(f"{where}: expected an object, got {_short(value)}")
+    return value
+
+
+def items(value: Any, where: str, count: int | None = None) -> list[Any]:
+    if not isinstance(value, list) or (count is not None and len(value) != count):
+        wanted = "a list" if count is None else f"a list of {count}"
+        raise IllegalActionError(f"{where}: expected {wanted}, got {_short(value)}")
+    return value
+
+
+def text(value: Any, where: str) -> str:
+    if not isinstance(value, str) or not value:
+        raise IllegalActionError(f"{where}: expected a name, got {_short(value)}")
     return value

@@ -23,7 +23,7 @@ from typing import Any, Literal
 
 from ..errors import IllegalActionError
 from ..registry import ConfigFile, GameEntry, HomeTile
-from .base import RULES_EDITION, evolve, rules_edition
+from .base import RULES_EDITION, evolve, items, mapping, rules_edition, text, whole
 
 FACES = ("CLAW", "HEART", "ENERGY", "FAME", "DESTRUCTION", "POWER")
 TRACKS = ("fame", "destruction")
@@ -480,6 +480,24 @@ class KotdRules:
             raise _fail("pick two different Monsters")
         _player(setup, "first")
         return {**setup, "rules": RULES_EDITION}
+
+    def check(self, state: KotdState | None, type_: str, data: Mapping[str, Any]) -> None:
+        """The config's bounds on a duel's set-up, checked again when a journal is
+        replayed."""
+        if type_ != "game.start":
+            return
+        for i, m in enumerate(items(data.get("monsters"), "data.monsters", 2)):
+            text(mapping(m, f"data.monsters[{i}]").get("name"), f"data.monsters[{i}].name")
+            whole(m.get("hp"), f"data.monsters[{i}].hp", 1, 99)
+        whole(data.get("first"), "data.first", 0, 1)
+        for i, t in enumerate(items(data.get("tracks"), "data.tracks", 2)):
+            cells = whole(mapping(t, f"data.tracks[{i}]").get("cells"),
+                          f"data.tracks[{i}].cells", 5, 41)
+            whole(t.get("spotlight"), f"data.tracks[{i}].spotlight", 1, (cells - 3) // 2)
+        bonus = mapping(data.get("second_player", {}), "data.second_player")
+        for key in ("energy", "dice_tokens"):
+            whole(bonus.get(key, 0), f"data.second_player.{key}", 0, 99)
+        self.start(data, random.Random(0))  # and the set-up's own checks (it draws nothing)
 
     def initial(self, data: Mapping[str, Any]) -> KotdState:
         ms = [Monster(m["name"], int(m["hp"]), int(m["hp"]), power=m.get("power", ""))

@@ -27,7 +27,7 @@ from typing import Any, Literal
 
 from ..errors import IllegalActionError
 from ..registry import ConfigFile, GameEntry, HomeTile
-from .base import RULES_EDITION, evolve, rules_edition
+from .base import RULES_EDITION, evolve, items, mapping, rules_edition, whole
 
 REFS = ("self", "partner", "opponent", "opponent_partner")
 EFFECTS = ("attack", "direct", "block", "heal", "power", "transfer")
@@ -407,6 +407,24 @@ class TagTeamRules:
         if not isinstance(teams, list) or len(teams) != 2 or any(len(t["fighters"]) != 2 for t in teams):
             raise _fail("two teams of two Fighters")
         return {**setup, "rules": RULES_EDITION}
+
+    def check(self, state: TagTeamState | None, type_: str, data: Mapping[str, Any]) -> None:
+        """The config's bounds on the Fighters' tracks, checked again when a journal is
+        replayed."""
+        if type_ != "game.start":
+            return
+        for t, team in enumerate(items(data.get("teams"), "data.teams", 2)):
+            fighters = items(mapping(team, f"data.teams[{t}]").get("fighters"),
+                             f"data.teams[{t}].fighters", 2)
+            for i, f in enumerate(fighters):
+                where = f"data.teams[{t}].fighters[{i}]"
+                top = whole(mapping(f, where).get("max_hp"), f"{where}.max_hp", 1, 60)
+                whole(f.get("hp"), f"{where}.hp", 0, top)
+                whole(f.get("power"), f"{where}.power", 0, 99)
+                if f.get("other") is not None:
+                    whole(mapping(f["other"], f"{where}.other").get("max_hp"),
+                          f"{where}.other.max_hp", 1, 60)
+        self.start(data, random.Random(0))  # and the set-up's own checks (it draws nothing)
 
     def initial(self, data: Mapping[str, Any]) -> TagTeamState:
         teams = []

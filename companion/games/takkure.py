@@ -535,6 +535,12 @@ class TakkureRules:
                 raise _fail(f"{t.get('name')}: one player per position")
         return {"teams": teams, "rules": RULES_EDITION}
 
+    def check(self, state: TakkureState | None, type_: str, data: Mapping[str, Any]) -> None:
+        """On replay, a game.start passes the set-up's own checks (two teams of four, one
+        player per position); ``start`` draws nothing."""
+        if type_ == "game.start":
+            self.start(data, random.Random(0))
+
     def initial(self, data: Mapping[str, Any]) -> TakkureState:
         teams = []
         for t in data["teams"]:

@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from ..errors import CompanionError, IllegalActionError
 from ..registry import ConfigFile, GameEntry, HomeTile
-from .base import evolver
+from .base import evolver, items, mapping, text, whole
 
 RED_ZONE_HP = 6          # "The red zone is HP <= 6"; Rage is revealed there.
 BASE_SLOTS = 3           # Attack Slots in a String; +1 with Heat active.
@@ -366,6 +366,27 @@ class TekkenRules:
         offensive = _player(setup, "offensive") if "offensive" in setup else 0
         return {"fighters": out_f, "stage": out_stage, "rounds_to_win": rounds,
                 "offensive": offensive}
+
+    def check(self, state: TekkenState | None, type_: str, data: Mapping[str, Any]) -> None:
+        """The set-up's bounds, checked again when a journal is replayed (a hand-edited
+        max HP of 1,000,000,000 or -5 is refused, naming the field)."""
+        if type_ != "game.start":
+            return
+        for i, f in enumerate(items(data.get("fighters"), "data.fighters", 2)):
+            mapping(f, f"data.fighters[{i}]")
+            text(f.get("name"), f"data.fighters[{i}].name")
+            whole(f.get("max_hp"), f"data.fighters[{i}].max_hp", RED_ZONE_HP + 1, 99)
+        whole(data.get("rounds_to_win"), "data.rounds_to_win", 1, 9)
+        whole(data.get("offensive", 0), "data.offensive", 0, 1)
+        stage = mapping(data.get("stage"), "data.stage")
+        text(stage.get("name"), "data.stage.name")
+        if "floor_break" in stage:
+            fb = mapping(stage["floor_break"], "data.stage.floor_break")
+            whole(fb.get("cracked"), "data.stage.floor_break.cracked", 0, 99)
+            whole(fb.get("empty"), "data.stage.floor_break.empty", 0, 99)
+            items(fb.get("sides"), "data.stage.floor_break.sides")
+            items(mapping(stage.get("shuffle"), "data.stage.shuffle").get("order"),
+                  "data.stage.shuffle.order")
 
     def initial(self, data: Mapping[str, Any]) -> TekkenState:
         f0, f1 = (Fighter(f["name"], f["max_hp"], f["max_hp"]) for f in data["fighters"])

@@ -341,7 +341,7 @@ class DanchieGameScreen(GameScreen):
             self.spawn_text = "Roll the spawn die (tower) or tap its face"
             self.spawn_detail = ""
         self.notes = " · ".join(s.notes)
-        self.log_lines = [e.text for e in self.session.log()][::-1][:40]
+        self.log_lines = [e.text for e in self.session.log(last=40)][::-1]
         self.show_undo(self.session, 48)
         if self.sheet is not None and self.sheet.parent is not None:
             self.sheet.update()

@@ -91,7 +91,7 @@ def kotd_view(session: Any, typed: list[str]) -> dict[str, Any]:
         "can_sweep": session.allows("kotd.sweep"),
         "can_end": session.allows("kotd.end_turn"),
         "free_energy": s.rules >= 2 and k.free_energy_due(s),
-        "log_lines": [e.text for e in session.log()][::-1][:40],
+        "log_lines": [e.text for e in session.log(last=40)][::-1],
         **undo_view(session),
         "resolution": resolution_preview(s) if s.phase == "roll" and s.rolls and not s.pending else [],
     }

@@ -287,7 +287,7 @@ class TagTeamGameScreen(GameScreen):
                     counted = isinstance(value, int) and not isinstance(value, bool)
                     on = value * w.sign > 0 if counted else value
                     w.bg = (0.16, 0.5, 0.9, 1) if on else (0.22, 0.23, 0.28, 1)
-        self.log_lines = [e.text for e in self.session.log()][::-1][:40]
+        self.log_lines = [e.text for e in self.session.log(last=40)][::-1]
         self.show_undo(self.session)
         self.can_next_round = self.session.allows("tagteam.next_round")
         self.can_exhausted = self.session.allows("tagteam.deck_exhausted")

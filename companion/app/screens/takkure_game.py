@@ -206,7 +206,7 @@ def takkure_view(session: Any, panel: RollPanel) -> dict[str, Any]:
         "can_second_half": session.allows("takkure.second_half"),
         "panel": panel_view(session, panel),
     }
-    log = [e.text for e in session.log()]
+    log = [e.text for e in session.log(last=40)]
     view["log_lines"] = log[::-1][:40]
     view.update(undo_view(session, 34))
     return view

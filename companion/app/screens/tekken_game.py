@@ -113,7 +113,7 @@ def tekken_view(session: Any, rage_names: list[tuple[str, str]]) -> dict[str, An
             "floor_text": f"cracked {fl.cracked_shown} of {fl.cracked_total}",
             "breaks": fl.breaks,
         })
-    log = [e.text for e in session.log()]
+    log = [e.text for e in session.log(last=200)]  # the panel costs the same at any length
     view["log_lines"] = log[::-1]
     view.update(undo_view(session, 40))
     if s.phase == "round_over":
