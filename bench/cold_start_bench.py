@@ -29,9 +29,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from companion.games.tekken_play import DEMO_SETUP as SETUP, random_action  # noqa: E402
+from companion.games.tekken_play import DEMO_SETUP as SETUP  # noqa: E402
+from companion.games.tekken_play import random_action
 from companion.session import Session  # noqa: E402
-
 
 
 def companion_command() -> list[str]:

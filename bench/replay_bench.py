@@ -22,10 +22,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from companion.games.tekken import RULES  # noqa: E402
-from companion.games.tekken_play import DEMO_SETUP as SETUP, random_action  # noqa: E402
+from companion.games.tekken_play import DEMO_SETUP as SETUP  # noqa: E402
+from companion.games.tekken_play import random_action
 from companion.journal import Event, read_events  # noqa: E402
 from companion.session import REDO, START, UNDO, replay  # noqa: E402
-
 
 
 def build_journal(path: Path, n_events: int, seed: int) -> None:

@@ -19,8 +19,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from . import __version__, registry, storage
 from .errors import CompanionError, JournalTailError
@@ -89,6 +89,8 @@ def cmd_games(args: argparse.Namespace) -> int:
 
 def cmd_new(args: argparse.Namespace) -> int:
     entry = registry.get(args.game)
+    if entry.cli_setup is None:
+        raise CompanionError(f"{entry.tile.title} is set up in the app, not on the command line")
     cfg = registry.load_config(entry.id, args.data_dir or storage.data_dir())
     setup, label = registry.resolve(entry.cli_setup)(cfg, args)
     path = storage.new_game_path(entry.id, label, args.data_dir)

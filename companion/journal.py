@@ -33,10 +33,10 @@ import json
 import os
 import time
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from .errors import GameLockedError, JournalError, JournalTailError, StorageError
 
@@ -198,7 +198,7 @@ def _read_fast(lines: list[bytes]) -> list[Event] | None:
         return None
     if len(objs) != len(lines):
         return None
-    events = []
+    events: list[Event] = []
     append = events.append
     for n, obj in enumerate(objs, start=1):
         if type(obj) is not dict:
@@ -421,7 +421,7 @@ class Journal:
         _private(self._fd)
 
     @classmethod
-    def create(cls, path: str | Path, first: Event | None = None) -> "Journal":
+    def create(cls, path: str | Path, first: Event | None = None) -> Journal:
         """A new journal at ``path`` (never overwriting one), holding ``first`` when given.
 
         The first line is written to a temporary file, fsynced, then linked into place, so
@@ -486,7 +486,7 @@ class Journal:
             os.close(self._fd)
             self._fd = -1
 
-    def __enter__(self) -> "Journal":
+    def __enter__(self) -> Journal:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -24,12 +24,13 @@ from __future__ import annotations
 import json
 import random
 import secrets
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Generic, Mapping, TypeVar
+from typing import Any, Generic, TypeVar
 
-from .errors import IllegalActionError, JournalError, JournalTailError
 from . import registry
+from .errors import IllegalActionError, JournalError, JournalTailError
 from .games.base import GameRules
 from .journal import Event, Journal, gc_paused, now_iso, read_events
 
@@ -311,12 +312,12 @@ class Session(Generic[S]):
         self._fold = fold
         self.rules: GameRules[S] = fold.rules
         self._rng = rng if rng is not None else secrets.SystemRandom()
-        self._listeners: list[Callable[["Session"], None]] = []
+        self._listeners: list[Callable[[Session], None]] = []
 
     # -- opening -----------------------------------------------------------------------
     @classmethod
     def create(cls, path: str | Path, game: str, setup: Mapping[str, Any],
-               rng: random.Random | None = None) -> "Session":
+               rng: random.Random | None = None) -> Session:
         rules = rules_for(game, str(path), None)
         rng = rng if rng is not None else secrets.SystemRandom()
         data = {"game": game, **rules.start(setup, rng)}
@@ -329,7 +330,7 @@ class Session(Generic[S]):
     @classmethod
     def open(cls, path: str | Path, *, expected_game: str | None = None,
              rng: random.Random | None = None, read_only: bool = False,
-             repair: JournalTailError | None = None) -> "Session":
+             repair: JournalTailError | None = None) -> Session:
         """Reopen a saved game exactly where it was, holding its lock.
 
         Raises GameLockedError when it is open elsewhere (``read_only=True`` then reads it
@@ -473,7 +474,7 @@ class Session(Generic[S]):
         }
 
     # -- changing ------------------------------------------------------------------------
-    def subscribe(self, listener: Callable[["Session"], None]) -> None:
+    def subscribe(self, listener: Callable[[Session], None]) -> None:
         self._listeners.append(listener)
 
     def _changed(self) -> None:

@@ -54,6 +54,8 @@ class JournalTailError(JournalError):
     ``good_bytes`` the length of the intact prefix, so nothing is silently dropped.
     """
 
+    line: int      # always known: the damaged line
+
     exit_code = 6
 
     def __init__(self, file: str, line: int, problem: str, good_events: list, good_bytes: int,

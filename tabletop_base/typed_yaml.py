@@ -160,7 +160,7 @@ class _Builder:
         origin = get_origin(tp)
         if tp is Any:
             return self.construct(node, path)
-        if dataclasses.is_dataclass(tp):
+        if isinstance(tp, type) and dataclasses.is_dataclass(tp):
             return self.dataclass(tp, node, path)
         if origin in (Union, types.UnionType):
             options = get_args(tp)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from firmware_bridge.events import LinkEvent, RollEvent
 from firmware_bridge.sim import Faults, NonVolatile, SimServer, SimTower

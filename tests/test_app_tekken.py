@@ -503,9 +503,8 @@ def test_a_roll_recorded_but_never_delivered_reaches_the_game_once_late(app):
 
 def test_a_game_without_a_screen_is_refused_not_crashed(app, tmp_path, monkeypatch):
     """A journal of a game whose screen is not in this build: opening it says so."""
-    import random as _random
-
     import dataclasses
+    import random as _random
 
     from companion import registry
     from companion.session import Session

@@ -10,8 +10,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from firmware_bridge import messages as m
-from firmware_bridge.codec import (MAX_ENCODED, MAX_PACKET, FrameDecoder, FrameTooLarge,
-                                   cobs_decode, cobs_encode, crc32, encode_frame)
+from firmware_bridge.codec import (
+    MAX_ENCODED,
+    MAX_PACKET,
+    FrameDecoder,
+    FrameTooLarge,
+    cobs_decode,
+    cobs_encode,
+    crc32,
+    encode_frame,
+)
 
 
 def test_crc_check_value_is_the_one_in_the_spec():

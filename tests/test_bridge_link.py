@@ -4,7 +4,6 @@ firmware running under the MicroPython unix port."""
 from __future__ import annotations
 
 import json
-
 import os
 import random
 import threading
@@ -13,14 +12,13 @@ import time
 import pytest
 import serial
 
-from tests.bridge_support import Recorder, SimPtyTower
 from firmware_bridge import link as link_module
-from firmware_bridge.events import (Connected, DeviceReset, HandshakeTimeout, LinkLost, PortBusy,
-                                    PortNotFound)
+from firmware_bridge.events import Connected, DeviceReset, HandshakeTimeout, LinkLost, PortBusy, PortNotFound
 from firmware_bridge.link import Link
 from firmware_bridge.ptyport import PtyPort
 from firmware_bridge.rolls import MemoryRollStore, RollJournal
 from firmware_bridge.sim import Faults, SimServer, SimTower, SocketTransport
+from tests.bridge_support import Recorder, SimPtyTower
 
 
 class FirmwareAdapter:
@@ -103,7 +101,8 @@ def test_rolls_are_recorded_once_and_acknowledged(tower, journal, tmp_path):
 
 def test_garbage_on_connect_is_ignored(tower, journal):
     """A modem manager probing the port writes AT commands; the tower's side may hold noise."""
-    tower.port.write(b"AT+GCAP\r\nATI\r\n\x7e\xff\x00\x13" + bytes(random.Random(1).randrange(256) for _ in range(300)))
+    noise = bytes(random.Random(1).randrange(256) for _ in range(300))
+    tower.port.write(b"AT+GCAP\r\nATI\r\n\x7e\xff\x00\x13" + noise)
     rec = Recorder()
     with Link(tower.path, journal, rec) as link:
         rec.wait(_connected(rec), what="connected")

@@ -8,8 +8,16 @@ import pytest
 
 from firmware_bridge import messages as m
 from firmware_bridge.codec import encode_frame
-from firmware_bridge.events import (Connected, DeviceReset, HandshakeTimeout, LinkLost,
-                                    ProtocolMismatch, RollEvent, RollsDropped, RollsMissing)
+from firmware_bridge.events import (
+    Connected,
+    DeviceReset,
+    HandshakeTimeout,
+    LinkLost,
+    ProtocolMismatch,
+    RollEvent,
+    RollsDropped,
+    RollsMissing,
+)
 from firmware_bridge.protocol import HostProtocol
 from firmware_bridge.rolls import MemoryRollStore, RollJournal
 from firmware_bridge.sim import NonVolatile, SimTower, parse_dice

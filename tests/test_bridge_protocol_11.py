@@ -19,8 +19,14 @@ from hypothesis import strategies as st
 
 from firmware_bridge import messages as m
 from firmware_bridge.codec import FrameDecoder, cobs_encode, crc32, encode_frame
-from firmware_bridge.events import (Connected, DeviceReset, HandshakeTimeout, ProtocolMismatch,
-                                    RollEvent, RollsDropped)
+from firmware_bridge.events import (
+    Connected,
+    DeviceReset,
+    HandshakeTimeout,
+    ProtocolMismatch,
+    RollEvent,
+    RollsDropped,
+)
 from firmware_bridge.protocol import PENDING_WINDOW, HostProtocol
 from firmware_bridge.rolls import MemoryRollStore, RollJournal, SeqRanges, deliver_undelivered
 from firmware_bridge.sim import NonVolatile, SimTower

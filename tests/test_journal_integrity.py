@@ -19,8 +19,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from companion import cli, journal, storage
-from companion.errors import (CompanionError, GameLockedError, IllegalActionError,
-                              JournalError, JournalTailError, StorageError)
+from companion.errors import (
+    CompanionError,
+    GameLockedError,
+    IllegalActionError,
+    JournalError,
+    JournalTailError,
+)
 from companion.journal import Event, move_aside, read_events
 from companion.session import Session, replay
 
@@ -458,7 +463,7 @@ def test_resuming_reads_journals_newest_first_only_until_one_is_unfinished(tmp_p
 def test_a_huge_journal_is_listed_from_its_first_line_and_not_resumed(tmp_path, monkeypatch):
     games = storage.games_dir(tmp_path)
     small = closed_game(games / "a-small.jsonl")
-    huge = closed_game(games / "b-huge.jsonl")
+    closed_game(games / "b-huge.jsonl")
     os.utime(small, (time.time() - 60, time.time() - 60))
     monkeypatch.setattr(storage, "LARGE_JOURNAL_BYTES", small.stat().st_size - 1)
     monkeypatch.setattr(storage, "read_events", lambda p: pytest.fail(f"{p} read whole"))
@@ -566,9 +571,9 @@ def test_fuzz_every_config_file(tmp_path_factory, which, line, bit, replace_valu
 
 
 def test_a_yaml_alias_bomb_is_refused_before_it_is_expanded():
+    from companion.games.tekken import TekkenConfig
     from tabletop_base.errors import ConfigError
     from tabletop_base.typed_yaml import loads_typed
-    from companion.games.tekken import TekkenConfig
 
     bomb = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
         f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]\n" for i in range(1, 9))

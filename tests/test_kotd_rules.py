@@ -207,7 +207,8 @@ def test_the_kings_token_stops_the_rivals_pull_and_the_rest_is_lost():
     assert s.track("fame").pawn == 6                 # stopped on the token after 1 cell
     assert any("The King's token stops the Fame pawn (3 cells lost)" in x for x in s.last_resolution)
     s = act(act(s, "gain_energy"), "end_turn")
-    s = act(act(play_turn(s, "HEART", "HEART", "HEART", "HEART", "HEART", "HEART"), "gain_energy"), "end_turn")
+    hearts = play_turn(s, "HEART", "HEART", "HEART", "HEART", "HEART", "HEART")
+    s = act(act(hearts, "gain_energy"), "end_turn")
     s = play_turn(s, "FAME", "FAME", "FAME", "FAME", "CLAW", "CLAW")   # starts on it: moves normally
     assert s.track("fame").pawn == 8
 

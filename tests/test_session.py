@@ -11,10 +11,10 @@ from hypothesis import strategies as st
 
 from companion.errors import IllegalActionError, JournalError, JournalTailError, StorageError
 from companion.games.tekken import RULES
-from companion.games.tekken_play import DEMO_SETUP as SETUP, random_action
+from companion.games.tekken_play import DEMO_SETUP as SETUP
+from companion.games.tekken_play import random_action
 from companion.journal import Event, read_events, repair_tail
 from companion.session import Session, replay
-
 
 
 def new_session(tmp_path, seed=1, name="g.jsonl"):

@@ -229,8 +229,7 @@ def test_bodvar_flips_to_ours_berserk_keeping_hp_and_power_and_flips_back():
 
 
 def test_config_round_trips_through_its_data_and_start_data_carries_the_other_side(tmp_path):
-    from companion.config import load_typed, loads_typed
-    from companion.config import dump_yaml
+    from companion.config import dump_yaml, load_typed, loads_typed
 
     cfg = load_typed(tt.TagTeamConfig, "config/tagteam.yaml")
     edited = tt.TagTeamConfig(cfg.fighters + (tt.FighterConfig(

@@ -133,7 +133,8 @@ def test_a_pass_on_a_boundary_takes_the_better_modifier_and_a_miss_asks_for_rece
     p = panel(s, "pass", attacker=2)
     p.set_distance(4.0, source="camera")
     p.receive(s, [10])
-    assert 'BaC 7 +2 pass 4" = 9; rolled 10: fail -> missed: the receiver rolls BALL RECEPTION' in p.explain(s)
+    assert ('BaC 7 +2 pass 4" = 9; rolled 10: fail -> missed: the receiver rolls BALL RECEPTION'
+            in p.explain(s))
     assert [f.next_kind for f in p.follow_ups(s)] == ["reception"]
     assert p.record(s)[1]["distance_source"] == "camera"
 

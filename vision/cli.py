@@ -7,8 +7,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from tabletop_base.errors import CompanionError
 
@@ -138,9 +138,10 @@ def cmd_render(args: argparse.Namespace) -> int:
     import cv2
     import numpy as np
 
+    from tabletop_base.typed_yaml import dump_yaml
+
     from .config import camera_data
     from .render import default_table, random_scene, render
-    from tabletop_base.typed_yaml import dump_yaml
 
     table = load_table(args.table) if args.table else default_table()
     scene = random_scene(np.random.default_rng(args.seed), table,

@@ -12,7 +12,6 @@ is the fsynced journal append inside ``Session.do`` (by design).
 
 from __future__ import annotations
 
-import importlib
 import os
 import time
 
@@ -56,35 +55,35 @@ import logging  # noqa: E402
 import random  # noqa: E402
 import sys  # noqa: E402
 import threading  # noqa: E402
+from collections.abc import Callable  # noqa: E402
 from pathlib import Path  # noqa: E402
-from typing import Any, Callable  # noqa: E402
+from typing import Any
 
 from kivy.app import App  # noqa: E402
 from kivy.base import ExceptionHandler, ExceptionManager  # noqa: E402
 from kivy.clock import Clock  # noqa: E402
 from kivy.core.window import Window  # noqa: E402
 from kivy.metrics import dp  # noqa: E402
-from kivy.properties import (BooleanProperty, DictProperty, ListProperty,  # noqa: E402
-                             ObjectProperty, StringProperty)
+from kivy.properties import BooleanProperty, DictProperty, ListProperty, ObjectProperty, StringProperty  # noqa: E402
 from kivy.uix.popup import Popup  # noqa: E402
 from kivy.uix.screenmanager import FadeTransition, ScreenManager  # noqa: E402
 
-from .. import journal, logs, registry, storage  # noqa: E402
-from ..errors import (CompanionError, GameLockedError, IllegalActionError,  # noqa: E402
-                      JournalTailError)
-from ..journal import private_dir, write_private_file  # noqa: E402
-from ..session import Session, export_json, replay  # noqa: E402
-from tabletop_base.platform import on_android  # noqa: E402
-from .tower_config import choose_url, load_tower_config  # noqa: E402
 from firmware_bridge import events as tower_events  # noqa: E402
 from firmware_bridge.link import Link  # noqa: E402
 from firmware_bridge.rolls import RollJournal, deliver_undelivered  # noqa: E402
 from firmware_bridge.sim import DICE_SETS  # noqa: E402
-from .screens.dice import DiceScreen  # noqa: E402
+from tabletop_base.platform import on_android  # noqa: E402
+
+from .. import journal, logs, registry, storage  # noqa: E402
+from ..errors import CompanionError, GameLockedError, IllegalActionError, JournalTailError  # noqa: E402
+from ..journal import private_dir, write_private_file  # noqa: E402
+from ..session import Session, export_json, replay  # noqa: E402
 from . import widgets  # noqa: E402
 from .game_screen import Throw  # noqa: E402
+from .screens.dice import DiceScreen  # noqa: E402
 from .screens.home import HomeScreen  # noqa: E402
 from .screens.saved_games import SavedGamesScreen  # noqa: E402
+from .tower_config import choose_url, load_tower_config  # noqa: E402
 
 log = logging.getLogger(__name__)
 
@@ -346,9 +345,9 @@ class CompanionApp(App):
         elif isinstance(event, tower_events.DeviceReset):
             self.banner("The dice tower restarted")
         elif hasattr(event, "reason"):
-            self.tower_detail = f"{event.reason} — retrying"  # type: ignore[attr-defined]
+            self.tower_detail = f"{event.reason} — retrying"
         elif hasattr(event, "detail"):
-            self.tower_detail = event.detail  # type: ignore[attr-defined]
+            self.tower_detail = event.detail
         elif isinstance(event, tower_events.ProtocolMismatch):
             self.tower_detail = (f"The tower speaks protocol {event.tower_version}; this app "
                                  f"{event.host_version}. Update the tower's firmware.")
@@ -394,7 +393,7 @@ class CompanionApp(App):
         """The demo's "Roll" button: the in-process simulated tower throws ``dice`` (a set
         name such as "spawn"; default: the dice panel's ``sim_dice``)."""
         link = self.tower_link
-        if link is None or not (link.url or "").startswith("sim://"):
+        if link is None or link.url is None or not link.url.startswith("sim://"):
             return
         from firmware_bridge.urlhandlers import protocol_sim
 
@@ -573,10 +572,12 @@ class CompanionApp(App):
                    f"is damaged ({err.problem}), so there is no game to read from it.\n\n"
                    "Moving it aside keeps the file (renamed) and takes it off the list.")
 
+        def moved(aside: Path) -> None:
+            self.toast(f"Moved aside to {aside.name}", error=False)
+            self.go_home()
+
         def move() -> None:
-            self.in_background(lambda root: journal.move_aside(path),
-                               lambda p: (self.toast(f"Moved aside to {p.name}", error=False),
-                                          self.go_home()),
+            self.in_background(lambda root: journal.move_aside(path), moved,
                                lambda exc: self.show_error("Not moved", str(exc)))
 
         self.confirm(message, move, ok_text="Move it aside", cancel_text="Leave it untouched",
@@ -623,8 +624,10 @@ class CompanionApp(App):
         confirm = entry.confirm_function()
         text = confirm(session.state, after) if confirm is not None else None
         if text:
-            self.confirm(text, lambda: self._do(type_, data, then), ok_text="Confirm",
-                         title=entry.confirm_title)
+            def confirmed() -> None:
+                self._do(type_, data, then)
+
+            self.confirm(text, confirmed, ok_text="Confirm", title=entry.confirm_title)
         else:
             self._do(type_, data, then)
 

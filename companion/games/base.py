@@ -18,8 +18,6 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from ..errors import IllegalActionError
 
-from ..errors import IllegalActionError
-
 S = TypeVar("S")
 
 
