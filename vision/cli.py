@@ -1,5 +1,5 @@
 """``python -m vision``: measure an image, calibrate a camera, print markers, render test
-scenes, run the benchmark. Every failure exits non-zero with a message naming what is at
+scenes, run the benchmark, read dice (``dice``). Every failure exits non-zero with a message naming what is at
 fault (with ``--json``: ``{"ok": false, "error": "..."}`` on stdout)."""
 
 from __future__ import annotations
@@ -167,6 +167,12 @@ def cmd_render(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_dice(args: argparse.Namespace) -> int:
+    from .dice.cli import cmd_dice as run
+
+    return run(args)
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     from .bench import run
 
@@ -177,7 +183,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "measure": cmd_measure, "markers": cmd_markers, "calibrate": cmd_calibrate,
-    "render": cmd_render, "bench": cmd_bench}
+    "render": cmd_render, "bench": cmd_bench, "dice": cmd_dice}
 
 
 def parser() -> argparse.ArgumentParser:
@@ -216,6 +222,9 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--table", help="TABLE.yaml whose anchors to use (default: a 22x30\" pitch)")
     r.add_argument("--tilt", type=float, default=25.0, help="maximum camera tilt, degrees")
     r.add_argument("--occlusion", type=float, default=0.0, help="chance of a finger per piece")
+    from .dice.cli import add_parser as add_dice
+
+    add_dice(sub)
     b = sub.add_parser("bench", help="the measurement benchmark (figures as JSON)")
     b.add_argument("--scenes", type=int, default=200)
     b.add_argument("--seed", type=int, default=2026)

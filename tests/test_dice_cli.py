@@ -1,0 +1,103 @@
+"""`python -m vision dice background|teach|read`: the issue's contract, as users' scripts use it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.dice.render import SceneDie, TrayStyle, empty_tray, render_tray, single_die
+
+ROOT = Path(__file__).resolve().parent.parent
+STYLE = TrayStyle(tray_bgr=(128, 118, 104), perspective=2.5, seed=4, tray_seed=21)
+
+
+def dice(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    return subprocess.run([sys.executable, "-m", "vision", "dice", *args], capture_output=True,
+                          text=True, cwd=cwd, env=env, timeout=120)
+
+
+@pytest.fixture(scope="module")
+def images(tmp_path_factory) -> Path:
+    d = tmp_path_factory.mktemp("dice-cli")
+    for k in range(2):
+        cv2.imwrite(str(d / f"empty{k}.png"), empty_tray(STYLE, seed=k))
+    for face in ("CLAW", "HEART", "ENERGY", "FAME", "DESTRUCTION", "POWER"):
+        for j in range(3):
+            cv2.imwrite(str(d / f"{face}{j}.png"),
+                        single_die("kotd", face, "black", 40 + 3 * len(face) + j, STYLE)[0])
+    frame, truth = render_tray([SceneDie("d6pips", "4", "white", 180, 160, 0.3),
+                                SceneDie("kotd", "ENERGY", "black", 430, 300, 1.9)],
+                               STYLE.__class__(**{**STYLE.__dict__, "seed": 77}))
+    cv2.imwrite(str(d / "tray.jpg"), frame)
+    cv2.imwrite(str(d / "black.png"), np.zeros_like(frame))
+    cv2.imwrite(str(d / "small.png"), frame[:200, :300])
+    (d / "junk.png").write_bytes(b"not a picture")
+    return d
+
+
+def test_background_teach_read(images):
+    r = dice("background", "--profile", "p.yaml", "empty0.png", "empty1.png", cwd=images)
+    assert r.returncode == 0, r.stderr
+    assert "empty tray from 2 frame(s), 640x480" in r.stdout
+    for face in ("CLAW", "HEART", "ENERGY", "FAME", "DESTRUCTION"):
+        r = dice("teach", "--profile", "p.yaml", "--kind", "kotd", "--face", face,
+                 "--colour", "black", f"{face}0.png", f"{face}1.png", f"{face}2.png",
+                 "--json", cwd=images)
+        assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["ok"] and out["examples"] == 3 and out["missing"] == {"POWER": 3}
+    r = dice("teach", "--profile", "p.yaml", "--kind", "kotd", "--face", "POWER",
+             "POWER0.png", "POWER1.png", "POWER2.png", cwd=images)
+    assert r.returncode == 0 and "every face known" in r.stdout
+    r = dice("read", "--profile", "p.yaml", "tray.jpg", "--json", cwd=images)
+    assert r.returncode == 0, r.stderr
+    (line,) = r.stdout.splitlines()
+    got = json.loads(line)
+    assert got["ok"] is True
+    assert sorted((d["kind"], d["face"], d["status"]) for d in got["dice"]) == [
+        ("d6pips", "4", "clean"), ("kotd", "ENERGY", "clean")]
+    for d in got["dice"]:
+        assert set(d) == {"kind", "face", "colour", "status", "confidence", "x", "y"}
+        assert 0.5 <= d["confidence"] <= 1
+    energy = next(d for d in got["dice"] if d["kind"] == "kotd")
+    assert energy["colour"] == "black" and abs(energy["x"] - 430) < 4 and abs(energy["y"] - 300) < 4
+
+
+def test_bad_images_one_error_line_each(images):
+    dice("background", "--profile", "q.yaml", "empty0.png", cwd=images)
+    r = dice("read", "--profile", "q.yaml", "black.png", "small.png", "junk.png", "gone.png",
+             "tray.jpg", "--json", cwd=images)
+    assert r.returncode == 2
+    lines = [json.loads(x) for x in r.stdout.splitlines()]
+    assert [x["ok"] for x in lines] == [False, False, False, False, True]
+    assert lines[0]["error"].startswith("black.png: the frame is black")
+    assert lines[1]["error"] == ("small.png: the image is 300x200 but the profile's empty tray "
+                                 "is 640x480 (same camera and resolution needed)")
+    assert lines[2]["error"].startswith("junk.png: not an image OpenCV can read")
+    assert lines[3]["error"] == "gone.png: no such file"
+
+
+def test_unknown_kind_and_damaged_profile(images):
+    dice("background", "--profile", "u.yaml", "empty0.png", cwd=images)
+    r = dice("teach", "--profile", "u.yaml", "--kind", "d7", "--face", "1", "CLAW0.png",
+             "--json", cwd=images)
+    assert r.returncode == 2
+    assert json.loads(r.stdout) == {"ok": False, "error": (
+        "unknown kind 'd7': known kinds are d12, d6pips, kotd, spawn; a new kind needs its "
+        "faces (--faces A,B,C)")}
+    (images / "u.yaml").write_text((images / "u.yaml").read_text().replace(
+        "dice_profile: 1", "dice_profile: 1\nkinds: [oops"))
+    r = dice("read", "--profile", "u.yaml", "tray.jpg", "--json", cwd=images)
+    assert r.returncode == 2
+    err = json.loads(r.stdout)["error"]
+    assert err.startswith("u.yaml:") and "not valid YAML" in err
+    r = dice("read", "--profile", "none.yaml", "tray.jpg", cwd=images)
+    assert r.returncode == 2 and "none.yaml: no such profile" in r.stderr

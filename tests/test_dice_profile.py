@@ -1,0 +1,137 @@
+"""Dice profiles on disk: saved and loaded whole; every damage named with file, key and line."""
+
+from __future__ import annotations
+
+import re
+
+import cv2
+import pytest
+
+from vision.dice import DiceReader, Profile, ProfileError
+from vision.dice.render import SceneDie, TrayStyle, empty_tray, render_tray, single_die
+
+STYLE = TrayStyle(tray_bgr=(96, 110, 112), perspective=2.0, seed=3, tray_seed=11)
+
+
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("profile")
+    p = Profile()
+    for k in range(2):
+        p.add_background(empty_tray(STYLE, seed=k))
+    for i, face in enumerate(("CLAW", "HEART")):
+        for j in range(2):
+            frame, _ = single_die("kotd", face, "black", 10 * i + j, STYLE)
+            p.add_example("kotd", face, frame, colour="black")
+    p.add_example("d6pips", "3", single_die("d6pips", "3", "red", 5, STYLE)[0], colour="red")
+    path = p.save(folder / "tower.yaml")
+    return p, path
+
+
+def fresh_copy(saved, tmp_path):
+    """The saved profile copied to tmp_path (YAML and its folder), to damage."""
+    _, path = saved
+    text = path.read_text()
+    (tmp_path / "tower.d").mkdir()
+    for f in path.with_suffix(".d").rglob("*"):
+        dest = tmp_path / "tower.d" / f.relative_to(path.with_suffix(".d"))
+        if f.is_dir():
+            dest.mkdir(exist_ok=True)
+        else:
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            dest.write_bytes(f.read_bytes())
+    out = tmp_path / "tower.yaml"
+    out.write_text(text)
+    return out
+
+
+def test_saved_profile_reads_the_same(saved):
+    p, path = saved
+    loaded = Profile.load(path)
+    assert loaded.background_frames == 2 and loaded.image_size == (640, 480)
+    assert {f: len(c) for f, c in loaded.kinds["kotd"].examples.items()} == {"CLAW": 2,
+                                                                              "HEART": 2}
+    assert loaded.missing("kotd") == p.missing("kotd") == {"CLAW": 1, "HEART": 1, "ENERGY": 3,
+                                                           "FAME": 3, "DESTRUCTION": 3,
+                                                           "POWER": 3}
+    frame, _ = render_tray([SceneDie("kotd", "HEART", "black", 200, 240, 2.0),
+                            SceneDie("d6pips", "6", "red", 430, 220, 0.5)],
+                           STYLE.__class__(**{**STYLE.__dict__, "seed": 99}))
+    before = [(r.kind, r.face, r.colour, r.status) for r in DiceReader(p).read(frame)]
+    after = [(r.kind, r.face, r.colour, r.status) for r in DiceReader(loaded).read(frame)]
+    assert before == after
+    assert sorted(before) == [("d6pips", "6", "red", "clean"), ("kotd", "HEART", "black",
+                                                                 "clean")]
+
+
+def damage(path, old, new):
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new, 1))
+
+
+def line_of(path, needle):
+    return next(i for i, line in enumerate(path.read_text().splitlines(), 1) if needle in line)
+
+
+def test_unsupported_version_is_named(saved, tmp_path):
+    path = fresh_copy(saved, tmp_path)
+    damage(path, "dice_profile: 1", "dice_profile: 7")
+    with pytest.raises(ProfileError, match=re.escape(f"{path}:2: dice_profile: unsupported "
+                                                     f"version 7")):
+        Profile.load(path)
+
+
+def test_broken_yaml_gives_its_line(saved, tmp_path):
+    path = fresh_copy(saved, tmp_path)
+    damage(path, "  frames: 2", "  frames: [2")
+    with pytest.raises(ProfileError, match=rf"^{re.escape(str(path))}:\d+: not valid YAML"):
+        Profile.load(path)
+
+
+def test_wrong_type_names_key_and_line(saved, tmp_path):
+    path = fresh_copy(saved, tmp_path)
+    damage(path, "  frames: 2", "  frames: two")
+    line = line_of(path, "frames: two")
+    with pytest.raises(ProfileError, match=re.escape(f"{path}:{line}: background.frames: "
+                                                     f"expected int, got 'two'")):
+        Profile.load(path)
+
+
+def test_missing_and_damaged_images_are_named(saved, tmp_path):
+    path = fresh_copy(saved, tmp_path)
+    (tmp_path / "tower.d" / "kotd" / "HEART-1.png").unlink()
+    with pytest.raises(ProfileError, match=r"kinds\.kotd\.examples\.HEART\.1: cannot read "
+                                           r".*HEART-1\.png"):
+        Profile.load(path)
+    (tmp_path / "b").mkdir()
+    path = fresh_copy(saved, tmp_path / "b")
+    bg = tmp_path / "b" / "tower.d" / "background.png"
+    bg.write_bytes(bg.read_bytes()[:200])  # cut short
+    line = line_of(path, "file: tower.d/background.png")
+    with pytest.raises(ProfileError, match=re.escape(f"{path}:{line}: background.file: ")
+                       + r".*background\.png is not a readable image"):
+        Profile.load(path)
+
+
+def test_unknown_key_and_face_are_refused(saved, tmp_path):
+    path = fresh_copy(saved, tmp_path)
+    damage(path, "image_size:", "colour_space: srgb\nimage_size:")
+    with pytest.raises(ProfileError, match="colour_space: unknown key 'colour_space'"):
+        Profile.load(path)
+    path.write_text(path.read_text().replace("colour_space: srgb\n", "")
+                    .replace("      HEART:\n", "      SKULL:\n"))
+    with pytest.raises(ProfileError, match="kinds.kotd.examples.SKULL: kind 'kotd' has no "
+                                           "face 'SKULL'"):
+        Profile.load(path)
+
+
+def test_a_missing_profile_says_how_to_make_one(tmp_path):
+    with pytest.raises(ProfileError, match="no such profile .*dice background"):
+        Profile.load(tmp_path / "nope.yaml")
+
+
+def test_saved_crops_are_images_a_person_can_open(saved):
+    _, path = saved
+    crop = cv2.imread(str(path.with_suffix(".d") / "kotd" / "CLAW-0.png"), cv2.IMREAD_GRAYSCALE)
+    assert crop.shape == (64, 64) and crop.std() > 10  # a face, not a blank

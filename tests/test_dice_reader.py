@@ -1,0 +1,175 @@
+"""The camera dice reader (vision.dice): rendered trays with exact truth.
+
+One tower look (felt, light, camera pose) is taught once per module the way a player would:
+three empty-tray frames, a few images of every face of the symbol die and the D12, one pip
+D6 per colour. Each test then reads trays rendered in that look."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+import pytest
+
+from vision.dice import DiceError, DiceReader, Profile
+from vision.dice.render import KINDS, SYMBOLS, SceneDie, TrayStyle, empty_tray, render_tray, single_die
+
+STYLE = TrayStyle(tray_bgr=(120, 104, 66), light_dir=(0.12, -0.08), vignette=0.2,
+                  gradient=(0.06, -0.04), perspective=3.0, blur_sigma=0.6, noise_sigma=2.0,
+                  jpeg_quality=88, seed=1, tray_seed=7)
+
+
+def frame_of(dice, seed=5, **style):
+    return render_tray(dice, dataclasses.replace(STYLE, seed=seed, **style))
+
+
+@pytest.fixture(scope="module")
+def profile() -> Profile:
+    p = Profile()
+    for k in range(3):
+        p.add_background(empty_tray(STYLE, seed=100 + k))
+    n = 0
+    for colour in KINDS["d6pips"].colours:
+        n += 1
+        p.add_example("d6pips", str(n), single_die("d6pips", str(n), colour, 200 + n, STYLE)[0],
+                      colour=colour)
+    for kind, examples in (("kotd", 3), ("d12", 3)):
+        spec = KINDS[kind]
+        for face in spec.faces:
+            for i in range(examples):
+                n += 1
+                colour = spec.colours[i % len(spec.colours)]
+                p.add_example(kind, face, single_die(kind, face, colour, 200 + n, STYLE)[0],
+                              colour=colour)
+    return p
+
+
+@pytest.fixture(scope="module")
+def reader(profile) -> DiceReader:
+    return DiceReader(profile)
+
+
+def by_position(readings, truth):
+    """Each true die's reading: the nearest one, within 12 pixels."""
+    out = []
+    for t in truth:
+        near = [r for r in readings if math.hypot(r.x - t.x, r.y - t.y) < 12]
+        out.append(near[0] if len(near) == 1 else None)
+    return out
+
+
+def test_pip_d6_is_read_without_teaching():
+    p = Profile()
+    p.add_background(empty_tray(STYLE, seed=1))
+    dice = [SceneDie("d6pips", str(i + 1), "white", 90 + 95 * i, 150 + 40 * (i % 2), 0.4 * i)
+            for i in range(6)]
+    frame, truth = frame_of(dice)
+    got = by_position(DiceReader(p).read(frame), truth)
+    assert [(r.kind, r.face, r.status) for r in got] == \
+        [("d6pips", str(i + 1), "clean") for i in range(6)]
+    assert all(r.colour is None and r.confidence >= 0.5 for r in got)  # no colour taught
+
+
+def test_touching_dice_are_told_apart(reader):
+    dice = [SceneDie("d6pips", "5", "red", 300, 240, 0.3, size_px=46),
+            SceneDie("d6pips", "2", "red", 300 + 47 * math.cos(0.3), 240 + 47 * math.sin(0.3),
+                     0.3, size_px=46),
+            SceneDie("kotd", "HEART", "black", 300 - 48 * math.sin(0.3),
+                     240 + 48 * math.cos(0.3), 0.3, size_px=48)]
+    frame, truth = frame_of(dice)
+    readings = reader.read(frame)
+    assert len(readings) == 3
+    got = by_position(readings, truth)
+    assert [(r.kind, r.face, r.colour, r.status) for r in got] == [
+        ("d6pips", "5", "red", "clean"), ("d6pips", "2", "red", "clean"),
+        ("kotd", "HEART", "black", "clean")]
+
+
+@pytest.mark.parametrize("yaw", [0.0, 0.9, 2.3, 4.0])
+def test_taught_symbols_read_at_any_rotation(reader, yaw):
+    dice = [SceneDie("kotd", face, "black", 80 + 96 * i, 200 + 60 * (i % 2), yaw + 0.5 * i)
+            for i, face in enumerate(SYMBOLS)]
+    frame, truth = frame_of(dice, seed=int(yaw * 10))
+    got = by_position(reader.read(frame), truth)
+    assert [(r.kind, r.face, r.status) for r in got] == [("kotd", f, "clean") for f in SYMBOLS]
+
+
+def test_d12_numerals_never_misread(reader):
+    faces = KINDS["d12"].faces
+    right = 0
+    for i, face in enumerate(faces):
+        dice = [SceneDie("d12", face, ("red", "yellow")[i % 2], 320, 240, 0.7 * i)]
+        frame, truth = frame_of(dice, seed=50 + i)
+        (r,) = reader.read(frame)
+        assert r.kind == "d12" and r.colour == ("red", "yellow")[i % 2]
+        assert r.status != "clean" or r.face == face, f"{face} read as a clean {r.face}"
+        right += r.status == "clean" and r.face == face
+    # measured: 10 of 12 (two flat D12s are flagged cocked: their top face leaks into a
+    # neighbour where the numeral nears the edge); 6 and 9 are told apart by the underline
+    assert right >= 10
+
+
+def test_tilted_dice_are_never_clean(reader):
+    flagged, total = 0, 0
+    for i in range(12):
+        kind = ("d6pips", "kotd", "d12")[i % 3]
+        spec = KINDS[kind]
+        d = SceneDie(kind, spec.faces[i % len(spec.faces)], spec.colours[0], 200 + 20 * i,
+                     240, 0.5 * i, tilt_deg=22 + 1.5 * i, tilt_dir=0.8 * i)
+        frame, truth = frame_of([d], seed=70 + i)
+        (r,) = reader.read(frame)
+        total += 1
+        flagged += r.status in ("cocked", "unreadable")
+        assert r.status != "clean" or r.face == truth[0].face
+    assert flagged >= total - 1
+
+
+def test_bad_light_blur_and_glare_are_unreadable(reader):
+    dice = [SceneDie("d6pips", "4", "white", 200, 200, 0.2),
+            SceneDie("kotd", "FAME", "black", 420, 260, 1.1)]
+    # too dark: what is seen at all (the black die may not be) is not read
+    dark, _ = frame_of(dice, exposure=0.2)
+    readings = reader.read(dark)
+    assert readings and all(r.status == "unreadable" and r.face is None for r in readings)
+    blurred, _ = frame_of(dice, blur_sigma=5.0)
+    readings = reader.read(blurred)
+    assert readings and all(r.status == "unreadable" and r.face is None for r in readings)
+    glare, truth = frame_of(dice, glare=(200, 200, 40))
+    got = by_position(reader.read(glare), truth)
+    assert got[0].status == "unreadable" and got[0].face is None
+    assert (got[1].face, got[1].status) == ("FAME", "clean")
+
+
+def test_frames_that_cannot_be_read_are_named(reader):
+    frame, _ = frame_of([])
+    with pytest.raises(DiceError, match=r"^cam 7: the frame is black"):
+        reader.read(np.zeros_like(frame), name="cam 7")
+    with pytest.raises(DiceError, match=r"^x.png: the frame is white"):
+        reader.read(np.full_like(frame, 255), name="x.png")
+    with pytest.raises(DiceError, match=r"^small: the image is 320x240 but the profile's "
+                                        r"empty tray is 640x480"):
+        reader.read(frame[:240, :320], name="small")
+    assert reader.read(frame) == []  # the empty tray itself: no dice
+
+
+def test_teaching_says_what_is_missing(profile):
+    p = Profile()
+    p.add_background(empty_tray(STYLE, seed=1))
+    assert p.missing("kotd") == {f: 3 for f in SYMBOLS}
+    p.add_example("kotd", "CLAW", single_die("kotd", "CLAW", "black", 1, STYLE)[0])
+    assert p.missing("kotd")["CLAW"] == 2
+    assert p.missing("d6pips") == {}  # built in
+    assert profile.missing("kotd") == {} and profile.missing("d12") == {}
+    with pytest.raises(DiceError, match="unknown kind 'dx'.*--faces"):
+        p.add_example("dx", "A", single_die("kotd", "CLAW", "black", 1, STYLE)[0])
+    with pytest.raises(DiceError, match="kind 'kotd' has no face 'SKULL'"):
+        p.add_example("kotd", "SKULL", single_die("kotd", "CLAW", "black", 1, STYLE)[0])
+    two, _ = frame_of([SceneDie("kotd", "CLAW", "black", 200, 200, 0),
+                       SceneDie("kotd", "FAME", "black", 400, 200, 0)])
+    with pytest.raises(DiceError, match="img3: 2 dice found; a teaching image shows exactly one"):
+        p.add_example("kotd", "CLAW", two, name="img3")
+    # a new kind, declared with its faces
+    p.add_example("coin", "HEADS", single_die("kotd", "HEART", "black", 2, STYLE)[0],
+                  faces=["HEADS", "TAILS"])
+    assert p.missing("coin") == {"HEADS": 2, "TAILS": 3}

@@ -1,0 +1,129 @@
+"""``python -m vision dice background|teach|read``: the dice reader on the command line.
+
+    dice background --profile P.yaml IMAGE...           empty-tray images; creates or updates P
+    dice teach --profile P.yaml --kind K --face F [--colour C] [--faces A,B,...] IMAGE...
+    dice read --profile P.yaml IMAGE... [--json]        one JSON object per image
+
+Every failure exits non-zero and names the file at fault (with ``--json``:
+``{"ok": false, "error": "..."}`` on stdout).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from .model import DiceError
+from .profile import Profile
+
+
+def read_image(path: str) -> np.ndarray:
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except FileNotFoundError:
+        raise DiceError(f"{p}: no such file") from None
+    except OSError as exc:
+        raise DiceError(f"{p}: cannot read ({exc.strerror or exc})") from None
+    img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR) if data else None
+    if img is None:
+        raise DiceError(f"{p}: not an image OpenCV can read ({len(data)} bytes)")
+    return img
+
+
+def _load_or_new(path: str) -> Profile:
+    return Profile.load(path) if Path(path).exists() else Profile()
+
+
+def _out(args, obj: dict, text: str) -> None:
+    print(json.dumps(obj) if args.json else text, flush=True)
+
+
+def cmd_background(args: argparse.Namespace) -> int:
+    profile = _load_or_new(args.profile)
+    for path in args.images:
+        profile.add_background(read_image(path), name=path)
+    saved = profile.save(args.profile)
+    w, h = profile.image_size
+    _out(args, {"ok": True, "profile": str(saved), "background_frames":
+                profile.background_frames, "image_size": [w, h]},
+         f"{saved}: empty tray from {profile.background_frames} frame(s), {w}x{h}")
+    return 0
+
+
+def cmd_teach(args: argparse.Namespace) -> int:
+    if not Path(args.profile).exists():
+        raise DiceError(f"{args.profile}: no such profile (start with `dice background`)")
+    profile = Profile.load(args.profile)
+    faces = [f.strip() for f in args.faces.split(",")] if args.faces else None
+    for path in args.images:
+        profile.add_example(args.kind, args.face, read_image(path), colour=args.colour,
+                            name=path, faces=faces)
+    saved = profile.save(args.profile)
+    missing = profile.missing(args.kind)
+    m = profile.kinds[args.kind]
+    _out(args, {"ok": True, "profile": str(saved), "kind": args.kind, "face": args.face,
+                "examples": len(m.examples.get(args.face, [])), "missing": missing},
+         f"{saved}: {args.kind} {args.face}: {len(m.examples.get(args.face, []))} example(s)"
+         + ("; still needed: " + ", ".join(f"{f} x{n}" for f, n in missing.items())
+            if missing else "; every face known"))
+    return 0
+
+
+def cmd_read(args: argparse.Namespace) -> int:
+    from .reader import DiceReader
+
+    reader = DiceReader(Profile.load(args.profile))
+    code = 0
+    for path in args.images:
+        try:
+            dice = reader.read(read_image(path), name=path)
+        except DiceError as exc:
+            code = 2
+            if args.json:
+                print(json.dumps({"ok": False, "error": str(exc)}), flush=True)
+            else:
+                print(f"error: {exc}", file=sys.stderr, flush=True)
+            continue
+        if args.json:
+            print(json.dumps({"ok": True, "dice": [d.to_json() for d in dice]}), flush=True)
+        else:
+            print(f"{path}: {len(dice)} dice")
+            for d in dice:
+                print(f"  {d.kind or '?':<8} {d.face or '-':<12} {d.colour or '-':<8} "
+                      f"{d.status:<10} {d.confidence:.2f}  at ({d.x:.0f}, {d.y:.0f})")
+    return code
+
+
+def add_parser(sub) -> None:
+    d = sub.add_parser("dice", help="the dice tower's camera: learn the tray and the dice, "
+                                    "read throws")
+    ds = d.add_subparsers(dest="dice_command", required=True)
+    b = ds.add_parser("background", help="empty-tray images; creates or updates PROFILE")
+    b.add_argument("--profile", required=True)
+    b.add_argument("images", nargs="+", metavar="IMAGE")
+    b.add_argument("--json", action="store_true")
+    b.set_defaults(dice_func=cmd_background)
+    t = ds.add_parser("teach", help="images of the tray with exactly one die, FACE on top")
+    t.add_argument("--profile", required=True)
+    t.add_argument("--kind", required=True, help="d6pips, d12, kotd, spawn or a new kind")
+    t.add_argument("--face", required=True)
+    t.add_argument("--colour", help="the die's colour, to tell dice apart by colour")
+    t.add_argument("--faces", help="a new kind's faces, comma-separated")
+    t.add_argument("images", nargs="+", metavar="IMAGE")
+    t.add_argument("--json", action="store_true")
+    t.set_defaults(dice_func=cmd_teach)
+    r = ds.add_parser("read", help="the dice in each image (one JSON object per image)")
+    r.add_argument("--profile", required=True)
+    r.add_argument("images", nargs="+", metavar="IMAGE")
+    r.add_argument("--json", action="store_true")
+    r.set_defaults(dice_func=cmd_read)
+
+
+def cmd_dice(args: argparse.Namespace) -> int:
+    return args.dice_func(args)

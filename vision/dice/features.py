@@ -1,0 +1,206 @@
+"""What the reader measures on one die: its face as a rotation-free polar patch, pips, colour,
+sharpness and glare. Shared by teaching (examples) and reading (queries)."""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+
+from .segment import Blob
+
+PATCH_SIDE = 64  # a taught example is kept as a 64x64 crop around the top face's centre
+PATCH_MARGIN = 1.25  # the crop covers the patch radius times this
+POLAR_ANGLES = 90
+POLAR_RADII = 24
+
+
+def face_crop(blob: Blob, radius_px: float) -> np.ndarray:
+    """The top face around its centre, scaled so that ``radius_px`` becomes the same number
+    of crop pixels for every die of a kind (uint8, PATCH_SIDE square)."""
+    s = (PATCH_SIDE / 2) / (radius_px * PATCH_MARGIN)
+    m = np.float32([[s, 0, PATCH_SIDE / 2 - s * (blob.top_cx - blob.x0)],
+                    [0, s, PATCH_SIDE / 2 - s * (blob.top_cy - blob.y0)]])
+    return cv2.warpAffine(blob.L, m, (PATCH_SIDE, PATCH_SIDE), flags=cv2.INTER_AREA
+                          if s < 1 else cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+_RADIAL_W = np.sqrt((np.arange(POLAR_RADII) + 0.5) / POLAR_RADII).astype(np.float32)
+
+
+def polar(crop: np.ndarray, dx: float = 0.0, dy: float = 0.0) -> np.ndarray:
+    """Rows are angles, columns radii (about the crop's centre moved by dx, dy); weighted by
+    radius (area), zero mean at each radius, unit norm."""
+    c = PATCH_SIDE / 2
+    p = cv2.warpPolar(crop.astype(np.float32), (POLAR_RADII, POLAR_ANGLES), (c + dx, c + dy),
+                      c / PATCH_MARGIN, cv2.INTER_LINEAR + cv2.WARP_POLAR_LINEAR)
+    p -= p.mean(axis=0)  # what every face shares at a radius says nothing about which face
+    p = p * _RADIAL_W
+    n = float(np.linalg.norm(p))
+    return p / n if n > 1e-6 else p
+
+
+def polar_fft(p: np.ndarray) -> np.ndarray:
+    return np.fft.rfft(p, axis=0)
+
+
+CENTRE_SHIFTS = [(0, 0), (-3, -3), (3, -3), (-3, 3), (3, 3)]  # crop pixels
+
+
+def match(crop: np.ndarray, templates_fft: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Best normalised correlation of the query crop against each template
+    (templates_fft: n x (A/2+1) x R), over every rotation and a few centre shifts (the top
+    face's centre is known to a pixel or two). Either contrast counts (dark numerals on a
+    yellow die match light ones on a red die). Returns (scores, best rotation in degrees)."""
+    q = np.fft.rfft(np.stack([polar(crop, dx, dy) for dx, dy in CENTRE_SHIFTS]),
+                    axis=1)  # S x F x R
+    # per frequency: (n x R) @ (R x S)
+    prod = np.matmul(templates_fft.transpose(1, 0, 2), np.conj(q).transpose(1, 2, 0))
+    corr = np.abs(np.fft.irfft(prod, n=POLAR_ANGLES, axis=0)).max(axis=2)  # A x n
+    k = corr.argmax(axis=0)
+    return corr.max(axis=0), k * (360.0 / POLAR_ANGLES)
+
+
+_INNER = slice(8, PATCH_SIDE - 8)
+
+
+def verify(crop: np.ndarray, template: np.ndarray, angle: float) -> float:
+    """Normalised correlation of the template's middle with the query crop turned by
+    ``angle`` (half a step either side), over shifts of a few pixels; either
+    contrast. Sharper than the polar score: it tells 11 from 12 and 6 from 9."""
+    t = template[_INNER, _INNER].astype(np.float32)
+    best = 0.0
+    c = (PATCH_SIDE / 2, PATCH_SIDE / 2)
+    step = 360.0 / POLAR_ANGLES
+    for a in (-angle - step / 2, -angle + step / 2):
+        r = cv2.warpAffine(crop, cv2.getRotationMatrix2D(c, a, 1.0), (PATCH_SIDE, PATCH_SIDE),
+                           flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        res = cv2.matchTemplate(r, t, cv2.TM_CCOEFF_NORMED)
+        best = max(best, float(res.max()), float(-res.min()))
+    return best
+
+
+# ---------------------------------------------------------------- pips
+
+_LAYOUTS = {1: {(0, 0)}, 2: {(-1, -1), (1, 1)}, 3: {(-1, -1), (0, 0), (1, 1)},
+            4: {(-1, -1), (1, -1), (-1, 1), (1, 1)},
+            5: {(-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)},
+            6: {(-1, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (1, 1)}}
+_ELLIPSE3 = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
+
+
+def _rot90(cells):
+    return {(-y, x) for x, y in cells}
+
+
+def read_pips(blob: Blob) -> tuple[str | None, float]:
+    """(face "1".."6" or None, confidence): the spots on the top face that contrast with it,
+    if every one is round and pip-sized and together they sit on a pip D6's 3x3 grid (in
+    the face's own orientation, spaced as the face's size allows)."""
+    inner = cv2.erode(blob.top, _ELLIPSE3, iterations=2)
+    vals = blob.L[inner > 0]
+    if vals.size < 50:
+        return None, 0.0
+    lo, body, hi = np.percentile(vals, (1, 50, 99))
+    dark = (body - lo) > (hi - body)
+    contrast = float(body - lo if dark else hi - body)
+    if contrast < 8:
+        return None, 0.0
+    thr = body - contrast / 2 if dark else body + contrast / 2
+    pip = (((blob.L < thr) if dark else (blob.L > thr)).astype(np.uint8) * 255) & inner
+    n, _, st, cen = cv2.connectedComponentsWithStats(pip, connectivity=8)
+    side = math.sqrt(blob.top_area)
+    expect = math.pi * (0.085 * side) ** 2
+    pts = []
+    for i in range(1, n):
+        area = st[i, cv2.CC_STAT_AREA]
+        if area < 0.15 * expect:
+            continue  # noise
+        bw, bh = st[i, cv2.CC_STAT_WIDTH], st[i, cv2.CC_STAT_HEIGHT]
+        if not (0.3 * expect <= area <= 3.0 * expect) or max(bw, bh) > 1.8 * min(bw, bh) + 1 \
+                or area < 0.5 * bw * bh:
+            return None, 0.0  # not a pip: a symbol, a numeral, an edge
+        pts.append(cen[i])
+    k = len(pts)
+    if k not in _LAYOUTS:
+        return None, 0.0
+    p = np.array(pts, np.float64)
+    p -= p.mean(axis=0)  # every pip layout is centred on the face
+    if k == 1:
+        (cx, cy), _, _ = blob.top_rect
+        off = math.hypot(pts[0][0] + blob.x0 - cx, pts[0][1] + blob.y0 - cy) / side
+        conf = _clip01(1.0 - (off - 0.08) / 0.15) * min(1.0, contrast / 25)
+        return ("1", conf) if conf > 0 else (None, 0.0)
+    a = math.radians(blob.top_rect[2])
+    rot = np.array([[math.cos(a), math.sin(a)], [-math.sin(a), math.cos(a)]])
+    q = p @ rot.T
+    step = float(np.abs(q).max(axis=0).mean()) if k > 3 else float(np.abs(q).max())
+    if not 0.17 * side <= step <= 0.4 * side:
+        return None, 0.0
+    g = q / step
+    if k in (2, 3):  # on a diagonal: the grid is the face's, turned 45 degrees or not
+        g = np.abs(q).max(axis=1, keepdims=True) * np.sign(q) / step
+    cells = [tuple(int(round(v)) for v in row) for row in g]
+    if any(abs(c) > 1 for cell in cells for c in cell) or len(set(cells)) != k:
+        return None, 0.0
+    got = set(cells)
+    if got != _LAYOUTS[k] and got != _rot90(_LAYOUTS[k]):
+        return None, 0.0
+    worst = float(np.abs(g - np.array(cells)).max())
+    conf = _clip01(1.0 - (worst - 0.15) / 0.3) * min(1.0, contrast / 25)
+    return str(k), conf
+
+
+def _clip01(v: float) -> float:
+    return max(0.0, min(1.0, v))
+
+
+# ---------------------------------------------------------------- colour, quality
+
+def body_feature(frame: np.ndarray, bg_mean: np.ndarray, gain: float, blob: Blob) -> np.ndarray:
+    """The die's colour as log ratios to the empty tray under it (light falls off the same
+    way on both): (log brightness, log B/G, log R/G). Ink (pips, numerals) is left out:
+    only top-face pixels near the face's median lightness count."""
+    h, w = blob.top.shape
+    roi = frame[blob.y0:blob.y0 + h, blob.x0:blob.x0 + w]
+    Lmed = float(np.median(blob.L[blob.top > 0][::2]))
+    body = ((np.abs(blob.L - Lmed) < 8).astype(np.uint8) * 255) & blob.top
+    if cv2.countNonZero(body) < 10:
+        body = blob.top
+    med = np.array(cv2.mean(roi, body)[:3], np.float32) + 1.0
+    bgr = np.array(cv2.mean(bg_mean[blob.y0:blob.y0 + h, blob.x0:blob.x0 + w], body)[:3],
+                   np.float32) * gain + 1.0
+    r = np.log(med / bgr)
+    return np.array([r.mean(), r[0] - r[1], r[2] - r[1]], np.float32)
+
+
+def glare_fraction(frame: np.ndarray, blob: Blob) -> float:
+    h, w = blob.mask.shape
+    roi = frame[blob.y0:blob.y0 + h, blob.x0:blob.x0 + w]
+    sat = cv2.inRange(roi, (250, 250, 250), (255, 255, 255)) & blob.mask
+    return cv2.countNonZero(sat) / max(1.0, blob.area)
+
+
+_BAND = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
+
+
+def sharpness(blob: Blob) -> float:
+    """How steep the die's outline is: the median gradient on the silhouette's contour over
+    the die/tray contrast (about 1/(2.5 sigma) for a Gaussian blur of sigma pixels; ink
+    inside the face does not count)."""
+    roi = blob.L
+    inner = cv2.erode(blob.mask, _BAND)
+    outside = cv2.dilate(blob.mask, _BAND, iterations=2) == 0
+    if not outside.any() or not inner.any():
+        return 0.0
+    cs, _ = cv2.findContours(blob.mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    if not cs:
+        return 0.0
+    pts = max(cs, key=len).reshape(-1, 2)
+    gx = cv2.Sobel(roi, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(roi, cv2.CV_32F, 0, 1, ksize=3)
+    g = cv2.magnitude(gx, gy)[pts[:, 1], pts[:, 0]] * 0.125
+    contrast = abs(cv2.mean(roi, inner)[0] - float(blob.Lbg[outside].mean()))
+    # the upper quartile: a side touching another die has no edge against the tray
+    return float(np.percentile(g, 75)) / max(contrast, 4.0)

@@ -1,0 +1,379 @@
+"""A dice profile: what one tower's camera has learned. The empty tray, the kinds of dice
+taught (faces, shape, size, example crops of each face) and the colours taught.
+
+On disk: ``NAME.yaml`` plus a folder ``NAME.d/`` beside it holding the images (the empty
+tray's mean as PNG, each taught face as a 64x64 greyscale PNG crop). The YAML carries a
+version (``dice_profile: 1``); anything damaged or missing is named with the file, the key
+path and the line. Format: ``docs/vision.md``.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+import yaml
+
+from .model import DiceError, ProfileError
+
+VERSION = 1
+MIN_EXAMPLES = 3  # a face is known when it has been seen this many times
+PATCH_FACTOR = 0.68  # the compared disc, over the radius of a disc of the top face's area
+
+PIPS = "d6pips"
+# Kinds the games use, with their faces (a new kind is declared with its faces when taught)
+KNOWN_KINDS: dict[str, tuple[str, ...]] = {
+    PIPS: tuple("123456"),
+    "d12": tuple(str(i) for i in range(1, 13)),
+    "kotd": ("CLAW", "HEART", "ENERGY", "FAME", "DESTRUCTION", "POWER"),
+    "spawn": ("TILE_UNDER_YOU", "POWER_UP_ON_SPAWN", "TILE_ON_SPAWN", "TILE_ON_SPAWN_2",
+              "NO_SPAWN", "NO_SPAWN_2"),
+}
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
+
+
+@dataclass
+class KindModel:
+    name: str
+    faces: tuple[str, ...]
+    shape: str | None = None  # "square" | "round", from the examples
+    size_px: float | None = None  # sqrt of a flat die's silhouette area
+    patch_radius_px: float | None = None
+    examples: dict[str, list[np.ndarray]] = field(default_factory=dict)  # face -> crops
+    sizes: list[float] = field(default_factory=list)
+    shapes: list[str] = field(default_factory=list)
+
+    @property
+    def builtin(self) -> bool:
+        return self.name == PIPS
+
+    def missing(self, needed: int = MIN_EXAMPLES) -> dict[str, int]:
+        """Faces that still need examples, with how many more (none for the pip D6)."""
+        if self.builtin:
+            return {}
+        return {f: needed - len(self.examples.get(f, [])) for f in self.faces
+                if len(self.examples.get(f, [])) < needed}
+
+
+def _check_name(what: str, name: str) -> None:
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise DiceError(f"{what} {name!r}: use letters, digits, '_', '-' or '.' (up to 40)")
+
+
+class Profile:
+    """Configured once, then handed to :class:`vision.dice.DiceReader`."""
+
+    def __init__(self) -> None:
+        self.background: np.ndarray | None = None  # float32 BGR mean of the empty tray
+        self.background_frames = 0
+        self.kinds: dict[str, KindModel] = {PIPS: KindModel(PIPS, KNOWN_KINDS[PIPS])}
+        self.colours: dict[str, list[np.ndarray]] = {}
+        self.path: Path | None = None
+
+    @property
+    def image_size(self) -> tuple[int, int] | None:
+        if self.background is None:
+            return None
+        return self.background.shape[1], self.background.shape[0]
+
+    # ------------------------------------------------------------ teaching
+
+    def add_background(self, frame: np.ndarray, name: str = "frame") -> None:
+        """Fold one empty-tray frame into the background (a running mean)."""
+        from .segment import Background, check_frame
+
+        if not isinstance(frame, np.ndarray) or frame.ndim != 3 or frame.shape[2] != 3:
+            raise DiceError(f"{name}: not a colour image")
+        if self.background is not None:
+            check_frame(frame, Background(self.background), name)
+        else:
+            check_frame(frame, Background(frame.astype(np.float32)), name)
+        f = frame.astype(np.float32)
+        if self.background is None:
+            self.background, self.background_frames = f, 1
+        else:
+            n = self.background_frames
+            self.background = (self.background * n + f) / (n + 1)
+            self.background_frames = n + 1
+
+    def kind(self, kind: str, faces: list[str] | None = None) -> KindModel:
+        """The kind's model; a kind the games use is created on first use, a new one needs
+        its ``faces``."""
+        if kind in self.kinds:
+            model = self.kinds[kind]
+            if faces and tuple(faces) != model.faces:
+                raise DiceError(f"kind {kind!r} already has faces {', '.join(model.faces)}")
+            return model
+        _check_name("kind", kind)
+        if faces is None:
+            if kind not in KNOWN_KINDS:
+                raise DiceError(f"unknown kind {kind!r}: known kinds are "
+                                f"{', '.join(sorted(set(KNOWN_KINDS) | set(self.kinds)))}; "
+                                f"a new kind needs its faces (--faces A,B,C)")
+            faces = list(KNOWN_KINDS[kind])
+        if len(faces) < 2 or len(set(faces)) != len(faces):
+            raise DiceError(f"kind {kind!r}: faces must be two or more different names")
+        for f in faces:
+            _check_name(f"kind {kind!r} face", f)
+        model = KindModel(kind, tuple(faces))
+        self.kinds[kind] = model
+        return model
+
+    def add_example(self, kind: str, face: str, frame: np.ndarray, colour: str | None = None,
+                    name: str = "frame", faces: list[str] | None = None) -> None:
+        """One labelled example: ``frame`` shows the tray with exactly one die of ``kind``,
+        ``face`` on top, resting flat."""
+        from .features import body_feature, face_crop
+        from .reader import DiceReader
+
+        model = self.kind(kind, faces)
+        if face not in model.faces:
+            raise DiceError(f"kind {kind!r} has no face {face!r} (faces: "
+                            f"{', '.join(model.faces)})")
+        if colour is not None:
+            _check_name("colour", colour)
+        if self.background is None:
+            raise DiceError("the profile has no empty tray yet: run `dice background` first")
+        reader = DiceReader(self)
+        blobs, gain = reader.blobs(frame, name, teaching=True)
+        if len(blobs) != 1:
+            raise DiceError(f"{name}: {len(blobs)} dice found; a teaching image shows exactly "
+                            f"one die (and nothing else) on the empty tray")
+        b = blobs[0]
+        shape = reader.shape_of(b)
+        model.sizes.append(b.size)
+        model.shapes.append(shape)
+        model.shape = max(set(model.shapes), key=model.shapes.count)
+        model.size_px = float(np.median(model.sizes))
+        if not model.builtin:
+            if model.patch_radius_px is None:
+                model.patch_radius_px = PATCH_FACTOR * math.sqrt(b.top_area / math.pi)
+            crop = face_crop(b, model.patch_radius_px)
+            model.examples.setdefault(face, []).append(np.clip(crop * 2.55, 0, 255)
+                                                       .astype(np.uint8))
+        if colour is not None:
+            self.colours.setdefault(colour, []).append(
+                body_feature(frame, self.background, gain, b))
+
+    def missing(self, kind: str) -> dict[str, int]:
+        if kind not in self.kinds:
+            return self.kind(kind).missing()  # raises for an unknown kind
+        return self.kinds[kind].missing()
+
+    # ------------------------------------------------------------ files
+
+    def save(self, path: str | Path) -> Path:
+        path = Path(path)
+        if self.background is None:
+            raise DiceError(f"{path}: nothing to save (no empty tray yet)")
+        folder = path.with_suffix(".d")
+        folder.mkdir(parents=True, exist_ok=True)
+        rel = folder.name
+        bg_file = folder / "background.png"
+        _write_png(bg_file, np.clip(self.background + 0.5, 0, 255).astype(np.uint8))
+        kinds = {}
+        for k, m in self.kinds.items():
+            entry: dict = {"faces": list(m.faces)}
+            if m.shape:
+                entry["shape"] = m.shape
+                entry["sizes_px"] = [round(float(s), 2) for s in m.sizes]
+                entry["shapes"] = list(m.shapes)
+            if m.patch_radius_px:
+                entry["patch_radius_px"] = round(float(m.patch_radius_px), 3)
+            if m.examples:
+                ex = {}
+                for face, crops in m.examples.items():
+                    files = []
+                    for i, crop in enumerate(crops):
+                        f = folder / k / f"{_safe(face)}-{i}.png"
+                        f.parent.mkdir(exist_ok=True)
+                        _write_png(f, crop)
+                        files.append(f"{rel}/{k}/{f.name}")
+                    ex[face] = files
+                entry["examples"] = ex
+            if k != PIPS or m.shape:
+                kinds[k] = entry
+        data = {"dice_profile": VERSION,
+                "image_size": [self.background.shape[1], self.background.shape[0]],
+                "background": {"file": f"{rel}/background.png",
+                               "frames": self.background_frames},
+                "colours": {c: [[round(float(v), 4) for v in f] for f in fs]
+                            for c, fs in self.colours.items()},
+                "kinds": kinds}
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text("# Dice profile (docs/vision.md): written by `python -m vision dice`\n"
+                       + yaml.safe_dump(data, sort_keys=False, allow_unicode=True),
+                       encoding="utf-8")
+        os.replace(tmp, path)
+        self.path = path
+        return path
+
+    @classmethod
+    def load(cls, path: str | Path) -> Profile:
+        return _Loader(Path(path)).load()
+
+
+def _safe(face: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", face)
+
+
+def _write_png(path: Path, img: np.ndarray) -> None:
+    ok, buf = cv2.imencode(".png", img)
+    if not ok:
+        raise DiceError(f"{path}: cannot encode the image")
+    path.write_bytes(buf.tobytes())
+
+
+class _Loader:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.root_node = None
+
+    def fail(self, problem: str, keys: tuple = ()) -> ProfileError:
+        return ProfileError(str(self.path), problem, ".".join(map(str, keys)), self._line(keys))
+
+    def _line(self, keys: tuple) -> int | None:
+        node, line = self.root_node, None
+        if node is None:
+            return None
+        line = node.start_mark.line + 1
+        for k in keys:
+            if isinstance(node, yaml.MappingNode):
+                for kn, vn in node.value:
+                    if kn.value == str(k):
+                        node, line = vn, kn.start_mark.line + 1
+                        break
+                else:
+                    return line
+            elif isinstance(node, yaml.SequenceNode) and isinstance(k, int) \
+                    and k < len(node.value):
+                node = node.value[k]
+                line = node.start_mark.line + 1
+            else:
+                return line
+        return line
+
+    def get(self, mapping: dict, key: str, typ, keys: tuple):
+        if not isinstance(mapping, dict) or key not in mapping:
+            raise self.fail(f"missing key {key!r}", keys)
+        v = mapping[key]
+        if typ is float and isinstance(v, int) and not isinstance(v, bool):
+            v = float(v)
+        if not isinstance(v, typ) or isinstance(v, bool) and typ is not bool:
+            raise self.fail(f"expected {getattr(typ, '__name__', typ)}, got {v!r}",
+                            keys + (key,))
+        return v
+
+    def image(self, rel: str, keys: tuple, flags: int) -> np.ndarray:
+        f = self.path.parent / rel
+        try:
+            data = f.read_bytes()
+        except OSError as exc:
+            raise self.fail(f"cannot read {f} ({exc.strerror or exc})", keys) from None
+        img = cv2.imdecode(np.frombuffer(data, np.uint8), flags) if data else None
+        if img is None:
+            raise self.fail(f"{f} is not a readable image (damaged or truncated, "
+                            f"{len(data)} bytes)", keys)
+        return img
+
+    def load(self) -> Profile:
+        try:
+            text = self.path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise ProfileError(str(self.path), "no such profile (create it with "
+                               "`python -m vision dice background`)") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ProfileError(str(self.path), f"cannot read ({exc})") from None
+        try:
+            self.root_node = yaml.compose(text, Loader=yaml.SafeLoader)
+            data = yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            raise ProfileError(str(self.path), f"not valid YAML ({getattr(exc, 'problem', exc)})",
+                               line=mark.line + 1 if mark else None) from None
+        if not isinstance(data, dict):
+            raise self.fail("not a dice profile (expected a mapping with dice_profile: 1)")
+        version = data.get("dice_profile")
+        if version != VERSION:
+            raise self.fail(f"unsupported version {version!r} (this reader knows "
+                            f"dice_profile: {VERSION})", ("dice_profile",))
+        known = {"dice_profile", "image_size", "background", "colours", "kinds"}
+        for k in data:
+            if k not in known:
+                raise self.fail(f"unknown key {k!r}", (k,))
+        p = Profile()
+        size = self.get(data, "image_size", list, ())
+        if len(size) != 2 or not all(isinstance(v, int) and v > 0 for v in size):
+            raise self.fail(f"expected [width, height], got {size!r}", ("image_size",))
+        bgd = self.get(data, "background", dict, ())
+        bg = self.image(self.get(bgd, "file", str, ("background",)), ("background", "file"),
+                        cv2.IMREAD_COLOR)
+        if (bg.shape[1], bg.shape[0]) != tuple(size):
+            raise self.fail(f"the background image is {bg.shape[1]}x{bg.shape[0]}, "
+                            f"image_size says {size[0]}x{size[1]}", ("background", "file"))
+        p.background = bg.astype(np.float32)
+        p.background_frames = self.get(bgd, "frames", int, ("background",))
+        colours = data.get("colours") or {}
+        if not isinstance(colours, dict):
+            raise self.fail("expected a mapping of colour names", ("colours",))
+        for c, feats in colours.items():
+            keys = ("colours", c)
+            if not isinstance(feats, list) or not feats:
+                raise self.fail("expected a list of colour samples", keys)
+            arr = []
+            for i, f in enumerate(feats):
+                if not (isinstance(f, list) and len(f) == 3 and
+                        all(isinstance(v, (int, float)) for v in f)):
+                    raise self.fail(f"expected three numbers, got {f!r}", keys + (i,))
+                arr.append(np.array(f, np.float32))
+            p.colours[str(c)] = arr
+        kinds = data.get("kinds") or {}
+        if not isinstance(kinds, dict):
+            raise self.fail("expected a mapping of kinds", ("kinds",))
+        for k, entry in kinds.items():
+            k = str(k)
+            keys = ("kinds", k)
+            faces = [str(f) for f in self.get(entry, "faces", list, keys)]
+            try:
+                m = p.kind(k, faces if k not in p.kinds else None)
+            except DiceError as exc:
+                raise self.fail(str(exc), keys) from None
+            for key in entry:
+                if key not in ("faces", "shape", "sizes_px", "shapes", "patch_radius_px",
+                               "examples"):
+                    raise self.fail(f"unknown key {key!r}", keys + (key,))
+            if "shape" in entry:
+                m.shape = self.get(entry, "shape", str, keys)
+                if m.shape not in ("square", "round"):
+                    raise self.fail(f"shape must be square or round, not {m.shape!r}",
+                                    keys + ("shape",))
+                m.sizes = [float(v) for v in self.get(entry, "sizes_px", list, keys)]
+                m.shapes = [str(v) for v in self.get(entry, "shapes", list, keys)]
+                if not m.sizes:
+                    raise self.fail("empty list", keys + ("sizes_px",))
+                m.size_px = float(np.median(m.sizes))
+            if "patch_radius_px" in entry:
+                m.patch_radius_px = self.get(entry, "patch_radius_px", float, keys)
+            ex = entry.get("examples") or {}
+            if ex and m.patch_radius_px is None:
+                raise self.fail("examples without patch_radius_px", keys)
+            for face, files in ex.items():
+                face = str(face)
+                fk = keys + ("examples", face)
+                if face not in m.faces:
+                    raise self.fail(f"kind {k!r} has no face {face!r}", fk)
+                if not isinstance(files, list):
+                    raise self.fail("expected a list of image files", fk)
+                for i, rel in enumerate(files):
+                    crop = self.image(str(rel), fk + (i,), cv2.IMREAD_GRAYSCALE)
+                    if crop.shape != (64, 64):
+                        raise self.fail(f"{rel} is {crop.shape[1]}x{crop.shape[0]}, a face "
+                                        f"example is 64x64", fk + (i,))
+                    m.examples.setdefault(face, []).append(crop)
+        p.path = self.path
+        return p

@@ -1,0 +1,210 @@
+"""The dice reader: configured once from a profile, called per frame, plain values back.
+
+    reader = DiceReader(Profile.load("tower.yaml"))
+    for die in reader.read(frame):      # frame: BGR uint8, the profile's size
+        print(die.kind, die.face, die.colour, die.status, die.confidence, die.x, die.y)
+
+How it reads (details in ``docs/vision.md``): the frame minus the empty tray (shadows kept
+out) gives the dice; touching dice are cut along the dark seams of their rounded edges; each
+die's top face is the largest seam-bounded part of it. A die whose top face sits off its
+silhouette's centre, or whose silhouette is too large or elongated for its kind, is tilted
+(``cocked``). Pip D6 faces are counted on the squared-up top face and checked against the
+3x3 grid; taught faces are compared, at every rotation, with the taught crops (a polar
+patch, correlated over the angle by FFT). Blur, glare, bad light or a weak match give
+``unreadable``: the reader never guesses on those.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .features import (
+    body_feature,
+    face_crop,
+    glare_fraction,
+    match,
+    polar,
+    polar_fft,
+    read_pips,
+    sharpness,
+    verify,
+)
+from .model import DiceError, DieReading
+from .profile import PIPS, Profile
+from .segment import MIN_AREA_PX, Background, Blob, check_frame, exposure_gain, find_blobs, shape_of
+
+# verdict thresholds (measured on the renderer's trays: bench/dice_bench.py)
+# a die is tilted when its top face sits off the silhouette's centre, when the silhouette
+# is elongated, larger (side faces seen) or smaller (only a foreshortened top face stands out
+# from the tray) than the kind's flat size, or when the top face is a small part of it
+TILT = {"square": {"offset": 0.075, "aspect": 1.2, "top_aspect": 1.08, "size": 1.12,
+                   "size_min": 0.0, "top_fraction": 0.6, "rectangularity": 0.75},
+        "round": {"offset": 0.085, "aspect": 1.12, "top_aspect": 1.3, "size": 1.12,
+                  "size_min": 0.9, "top_fraction": 0.2, "rectangularity": 0.0}}
+MIN_SHARPNESS = 0.3
+MAX_GLARE = 0.06
+GAIN_RANGE = (0.45, 2.2)  # the light compared with the empty tray's
+CLEAN_CONFIDENCE = 0.5
+MATCH_FLOOR, MATCH_GOOD = 0.80, 0.95  # upright correlation scores
+MATCH_MARGIN = 0.06
+COLOUR_MAX_DISTANCE = 40.0  # farther from every taught colour: colour unknown (None)
+PIPS_SURE = 0.9  # a pip reading this sure is not compared with the taught faces
+SHORTLIST = 3  # faces compared upright after the polar shortlist
+
+
+class DiceReader:
+    def __init__(self, profile: Profile) -> None:
+        if profile.background is None:
+            raise DiceError("the profile has no empty tray: run `dice background` first")
+        self.profile = profile
+        self.bg = Background(profile.background)
+        self._templates: dict[str, tuple[np.ndarray, list[str]]] = {}
+        for name, m in profile.kinds.items():
+            if m.builtin or not m.examples:
+                continue
+            ffts, faces, crops_ = [], [], []
+            for face, crops in m.examples.items():
+                for crop in crops:
+                    ffts.append(polar_fft(polar(crop.astype(np.float32))))
+                    faces.append(face)
+                    crops_.append(crop.astype(np.float32))
+            self._templates[name] = (np.stack(ffts), faces, crops_)
+        self._colours = {c: (np.mean(fs, axis=0), np.maximum(np.std(fs, axis=0), 0.06))
+                         for c, fs in profile.colours.items()}
+        sizes = [m.size_px for m in profile.kinds.values() if m.size_px]
+        self.die_area = max(sizes) ** 2 if sizes else None  # larger is more than one die
+        # smaller is a crumb (a sliver of shadow, a rim): not a die
+        self.min_area = max(MIN_AREA_PX, 0.3 * min(sizes) ** 2) if sizes else MIN_AREA_PX
+
+    # ------------------------------------------------------------ segmentation
+
+    def blobs(self, frame: np.ndarray, name: str = "frame", teaching: bool = False
+              ) -> tuple[list[Blob], float]:
+        """(the dice, the frame's light compared with the empty tray's).
+        ``teaching``: one die of a kind whose size is not known yet."""
+        check_frame(frame, self.bg, name)
+        gain = exposure_gain(frame, self.bg)
+        if teaching:
+            blobs = find_blobs(frame, self.bg, gain)
+            if blobs:  # one die: what is much smaller than the largest part is a crumb
+                big = max(b.area for b in blobs)
+                blobs = [b for b in blobs if b.area >= 0.3 * big]
+            return blobs, gain
+        return find_blobs(frame, self.bg, gain, min_area=self.min_area,
+                          die_area=self.die_area), gain
+
+    @staticmethod
+    def shape_of(b: Blob) -> str:
+        return shape_of(b.circularity, b.rectangularity)
+
+    # ------------------------------------------------------------ reading
+
+    def read(self, frame: np.ndarray, name: str = "frame") -> list[DieReading]:
+        """Every die in ``frame`` (BGR uint8 of the profile's size). Raises DiceError naming
+        ``name`` for a frame that cannot be read at all (wrong size, black, white)."""
+        blobs, gain = self.blobs(frame, name)
+        square_ref = self._frame_square_size(blobs)
+        out = []
+        for b in blobs:
+            out.append(self._read_one(frame, gain, b, square_ref))
+        return out
+
+    def _frame_square_size(self, blobs: list[Blob]) -> float | None:
+        """A pip D6's flat size when the profile does not know it: the median of the dice in
+        the frame that look flat and square."""
+        m = self.profile.kinds.get(PIPS)
+        if m is not None and m.size_px:
+            return m.size_px
+        flat = [b.size for b in blobs if self.shape_of(b) == "square" and b.aspect < 1.08
+                and b.top_offset < 0.04 and b.rectangularity > 0.9]
+        return float(np.median(flat)) if len(flat) >= 2 else None
+
+    def _read_one(self, frame, gain, b: Blob, square_ref) -> DieReading:
+        shape = self.shape_of(b)
+        x, y = b.cx, b.cy
+        colour = self._colour(frame, gain, b)
+        kind, face, conf = self._face(b, shape)
+
+        def result(status, face=None, conf=0.0, kind=kind):
+            return DieReading(kind, face, colour, status, float(conf), float(x), float(y))
+
+        if not GAIN_RANGE[0] <= gain <= GAIN_RANGE[1]:
+            return result("unreadable")
+        if glare_fraction(frame, b) > MAX_GLARE or sharpness(b) < MIN_SHARPNESS:
+            return result("unreadable")
+        ref = None
+        if kind is not None:
+            m = self.profile.kinds[kind]
+            ref = m.size_px or (square_ref if kind == PIPS else None)
+        if self._tilted(b, shape, ref):
+            return result("cocked", face if conf >= CLEAN_CONFIDENCE else None,
+                          conf * 0.5 if face else 0.0)
+        if kind is None or face is None or conf < CLEAN_CONFIDENCE:
+            return result("unreadable")
+        return result("clean", face, conf)
+
+    @staticmethod
+    def _tilted(b: Blob, shape: str, ref: float | None) -> bool:
+        t = TILT[shape]
+        (_, _), (tw, th), _ = b.top_rect
+        top_aspect = max(tw, th) / max(1e-6, min(tw, th))
+        return (b.top_offset > t["offset"] or b.aspect > t["aspect"]
+                or top_aspect > t["top_aspect"]
+                or b.top_fraction < t["top_fraction"] or b.rectangularity < t["rectangularity"]
+                or (ref is not None and not t["size_min"] * ref <= b.size <= t["size"] * ref))
+
+    def _face(self, b: Blob, shape: str) -> tuple[str | None, str | None, float]:
+        """(kind, face, confidence) of the best reading among the kinds of this shape."""
+        best: tuple[str | None, str | None, float] = (None, None, 0.0)
+        if shape == "square" and PIPS in self.profile.kinds:
+            face, conf = read_pips(b)
+            if face is not None:
+                best = (PIPS, face, conf)
+                if conf >= PIPS_SURE:
+                    return best  # every pip round and on the grid: no symbol looks like that
+        # every taught face of this shape: the polar score shortlists, the upright
+        # comparison decides
+        cands = []  # (polar score, kind, face, crop, template, angle)
+        for kind, (ffts, faces, crops) in self._templates.items():
+            m = self.profile.kinds[kind]
+            if m.shape != shape:
+                continue
+            crop = (face_crop(b, m.patch_radius_px) * 2.55).astype(np.float32)
+            scores, angles = match(crop, ffts)
+            for i in np.argsort(-scores)[:3 * SHORTLIST]:
+                cands.append((float(scores[i]), kind, faces[i], crop, crops[i], float(angles[i])))
+        cands.sort(key=lambda c: -c[0])
+        verified: dict[tuple[str, str], float] = {}
+        for _, kind, face, crop, template, angle in cands:
+            if (kind, face) in verified:
+                continue
+            if len(verified) >= SHORTLIST:
+                break
+            verified[(kind, face)] = verify(crop, template, angle)
+        if verified:
+            ranked = sorted(verified.items(), key=lambda kv: -kv[1])
+            (kind, face), s1 = ranked[0]
+            s2 = ranked[1][1] if len(ranked) > 1 else MATCH_FLOOR
+            conf = (_clip((s1 - MATCH_FLOOR) / (MATCH_GOOD - MATCH_FLOOR))
+                    * _clip((s1 - s2) / MATCH_MARGIN))
+            if conf > best[2] or best[0] is None:
+                best = (kind, face, conf)  # the kind stands even when the face does not
+        return best
+
+    def _colour(self, frame, gain, b: Blob) -> str | None:
+        if not self._colours:
+            return None
+        f = body_feature(frame, self.profile.background, gain, b)
+        w = np.array([0.5, 1.0, 1.0], np.float32)
+        best, bd = None, math.inf
+        for c, (mu, sd) in self._colours.items():
+            d = float((((f - mu) / sd * w) ** 2).sum())
+            if d < bd:
+                best, bd = c, d
+        return best if bd <= COLOUR_MAX_DISTANCE else None
+
+
+def _clip(v: float) -> float:
+    return max(0.0, min(1.0, v))

@@ -1,0 +1,330 @@
+"""Finding the dice in a tray frame: the empty-tray model, the foreground, touching dice
+split apart, and each die's silhouette and top face.
+
+All of it is plain OpenCV on one frame; :mod:`vision.dice.reader` turns the blobs into
+readings.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from .model import DiceError
+
+# foreground thresholds (CIE Lab, L in 0..100)
+CHROMA_T = 9.0  # a die whose colour differs from the tray's by this much
+LIGHTER_T = 10.0  # a die this much lighter than the tray
+DARKER_RATIO = 0.60  # a die darker than this fraction of the tray's L (shadows stay above it)
+SEAM_RATIO = 0.09  # a dark line (edge between dice or faces) this much darker than around it
+SAME_SHADE = 0.06  # parts of a die this close in lightness are one face
+MIN_AREA_PX = 180  # smaller foreground is crumbs, not a die
+
+
+@dataclass
+class Blob:
+    """One die candidate: its silhouette and top face, in frame pixels."""
+
+    x0: int
+    y0: int
+    mask: np.ndarray  # silhouette (uint8 0/255) in the box starting at x0, y0
+    top: np.ndarray  # the top face's pixels, same box
+    area: float
+    cx: float  # silhouette centroid
+    cy: float
+    top_area: float
+    top_cx: float
+    top_cy: float
+    rect: tuple  # cv2.minAreaRect of the silhouette (frame coordinates)
+    top_rect: tuple  # the same for the top face
+    circularity: float  # of the convex hull: 1 for a disc, 0.785 for a square
+    solidity: float  # area / convex hull area
+    L: np.ndarray  # the frame's CIE L (0..100) over the box
+    Lbg: np.ndarray  # the empty tray's, at the frame's light
+
+    @property
+    def size(self) -> float:
+        return math.sqrt(self.area)
+
+    @property
+    def aspect(self) -> float:
+        w, h = self.rect[1]
+        return max(w, h) / max(1e-6, min(w, h))
+
+    @property
+    def rectangularity(self) -> float:
+        w, h = self.rect[1]
+        return self.area / max(1e-6, w * h)
+
+    @property
+    def top_offset(self) -> float:
+        """Top face centre to silhouette centre, over the die's size."""
+        return math.hypot(self.top_cx - self.cx, self.top_cy - self.cy) / self.size
+
+    @property
+    def top_fraction(self) -> float:
+        return self.top_area / self.area
+
+
+class Background:
+    """The empty tray: a mean image (from one or more frames), its CIE Lab at full and half
+    size (the dice are found at half size, then measured at full size)."""
+
+    def __init__(self, mean_bgr: np.ndarray) -> None:
+        if mean_bgr.ndim != 3 or mean_bgr.shape[2] != 3:
+            raise DiceError(f"the background must be a colour image, not shape {mean_bgr.shape}")
+        self.mean = mean_bgr.astype(np.float32)
+        self.height, self.width = self.mean.shape[:2]
+        self.gray = cv2.cvtColor(self.mean, cv2.COLOR_BGR2GRAY)
+        self.lab = cv2.cvtColor(np.clip(self.mean / 255.0, 0, 1), cv2.COLOR_BGR2Lab)
+        self.half = (self.width // 2, self.height // 2)
+        small = cv2.resize(self.mean, self.half, interpolation=cv2.INTER_AREA)
+        self.lab_half = cv2.cvtColor(np.clip(small / 255.0, 0, 1), cv2.COLOR_BGR2Lab)
+        step = 4
+        self._sub = (slice(None, None, step), slice(None, None, step))
+        self._gray_sub = np.maximum(self.gray[self._sub], 1.0)
+
+
+def check_frame(frame: np.ndarray, bg: Background, name: str) -> None:
+    """A clear error for a frame the reader cannot use at all."""
+    if not isinstance(frame, np.ndarray) or frame.dtype != np.uint8:
+        raise DiceError(f"{name}: not an 8-bit image")
+    if frame.ndim != 3 or frame.shape[2] != 3:
+        raise DiceError(f"{name}: not a colour (BGR) image (shape {frame.shape})")
+    h, w = frame.shape[:2]
+    if (w, h) != (bg.width, bg.height):
+        raise DiceError(f"{name}: the image is {w}x{h} but the profile's empty tray is "
+                        f"{bg.width}x{bg.height} (same camera and resolution needed)")
+    small = frame[::8, ::8]
+    mean, std = float(small.mean()), float(small.std())
+    if mean < 10 and std < 8:
+        raise DiceError(f"{name}: the frame is black (mean level {mean:.1f}): is the light on "
+                        f"and the lens uncovered?")
+    if mean > 245 and std < 8:
+        raise DiceError(f"{name}: the frame is white (mean level {mean:.1f}): overexposed")
+
+
+def exposure_gain(frame: np.ndarray, bg: Background) -> float:
+    """How much brighter the frame is than the empty tray (the median ratio: dice cover little)."""
+    g = cv2.cvtColor(frame[bg._sub], cv2.COLOR_BGR2GRAY).astype(np.float32)
+    return float(np.median(g / bg._gray_sub))
+
+
+def _fg(lab: np.ndarray, lab_bg: np.ndarray, gain: float) -> np.ndarray:
+    k = gain ** (1 / 3)  # Lab is roughly a cube root of the light
+    L, a, b = cv2.split(lab)
+    Lb = lab_bg[:, :, 0] * k
+    chroma = cv2.magnitude(a - lab_bg[:, :, 1] * k, b - lab_bg[:, :, 2] * k)
+    fg = (chroma > CHROMA_T) | (L > Lb + LIGHTER_T) | (L < Lb * DARKER_RATIO)
+    return fg.astype(np.uint8) * 255
+
+
+def _lab(bgr: np.ndarray) -> np.ndarray:
+    return cv2.cvtColor(bgr.astype(np.float32) * (1 / 255.0), cv2.COLOR_BGR2Lab)
+
+
+_ELLIPSE3 = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
+_ELLIPSE5 = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
+_ELLIPSE7 = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7))
+
+
+def seams(L: np.ndarray) -> np.ndarray:
+    """Thin dark lines: the rounded edges between touching dice and between a die's faces
+    (also pips and dark ink, which the hole filling puts back)."""
+    Ls = cv2.GaussianBlur(L, (3, 3), 0.8)
+    closed = cv2.morphologyEx(Ls, cv2.MORPH_CLOSE, _ELLIPSE7)
+    bh = closed - Ls
+    return ((bh > SEAM_RATIO * closed) & (bh > 2.0)).astype(np.uint8) * 255
+
+
+def shape_of(circularity: float, rectangularity: float) -> str:
+    """"round" (a D12 and the like, seen from above) or "square" (a cube)."""
+    return "round" if circularity > 0.915 and rectangularity < 0.86 else "square"
+
+
+def _fill(mask: np.ndarray) -> np.ndarray:
+    cs, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    out = np.zeros_like(mask)
+    cv2.drawContours(out, cs, -1, 255, -1)
+    return out
+
+
+def find_blobs(frame: np.ndarray, bg: Background, gain: float, min_area: float = MIN_AREA_PX,
+               die_area: float | None = None) -> list[Blob]:
+    """The dice in a frame. The foreground (not the empty tray, not a shadow on it) is found
+    at half size; each part is then cut out at full size. A part that looks like one die
+    (convex, not elongated, not much larger than ``die_area`` when known) is one die; any
+    other is cut along its dark seams and the pieces are put back together greedily into
+    die-like shapes."""
+    small = cv2.resize(frame, bg.half, interpolation=cv2.INTER_AREA)
+    fg_small = cv2.morphologyEx(_fg(_lab(small), bg.lab_half, gain), cv2.MORPH_OPEN, _ELLIPSE3)
+    # ink edges blend to the tray's grey at half size: bridge the gaps, fill what they
+    # enclose (this only says where to look at full size)
+    fg_small = _fill(cv2.dilate(fg_small, _ELLIPSE3))
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(fg_small, connectivity=8)
+    h, w = frame.shape[:2]
+    k = gain ** (1 / 3)
+    blobs = []
+    for i in range(1, n):
+        x, y, bw, bh, area = stats[i]
+        if area * 4 < min_area:
+            continue
+        pad = 6
+        x0, y0 = max(0, 2 * x - pad), max(0, 2 * y - pad)
+        x1, y1 = min(w, 2 * (x + bw) + pad), min(h, 2 * (y + bh) + pad)
+        lab = _lab(frame[y0:y1, x0:x1])
+        lab_bg = bg.lab[y0:y1, x0:x1]
+        fg = _fg(lab, lab_bg, gain)
+        near = (labels[y0 // 2:(y1 + 1) // 2, x0 // 2:(x1 + 1) // 2] == i).astype(np.uint8) * 255
+        near = cv2.resize(cv2.dilate(near, _ELLIPSE3), (x1 - x0, y1 - y0),
+                          interpolation=cv2.INTER_NEAREST)
+        fg = cv2.morphologyEx(cv2.morphologyEx(fg & near, cv2.MORPH_OPEN, _ELLIPSE3),
+                              cv2.MORPH_CLOSE, _ELLIPSE3)
+        cs, _ = cv2.findContours(fg, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        cs = [c for c in cs if cv2.contourArea(c) >= min_area * 0.8]
+        if not cs:
+            continue
+        L = lab[:, :, 0].copy()
+        Lbg = lab_bg[:, :, 0] * k
+        seam = seams(L)
+        for c in cs:  # dice joined at half size may stand apart at full size
+            sil = np.zeros_like(fg)
+            cv2.drawContours(sil, [c], -1, 255, -1)
+            parts = [sil] if _single(sil, die_area) else _split(sil, seam, die_area, min_area)
+            for part in parts:
+                b = _measure(x0, y0, part, seam, L, Lbg)
+                if b is not None and b.area >= min_area:
+                    blobs.append(b)
+    return blobs
+
+
+def _shape(mask: np.ndarray) -> tuple[float, float, float]:
+    """(area, solidity, aspect of the minimum-area rectangle)."""
+    cs, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not cs:
+        return 0.0, 0.0, 99.0
+    c = max(cs, key=cv2.contourArea) if len(cs) > 1 else cs[0]
+    area = float(cv2.countNonZero(mask))
+    hull = max(1.0, cv2.contourArea(cv2.convexHull(c)))
+    (_, _), (rw, rh), _ = cv2.minAreaRect(c)
+    return area, area / hull if len(cs) == 1 else 0.0, max(rw, rh) / max(1.0, min(rw, rh))
+
+
+def _single(mask: np.ndarray, die_area: float | None) -> bool:
+    area, solidity, aspect = _shape(mask)
+    if die_area and area > 1.85 * die_area:
+        return False
+    return solidity >= 0.9 and aspect <= 1.45
+
+
+def _split(sil: np.ndarray, seam: np.ndarray, die_area: float | None,
+           min_area: float) -> list[np.ndarray]:
+    core = cv2.bitwise_and(sil, cv2.bitwise_not(seam))
+    core = cv2.morphologyEx(core, cv2.MORPH_OPEN, _ELLIPSE3)
+    n, labels = cv2.connectedComponents(core, connectivity=4)
+    parts = []
+    for j in range(1, n):
+        p = _fill((labels == j).astype(np.uint8) * 255)
+        if cv2.countNonZero(p) >= 12:
+            parts.append(p)
+    # nested parts (an inked ring's inside) belong to the part around them
+    parts.sort(key=cv2.countNonZero, reverse=True)
+    kept: list[np.ndarray] = []
+    for p in parts:
+        for k in kept:
+            if cv2.countNonZero(cv2.bitwise_and(p, k)) > 0.5 * cv2.countNonZero(p):
+                break
+        else:
+            kept.append(p)
+    parts = kept
+    # greedy: join the two touching parts whose union is the most die-like, while any is
+    merged = True
+    while merged and len(parts) > 1:
+        merged = False
+        grown = [cv2.dilate(p, _ELLIPSE7) for p in parts]
+        best = None
+        for a in range(len(parts)):
+            for b in range(a + 1, len(parts)):
+                if not cv2.countNonZero(cv2.bitwise_and(grown[a], parts[b])):
+                    continue
+                u = _fill(cv2.morphologyEx(cv2.bitwise_or(parts[a], parts[b]), cv2.MORPH_CLOSE,
+                                           _ELLIPSE7))
+                if not _single(u, die_area):
+                    continue
+                area, solidity, aspect = _shape(u)
+                score = solidity - 0.2 * (aspect - 1)
+                if best is None or score > best[0]:
+                    best = (score, a, b, u)
+        if best is not None:
+            _, a, b, u = best
+            parts = [p for k, p in enumerate(parts) if k not in (a, b)] + [u]
+            merged = True
+    # each part back to its full extent: the seam (rim) pixels next to it, none of another's
+    out = []
+    for k, p in enumerate(parts):
+        others = np.zeros_like(p)
+        for j, q in enumerate(parts):
+            if j != k:
+                others |= q
+        g = cv2.dilate(p, _ELLIPSE5, iterations=2) & sil & ~others
+        out.append(_fill(g))
+    return out
+
+
+def _measure(x0, y0, sil, seam, L, Lbg) -> Blob | None:
+    cs, _ = cv2.findContours(sil, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    if not cs:
+        return None
+    contour = max(cs, key=cv2.contourArea)
+    m = cv2.moments(sil, binaryImage=True)
+    if m["m00"] <= 0:
+        return None
+    area = m["m00"]
+    cx, cy = m["m10"] / area + x0, m["m01"] / area + y0
+    hull = cv2.convexHull(contour)
+    hull_area = max(1.0, cv2.contourArea(hull))
+    per = cv2.arcLength(hull, True)
+    circularity = float(4 * math.pi * hull_area / max(1e-6, per * per))
+    rect = cv2.minAreaRect(contour + np.array([x0, y0], np.int32))
+    round_die = shape_of(circularity, area / max(1e-6, rect[1][0] * rect[1][1])) == "round"
+    # the top face: the largest seam-bounded part of the die (holes of pips and ink filled)
+    inner = cv2.bitwise_and(sil, cv2.bitwise_not(seam))
+    inner = cv2.erode(inner, _ELLIPSE3)
+    n, lab, st, _ = cv2.connectedComponentsWithStats(inner, connectivity=4)
+    if n > 1:
+        # the largest part, with every part of the same shade (ink lines cut a face into
+        # parts; a side face is lit differently)
+        j = 1 + int(np.argmax(st[1:, cv2.CC_STAT_AREA]))
+        # mean lightness of every part at once
+        sums = np.bincount(lab.ravel(), weights=L.ravel(), minlength=n)
+        shades = sums / np.maximum(st[:, cv2.CC_STAT_AREA], 1)
+        shade = float(shades[j])
+        keep = (np.abs(shades - shade) < SAME_SHADE * max(shade, 10.0)) \
+            & (st[:, cv2.CC_STAT_AREA] >= 6)
+        keep[0] = False
+        if round_die:  # a D12's neighbours can share the top's shade; its numeral is inside
+            keep[:] = False
+        keep[j] = True
+        top = _fill(keep[lab].astype(np.uint8) * 255)
+        top = cv2.dilate(top, _ELLIPSE3) & sil
+        # a face is convex: what ink of another shade cut out of it goes back
+        pts = cv2.findNonZero(top)
+        if pts is not None:
+            hull_top = np.zeros_like(top)
+            cv2.fillConvexPoly(hull_top, cv2.convexHull(pts), 255)
+            top = hull_top & sil
+    else:
+        top = sil
+    tm = cv2.moments(top, binaryImage=True)
+    if tm["m00"] <= 0:
+        top, tm = sil, m
+    top_area = tm["m00"]
+    tcx, tcy = tm["m10"] / top_area + x0, tm["m01"] / top_area + y0
+    tcs, _ = cv2.findContours(top, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    tc = max(tcs, key=cv2.contourArea) if tcs else contour
+    top_rect = cv2.minAreaRect(tc + np.array([x0, y0], np.int32))
+    return Blob(x0, y0, sil, top, float(area), cx, cy, float(top_area), tcx, tcy, rect,
+                top_rect, circularity, float(area / hull_area), L, Lbg)
