@@ -1,13 +1,14 @@
 # Two commands do all the set-up on a fresh machine:
 #   make run    creates .venv, installs the app, starts it
-#   make test   same set-up (plus Xvfb where missing), then the whole test suite
+#   make test   same set-up (plus Xvfb where missing), then lint (ruff), types (mypy) and the
+#               whole test suite (which also builds the wheel and installs it in a fresh venv)
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 XVFB   := xvfb-run -a -s "-screen 0 1280x800x24"
 
-.PHONY: run test bench screenshots system-deps clean
+.PHONY: run test lint bench screenshots system-deps clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -29,7 +30,11 @@ run: $(STAMP)
 		$(XVFB) $(VENV)/bin/companion $(ARGS); \
 	fi
 
-test: $(STAMP) system-deps
+lint: $(STAMP)
+	$(PY) -m ruff check .
+	$(PY) -m mypy
+
+test: $(STAMP) system-deps lint
 	$(XVFB) $(PY) -m pytest $(PYTEST_ARGS)
 
 bench: $(STAMP) system-deps

@@ -9,6 +9,7 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Literal
 
 from tabletop_base.errors import CompanionError
 
@@ -82,7 +83,8 @@ def board_spec(args: argparse.Namespace):
 
     if args.board is None and not any((args.squares, args.square, args.marker, args.dictionary)):
         return CHARUCO
-    kind = args.board or "charuco"
+    kind: Literal["charuco", "chessboard"] = \
+        "chessboard" if args.board == "chessboard" else "charuco"
     sx, sy = CHARUCO.squares_x, CHARUCO.squares_y
     if args.squares:
         try:

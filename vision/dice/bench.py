@@ -21,6 +21,7 @@ import math
 import os
 import time
 from collections.abc import Callable
+from typing import Any
 
 import cv2
 import numpy as np
@@ -35,25 +36,30 @@ TARGETS = {"flat_face_accuracy": 0.995, "wrong_clean_rate": 0.002, "tilted_flagg
 MATCH_PX = 14.0
 
 
-def teach_tower(style, seed: int, examples: int = 3) -> Profile:
-    """A profile taught on one tower's look (see the module's docstring). A teaching image
-    the profile refuses (it does not see exactly one die) is thrown again, as a player
-    would; ``p.refused`` counts them."""
-    p = Profile()
-    p.refused = 0  # type: ignore[attr-defined]
-    add = p.add_example
+class TaughtProfile(Profile):
+    """A profile taught the way a player does: a teaching image the profile refuses (it does
+    not see exactly one die) is thrown again; ``refused`` counts those throws."""
 
-    def add_example(kind, face, frame, colour=None):
+    def __init__(self, style: Any, seed: int) -> None:
+        super().__init__()
+        self.style, self.seed, self.refused = style, seed, 0
+
+    def teach(self, kind: str, face: str, frame: np.ndarray, colour: str) -> None:
         for attempt in range(4):
             try:
-                return add(kind, face, frame, colour=colour)
+                self.add_example(kind, face, frame, colour=colour)
+                return
             except DiceError:
                 if attempt == 3:
                     raise
-                p.refused += 1  # type: ignore[attr-defined]
-                frame, _ = single_die(kind, face, colour, seed * 7919 + p.refused, style)
+                self.refused += 1
+                frame, _ = single_die(kind, face, colour, self.seed * 7919 + self.refused,
+                                      self.style)
 
-    p.add_example = add_example  # type: ignore[method-assign]
+
+def teach_tower(style: Any, seed: int, examples: int = 3) -> TaughtProfile:
+    """A profile taught on one tower's look (see the module's docstring)."""
+    p = TaughtProfile(style, seed)
     for k in range(3):
         p.add_background(empty_tray(style, seed=seed * 1000 + k), name=f"empty {k}")
     n = 0
@@ -63,14 +69,14 @@ def teach_tower(style, seed: int, examples: int = 3) -> Profile:
                 n += 1
                 frame, _ = single_die(kind, spec.faces[n % 6], colour, seed * 1000 + 100 + n,
                                       style)
-                p.add_example(kind, spec.faces[n % 6], frame, colour=colour)
+                p.teach(kind, spec.faces[n % 6], frame, colour=colour)
             continue
         for face in spec.faces:
             for i in range(examples):
                 n += 1
                 colour = spec.colours[i % len(spec.colours)]
                 frame, _ = single_die(kind, face, colour, seed * 1000 + 100 + n, style)
-                p.add_example(kind, face, frame, colour=colour)
+                p.teach(kind, face, frame, colour=colour)
     return p
 
 
@@ -106,10 +112,10 @@ def run(n_trays: int = 300, seed: int = 2026, trays_per_tower: int = 25,
         style = random_style(np.random.default_rng(seed + 7 * t))
         t0 = time.perf_counter()
         profile = teach_tower(style, seed + t)
-        refused += profile.refused  # type: ignore[attr-defined]
+        refused += profile.refused
         reader = DiceReader(profile)
         teach_s += time.perf_counter() - t0
-        for k in range(min(trays_per_tower, n_trays - done)):
+        for _ in range(min(trays_per_tower, n_trays - done)):
             tray_seed = int(rng.integers(1 << 30))
             trng = np.random.default_rng(tray_seed)
             s = dataclasses.replace(
@@ -167,7 +173,7 @@ def run(n_trays: int = 300, seed: int = 2026, trays_per_tower: int = 25,
                     br = [None] * len(btruth)  # refused as a whole: nothing read
                 judged = [(tr, r) for tr, r in zip(btruth, br)
                           if bad != "glare" or (tr.x - g.x) ** 2 + (tr.y - g.y) ** 2 < 4]
-                for tr, r in judged:
+                for _, r in judged:
                     c["bad_dice"] += 1
                     c["bad_not_clean"] += r is None or r.status != "clean"
         done += min(trays_per_tower, n_trays - done)

@@ -49,7 +49,10 @@ def cmd_background(args: argparse.Namespace) -> int:
     for path in args.images:
         profile.add_background(read_image(path), name=path)
     saved = profile.save(args.profile)
-    w, h = profile.image_size
+    size = profile.image_size
+    if size is None:   # add_background sets it: only an empty image list leaves it unset
+        raise DiceError(f"{args.profile}: no empty-tray image was given")
+    w, h = size
     _out(args, {"ok": True, "profile": str(saved), "background_frames":
                 profile.background_frames, "image_size": [w, h]},
          f"{saved}: empty tray from {profile.background_frames} frame(s), {w}x{h}")

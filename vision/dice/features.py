@@ -20,8 +20,8 @@ def face_crop(blob: Blob, radius_px: float) -> np.ndarray:
     """The top face around its centre, scaled so that ``radius_px`` becomes the same number
     of crop pixels for every die of a kind (uint8, PATCH_SIDE square)."""
     s = (PATCH_SIDE / 2) / (radius_px * PATCH_MARGIN)
-    m = np.float32([[s, 0, PATCH_SIDE / 2 - s * (blob.top_cx - blob.x0)],
-                    [0, s, PATCH_SIDE / 2 - s * (blob.top_cy - blob.y0)]])
+    m = np.array([[s, 0, PATCH_SIDE / 2 - s * (blob.top_cx - blob.x0)],
+                  [0, s, PATCH_SIDE / 2 - s * (blob.top_cy - blob.y0)]], np.float32)
     return cv2.warpAffine(blob.L, m, (PATCH_SIDE, PATCH_SIDE), flags=cv2.INTER_AREA
                           if s < 1 else cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 

@@ -232,7 +232,7 @@ def _write_png(path: Path, img: np.ndarray) -> None:
 class _Loader:
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.root_node = None
+        self.root_node: yaml.Node | None = None
 
     def fail(self, problem: str, keys: tuple = ()) -> ProfileError:
         return ProfileError(str(self.path), problem, ".".join(map(str, keys)), self._line(keys))

@@ -60,7 +60,7 @@ class DiceReader:
             raise DiceError("the profile has no empty tray: run `dice background` first")
         self.profile = profile
         self.bg = Background(profile.background)
-        self._templates: dict[str, tuple[np.ndarray, list[str]]] = {}
+        self._templates: dict[str, tuple[np.ndarray, list[str], list[np.ndarray]]] = {}
         for name, m in profile.kinds.items():
             if m.builtin or not m.examples:
                 continue
@@ -169,7 +169,7 @@ class DiceReader:
         cands = []  # (polar score, kind, face, crop, template, angle)
         for kind, (ffts, faces, crops) in self._templates.items():
             m = self.profile.kinds[kind]
-            if m.shape != shape:
+            if m.shape != shape or m.patch_radius_px is None:   # not taught yet
                 continue
             crop = (face_crop(b, m.patch_radius_px) * 2.55).astype(np.float32)
             scores, angles = match(crop, ffts)
@@ -194,9 +194,10 @@ class DiceReader:
         return best
 
     def _colour(self, frame, gain, b: Blob) -> str | None:
-        if not self._colours:
+        background = self.profile.background
+        if not self._colours or background is None:
             return None
-        f = body_feature(frame, self.profile.background, gain, b)
+        f = body_feature(frame, background, gain, b)
         w = np.array([0.5, 1.0, 1.0], np.float32)
         best, bd = None, math.inf
         for c, (mu, sd) in self._colours.items():

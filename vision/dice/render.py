@@ -388,7 +388,7 @@ def render_tray(dice: list[SceneDie], style: TrayStyle) -> tuple[np.ndarray, lis
     posed = [_pose(d) for d in dice]
     # shadows: each die's vertices pushed along the light onto the tray
     shade = np.ones((h, w), np.float32)
-    for spec, pts, *_ in posed:
+    for _, pts, *_ in posed:
         flat = pts[:, :2] - pts[:, 2:3] * light[:2] / light[2] * 1.0
         hull = cv2.convexHull(_project(np.c_[flat, np.zeros(len(flat))], style)
                               .astype(np.float32))
@@ -405,10 +405,10 @@ def render_tray(dice: list[SceneDie], style: TrayStyle) -> tuple[np.ndarray, lis
         centre = pts.mean(axis=0)
         ups = [float(n[2]) for n in normals]
         top = int(np.argmax(ups))
-        truth[i] = TrueDie(d.kind, spec.faces[slots[top]], d.colour,
-                           *map(float, _project(centre, style)),
+        cx, cy = (float(v) for v in _project(centre, style))
+        truth[i] = TrueDie(d.kind, spec.faces[slots[top]], d.colour, cx, cy,
                            math.degrees(math.acos(min(1.0, ups[top]))))
-        for fi, (n, idx) in enumerate(faces):
+        for fi, (_, idx) in enumerate(faces):
             nn = normals[fi]
             if float((cam - pts[idx[0]]) @ nn) <= 0:
                 continue
@@ -428,12 +428,13 @@ def render_tray(dice: list[SceneDie], style: TrayStyle) -> tuple[np.ndarray, lis
     if style.noise_sigma > 0:
         img += rng.normal(0, style.noise_sigma, img.shape).astype(np.float32)
     out = np.clip(img, 0, 255).astype(np.uint8)
+    dice_truth = [t for t in truth if t is not None]   # every die was drawn
     if style.perspective > 0:
-        out, truth = _warp(out, truth, style)
+        out, dice_truth = _warp(out, dice_truth, style)
     if style.jpeg_quality:
         ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, style.jpeg_quality])
         out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
-    return out, truth
+    return out, dice_truth
 
 
 def _draw_face(img, tex, src, quad, bright, lf):

@@ -264,10 +264,10 @@ def _split(sil: np.ndarray, seam: np.ndarray, die_area: float | None,
             merged = True
     # each part back to its full extent: the seam (rim) pixels next to it, none of another's
     out = []
-    for k, p in enumerate(parts):
+    for own, p in enumerate(parts):
         others = np.zeros_like(p)
         for j, q in enumerate(parts):
-            if j != k:
+            if j != own:
                 others |= q
         g = cv2.dilate(p, _ELLIPSE5, iterations=2) & sil & ~others
         out.append(_fill(g))

@@ -74,9 +74,10 @@ class ThrowDetector:
             self.changing = True
             return None
         self._still += 1
+        settled = self._settled if self._settled is not None else small
         if not self.changing:
             # a slow change (light drifting) or a change seen only between still frames
-            if self._differ(small, self._settled):
+            if self._differ(small, settled):
                 self.changing = True
                 self._still = 1
             return None
@@ -84,7 +85,7 @@ class ThrowDetector:
             return None
         self.changing = False
         self._still = 0
-        if not self._differ(small, self._settled):
+        if not self._differ(small, settled):
             return None  # something passed over the tray and left it as it was
         self._settled = small
         return Settled(self._index, frame)
