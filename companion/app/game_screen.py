@@ -12,6 +12,8 @@ from kivy.core.window import Window
 from kivy.properties import BooleanProperty, StringProperty
 from kivy.uix.screenmanager import Screen
 
+from ..session import Session
+
 
 def short(text: str | None, limit: int = 40) -> str:
     """A label-sized text: cut at ``limit`` characters with an ellipsis."""
@@ -19,7 +21,7 @@ def short(text: str | None, limit: int = 40) -> str:
     return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
 
 
-def undo_view(session: Any, limit: int = 40) -> dict[str, Any]:
+def undo_view(session: Session[Any], limit: int = 40) -> dict[str, Any]:
     """The undo and redo buttons: enabled or not, and what they would take back or redo."""
     return {"can_undo": session.can_undo, "can_redo": session.can_redo,
             "undo_text": ("Undo: " + short(session.next_undo_text(), limit))
@@ -51,20 +53,27 @@ class GameScreen(Screen):
     """A game's screen: ``refresh()`` draws ``self.session``; the screen saver is off while
     it is shown (a tablet that sleeps mid-round is a lost glance)."""
 
+    session: Session[Any] | None = None    # the open game, once bind_session has run
     undo_text = StringProperty("Undo")
     redo_text = StringProperty("Redo")
     can_undo = BooleanProperty(False)
     can_redo = BooleanProperty(False)
 
-    def bind_session(self, session: Any) -> None:
+    def bind_session(self, session: Session[Any]) -> None:
         """Show ``session`` (a newly opened game): forget everything drawn for another."""
         self.session = session
         self.refresh()
 
+    def game(self) -> Session[Any]:
+        """The open game (a screen's actions run only while one is bound)."""
+        if self.session is None:
+            raise RuntimeError(f"{self.name}: no game is open on this screen")
+        return self.session
+
     def refresh(self, *args: Any) -> None:
         raise NotImplementedError
 
-    def show_undo(self, session: Any, limit: int = 40) -> None:
+    def show_undo(self, session: Session[Any], limit: int = 40) -> None:
         copy_props(self, undo_view(session, limit))
 
     def take_throw(self, throw: Throw) -> bool:

@@ -24,6 +24,7 @@ from kivy.uix.screenmanager import Screen
 from kivy.uix.widget import Widget
 
 from ...games import kotd as k
+from ...session import Session
 from .. import widgets  # noqa: F401  (its <Label> rule must load first)
 from ..dice_look import FACE_LOOK
 from ..game_screen import GameScreen, Throw, copy_props, undo_view
@@ -39,7 +40,7 @@ def resolution_preview(state: k.KotdState) -> list[str]:
     return k.resolve(state)[1]
 
 
-def kotd_view(session: Any, typed: list[str]) -> dict[str, Any]:
+def kotd_view(session: Session[Any], typed: list[str]) -> dict[str, Any]:
     s: k.KotdState = session.state
     me = s.monsters[s.current]
     free = [i for i, d in enumerate(s.dice) if not d.kept] if s.dice else list(range(s.n_dice))

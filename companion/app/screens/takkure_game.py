@@ -32,6 +32,7 @@ from kivy.uix.widget import Widget
 from ...errors import IllegalActionError
 from ...games import takkure as tk
 from ...games.takkure_panel import TEAM_COLOURS, FollowUp, RollPanel
+from ...session import Session
 from .. import widgets  # noqa: F401  (its <Label> rule must load first)
 from ..dice_look import TEAM_RGBA
 from ..game_screen import GameScreen, Throw, copy_props, undo_view
@@ -79,7 +80,7 @@ def _stats_markup(p: tk.Player) -> str:
                       one("BDY", "bdy"), one("PRT", "prt")])
 
 
-def card_view(session: Any, panel: RollPanel, team: int, index: int) -> dict[str, Any]:
+def card_view(session: Session[Any], panel: RollPanel, team: int, index: int) -> dict[str, Any]:
     s: tk.TakkureState = session.state
     p = s.player(team, index)
     attacking = s.attacker == team and s.phase == "play"
@@ -134,7 +135,7 @@ def card_view(session: Any, panel: RollPanel, team: int, index: int) -> dict[str
     }
 
 
-def panel_view(session: Any, panel: RollPanel) -> dict[str, Any]:
+def panel_view(session: Session[Any], panel: RollPanel) -> dict[str, Any]:
     s: tk.TakkureState = session.state
     rows = []
     try:
@@ -174,7 +175,7 @@ def panel_view(session: Any, panel: RollPanel) -> dict[str, Any]:
     }
 
 
-def takkure_view(session: Any, panel: RollPanel) -> dict[str, Any]:
+def takkure_view(session: Session[Any], panel: RollPanel) -> dict[str, Any]:
     s: tk.TakkureState = session.state
     a, b = s.teams
     attacker = s.teams[s.attacker].name if s.attacker is not None else ""

@@ -17,6 +17,7 @@ from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.modalview import ModalView
 
 from ...games.tekken import TekkenState
+from ...session import Session
 from ..game_screen import GameScreen, copy_props, undo_view
 from ..kv import load_kv
 from ..widgets import SlotTile, TokenTile
@@ -43,7 +44,7 @@ def confirm_text(before: TekkenState, after: TekkenState) -> str | None:
 
 
 def fighter_view(state: TekkenState, i: int, rage_names: tuple[str, str],
-                 session: Any) -> dict[str, Any]:
+                 session: Session[Any]) -> dict[str, Any]:
     f = state.fighters[i]
     if f.rage == "unchosen":
         rage_mode, rage_text = "pick", "Pick secret Rage card"
@@ -72,7 +73,7 @@ def fighter_view(state: TekkenState, i: int, rage_names: tuple[str, str],
     }
 
 
-def tekken_view(session: Any, rage_names: list[tuple[str, str]]) -> dict[str, Any]:
+def tekken_view(session: Session[Any], rage_names: list[tuple[str, str]]) -> dict[str, Any]:
     """Everything the game screen shows, as plain values."""
     s: TekkenState = session.state
     off, dfd = s.fighters[s.offensive], s.fighters[s.defender]
@@ -233,7 +234,7 @@ class TekkenGameScreen(GameScreen):
     def _rage_names(self) -> list[tuple[str, str]]:
         cfg = App.get_running_app().config_of("tekken")
         out = []
-        for f in self.session.state.fighters:
+        for f in self.game().state.fighters:
             try:
                 out.append(tuple(cfg.character(f.name).rage_cards))
             except (AttributeError, KeyError):
@@ -271,7 +272,7 @@ class TekkenGameScreen(GameScreen):
 
     # -- round / game over ---------------------------------------------------------------
     def _show_result(self, view: dict[str, Any]) -> None:
-        s = self.session.state
+        s = self.game().state
         if s.phase == "fight" or self.manager is None or self.manager.current != self.name:
             if self.result_view is not None:
                 self.result_view.dismiss(animation=False)
@@ -292,7 +293,7 @@ class TekkenGameScreen(GameScreen):
         rv.other_opener = s.fighters[1 - default].name
 
     def start_next_round(self, opener: int) -> None:
-        s = self.session.state
+        s = self.game().state
         name = s.fighters[opener].name
         App.get_running_app().confirm(
             f"Start round {s.round + 1} with {name} on the offensive?\n"
