@@ -29,6 +29,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, TypeVar
 
+from tabletop_base.typed_yaml import decode_text, read_text
+
 from .config import dump_yaml, loads_typed
 from .errors import CompanionError, ConfigError, JournalError, JournalTailError
 from .journal import MAX_LINE_BYTES, private_dir, read_events, write_private_file
@@ -80,25 +82,6 @@ def user_config_path(name: str, root: Path | None = None) -> Path:
     return (root or data_dir()) / "config" / f"{name}.yaml"
 
 
-def _decode(raw: bytes, name: str) -> str:
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw[:exc.start].count(b"\n") + 1
-        raise ConfigError(name, line, "", f"not UTF-8 text (byte {exc.start}: "
-                                          f"0x{raw[exc.start]:02x})") from None
-
-
-def _read_file(path: Path) -> str:
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise ConfigError(str(path), None, "", "file not found") from None
-    except OSError as exc:
-        raise ConfigError(str(path), None, "", f"cannot read: {exc.strerror}") from None
-    return _decode(raw, str(path))
-
-
 def shipped_config_text(name: str, shipped: str | None = None) -> tuple[str, str]:
     """The text of a shipped config file and a name for it in messages.
 
@@ -108,7 +91,7 @@ def shipped_config_text(name: str, shipped: str | None = None) -> tuple[str, str
     env = os.environ.get("COMPANION_CONFIG_DIR")
     if env and (Path(env) / f"{name}.yaml").exists():
         path = Path(env) / f"{name}.yaml"
-        return _read_file(path), str(path)
+        return read_text(path), str(path)
     package, _, rel = (shipped or f"{SHIPPED_PACKAGE}:{name}.yaml").partition(":")
     res = resources.files(package).joinpath(rel)
     try:
@@ -116,7 +99,7 @@ def shipped_config_text(name: str, shipped: str | None = None) -> tuple[str, str
     except OSError:
         raise ConfigError(f"{rel} (shipped with the app in {package})", None, "",
                           "file not found: the installation is incomplete") from None
-    return _decode(raw, str(res)), str(res)
+    return decode_text(raw, str(res)), str(res)
 
 
 def config_source(name: str, root: Path | None = None,
@@ -125,7 +108,7 @@ def config_source(name: str, root: Path | None = None,
     shipped file."""
     user = user_config_path(name, root)
     if user.exists():
-        return _read_file(user), str(user)
+        return read_text(user), str(user)
     return shipped_config_text(name, shipped)
 
 

@@ -317,8 +317,8 @@ class _Builder:
         return current
 
 
-def load_typed(cls: type[T], path: str | Path) -> T:
-    """Load the YAML file at ``path`` into an instance of dataclass ``cls``."""
+def read_text(path: str | Path) -> str:
+    """A config file's text: ConfigError naming the file (and the line of a bad byte)."""
     path = Path(path)
     try:
         raw = path.read_bytes()
@@ -326,12 +326,22 @@ def load_typed(cls: type[T], path: str | Path) -> T:
         raise ConfigError(str(path), None, "", "file not found") from None
     except OSError as exc:
         raise ConfigError(str(path), None, "", f"cannot read: {exc.strerror}") from None
+    return decode_text(raw, str(path))
+
+
+def decode_text(raw: bytes, file: str) -> str:
+    """UTF-8 bytes as text: ConfigError naming the file, line and byte when they are not."""
     try:
-        text = raw.decode("utf-8")
+        return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = raw[:exc.start].count(b"\n") + 1
-        raise ConfigError(str(path), line, "", f"not UTF-8 text (byte {exc.start}: "
-                                               f"0x{raw[exc.start]:02x})") from None
+        raise ConfigError(file, line, "", f"not UTF-8 text (byte {exc.start}: "
+                                          f"0x{raw[exc.start]:02x})") from None
+
+
+def load_typed(cls: type[T], path: str | Path) -> T:
+    """Load the YAML file at ``path`` into an instance of dataclass ``cls``."""
+    text = read_text(path)
     return loads_typed(cls, text, str(path))
 
 

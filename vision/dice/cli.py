@@ -18,22 +18,19 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from .. import measure
 from .model import DiceError
 from .profile import Profile
 
 
 def read_image(path: str) -> np.ndarray:
-    p = Path(path)
+    """An image file as 8-bit BGR (any depth, grey or with alpha read alike, as the table
+    camera's files); DiceError naming the file when it cannot be read."""
     try:
-        data = p.read_bytes()
-    except FileNotFoundError:
-        raise DiceError(f"{p}: no such file") from None
-    except OSError as exc:
-        raise DiceError(f"{p}: cannot read ({exc.strerror or exc})") from None
-    img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR) if data else None
-    if img is None:
-        raise DiceError(f"{p}: not an image OpenCV can read ({len(data)} bytes)")
-    return img
+        image = measure.read_image(path)
+    except measure.VisionError as exc:
+        raise DiceError(str(exc)) from None
+    return image if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
 
 
 def _load_or_new(path: str) -> Profile:
