@@ -738,29 +738,44 @@ def _explain_multiple(panel: RollPanel, state: TakkureState,
     return " | ".join(parts)
 
 
-def _follow_ups_multiple(panel: RollPanel, state: TakkureState,
-                         pairs: list[tuple[Roller, dice.Resolution]]) -> list[FollowUp]:
-    active = panel.rollers(state)[0]
-    out: list[FollowUp] = []
-    name = lambda r: state.player(r.team, r.player).name  # noqa: E731
-    who = lambda r: {"team": r.team, "player": r.player}  # noqa: E731
+class _Consequences:
+    """The follow-ups a roll's outcome offers for one roller: GROUNDED, a wound or an
+    ENDURANCE roll, the Teriomorphs' Superstars token."""
 
-    def ground(r: Any) -> FollowUp:
-        return FollowUp(f"{name(r)} GROUNDED", ("takkure.grounded", {**who(r), "value": True}))
+    def __init__(self, panel: RollPanel, state: TakkureState) -> None:
+        self.panel, self.state = panel, state
 
-    def hurt(r: Any, critical: bool) -> FollowUp:
+    def name(self, r: Roller) -> str:
+        return self.state.player(r.team, r.player).name
+
+    @staticmethod
+    def who(r: Roller) -> dict[str, Any]:
+        return {"team": r.team, "player": r.player}
+
+    def ground(self, r: Roller) -> FollowUp:
+        return FollowUp(f"{self.name(r)} GROUNDED",
+                        ("takkure.grounded", {**self.who(r), "value": True}))
+
+    def hurt(self, r: Roller, critical: bool) -> FollowUp:
         if critical:
-            return FollowUp(f"{name(r)} +1 WOUND", ("takkure.wound", who(r)))
-        role = "attacker" if r.team == panel.attacking_team(state) else "defender"
-        return FollowUp(f"ENDURANCE: {name(r)}", next_kind=f"endurance_{role}",
+            return FollowUp(f"{self.name(r)} +1 WOUND", ("takkure.wound", self.who(r)))
+        role = "attacker" if r.team == self.panel.attacking_team(self.state) else "defender"
+        return FollowUp(f"ENDURANCE: {self.name(r)}", next_kind=f"endurance_{role}",
                         picks=((r.team, r.player),))
 
-    def superstar(r: Any) -> list[FollowUp]:
-        if state.teams[r.team].team_skill == "teriomorphs":
+    def superstar(self, r: Roller) -> list[FollowUp]:
+        if self.state.teams[r.team].team_skill == "teriomorphs":
             return [FollowUp("Superstars +1 token", ("takkure.skill_token",
                                                      {"team": r.team, "delta": 1}))]
         return []
 
+
+def _follow_ups_multiple(panel: RollPanel, state: TakkureState,
+                         pairs: list[tuple[Roller, dice.Resolution]]) -> list[FollowUp]:
+    active = panel.rollers(state)[0]
+    out: list[FollowUp] = []
+    c = _Consequences(panel, state)
+    name, ground, hurt, superstar = c.name, c.ground, c.hurt, c.superstar
     for tackler, res in pairs:
         mine = res.results[0] if len(res.results) == 2 else None
         theirs = res.results[-1]
@@ -780,26 +795,8 @@ def _follow_ups_multiple(panel: RollPanel, state: TakkureState,
 def _follow_ups(panel: RollPanel, state: TakkureState, res: dice.Resolution) -> list[FollowUp]:
     acts = _by_action(panel, state, res)
     out: list[FollowUp] = []
-    name = lambda r: state.player(r.team, r.player).name  # noqa: E731
-
-    def who(r: Roller) -> dict[str, Any]:
-        return {"team": r.team, "player": r.player}
-
-    def ground(r: Roller) -> FollowUp:
-        return FollowUp(f"{name(r)} GROUNDED", ("takkure.grounded", {**who(r), "value": True}))
-
-    def hurt(r: Roller, critical: bool) -> FollowUp:
-        if critical:
-            return FollowUp(f"{name(r)} +1 WOUND", ("takkure.wound", who(r)))
-        role = "attacker" if r.team == panel.attacking_team(state) else "defender"
-        return FollowUp(f"ENDURANCE: {name(r)}", next_kind=f"endurance_{role}",
-                        picks=((r.team, r.player),))
-
-    def superstar(r: Roller) -> list[FollowUp]:
-        if state.teams[r.team].team_skill == "teriomorphs":
-            return [FollowUp("Superstars +1 token", ("takkure.skill_token",
-                                                     {"team": r.team, "delta": 1}))]
-        return []
+    c = _Consequences(panel, state)
+    name, who, ground, hurt, superstar = c.name, c.who, c.ground, c.hurt, c.superstar
 
     if res.tied and panel.kind.mode == "melee":
         tied = [panel.rollers(state)[i] for i in res.tied]
