@@ -190,7 +190,9 @@ def takkure(app, settle, shot, pump, home: Path) -> None:
     game.open_camera()
     settle(lambda: app.root.current == "takkure_measure")
     mv = app.root.get_screen("takkure_measure")
-    settle(lambda: mv.last_frame is not None and mv.last_frame.measurement is not None)
+    # pieces count once steady (3 frames): wait for a frame that has them all
+    settle(lambda: mv.last_frame is not None and mv.last_frame.measurement is not None
+           and len(mv.last_frame.measurement.pieces) >= 2)
     names = {v: k for k, v in mv.names.items()}
     m = mv.last_frame.measurement
     passer = mv.selected[0]
