@@ -455,7 +455,7 @@ class CameraTower:
                 return True
             readings = self.reader.read(settled.frame, name)
         except DiceError as exc:
-            self._error(f"{exc}: nothing sent")
+            self._error(f"{exc} (nothing sent)")
             return True
         self._last_error = ""
         if not readings:
