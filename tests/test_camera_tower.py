@@ -271,3 +271,28 @@ def test_held_still_to_the_wire_short(tmp_path):
     figures = camera_bench.run(throws=2, seed=7, fps=60, kinds=["kotd"], workdir=tmp_path)
     assert (figures["rolls_sent"], figures["rolls_on_wire"], figures["rolls_right"]) == (2, 2, 2)
     assert 0 < figures["held_still_to_wire_ms_median"] < math.inf
+
+
+def test_serial_transport_on_a_tty_and_after_it_vanishes(tmp_path):
+    """--port: the tower's end of a serial port (here the slave of a pty, as /dev/ttyGS0 is a
+    tty); a port that goes away is reopened, a missing one is not an error."""
+    import os
+    import tty
+
+    from firmware_bridge.camera_tower import SerialTransport
+
+    master, slave = os.openpty()
+    tty.setraw(slave)
+    port = SerialTransport(os.ttyname(slave))
+    try:
+        assert port.write(b"\x00frame\x00")
+        assert os.read(master, 100) == b"\x00frame\x00"
+        os.write(master, b"ack")
+        assert port.read(0.5) == b"ack"
+    finally:
+        port.close()
+        os.close(master)
+        os.close(slave)
+    gone = SerialTransport(str(tmp_path / "ttyGS0"))
+    assert gone.write(b"x") is False and gone.read(0.01) == b""
+    assert gone.error.startswith(f"{tmp_path / 'ttyGS0'}: ")
