@@ -418,11 +418,14 @@ class CameraTower:
         self.server.reset()
 
     # -- frames --------------------------------------------------------------------------
-    def _error(self, text: str) -> None:
+    def _error(self, name: str, text: str) -> None:
+        """A frame that sends nothing: said on the log, once per run of the same fault (a
+        camera at the wrong size would otherwise say it 30 times a second)."""
         self.errors.append(text)
-        if text != self._last_error:  # the same fault on every frame is said once
+        fault = text[len(name):] if text.startswith(name) else text
+        if fault != self._last_error:
             self.log(text)
-        self._last_error = text
+        self._last_error = fault
 
     def step(self) -> bool:
         """Take one frame; False when a finite source is done."""
@@ -441,11 +444,11 @@ class CameraTower:
         self.frames += 1
         if not isinstance(frame, np.ndarray) or frame.ndim != 3 or frame.shape[2] != 3 \
                 or frame.dtype != np.uint8:
-            self._error(f"{name}: not an 8-bit colour image: skipped")
+            self._error(name, f"{name}: not an 8-bit colour image: skipped")
             return True
         h, w = frame.shape[:2]
         if self.size is not None and (w, h) != tuple(self.size):
-            self._error(f"{name}: the image is {w}x{h} but the profile's empty tray is "
+            self._error(name, f"{name}: the image is {w}x{h} but the profile's empty tray is "
                         f"{self.size[0]}x{self.size[1]} (same camera and resolution needed): "
                         "skipped")
             return True
@@ -455,7 +458,7 @@ class CameraTower:
                 return True
             readings = self.reader.read(settled.frame, name)
         except DiceError as exc:
-            self._error(f"{exc} (nothing sent)")
+            self._error(name, f"{exc} (nothing sent)")
             return True
         self._last_error = ""
         if not readings:

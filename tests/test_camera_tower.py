@@ -148,7 +148,7 @@ def test_bad_frames_are_named_and_nothing_is_sent(tmp_path):
     black = np.zeros_like(empty)
     white = np.full_like(empty, 255)
     small = cv2.resize(empty, (320, 240))
-    frames = [empty] * 3 + [small] + [black] * 6 + [empty] * 6 + [white] * 6 \
+    frames = [empty] * 3 + [small] * 3 + [black] * 6 + [empty] * 6 + [white] * 6 \
         + [empty.astype(np.float32)]
     port = PtyPort(tmp_path / "tower")
     port.plug()
@@ -163,10 +163,11 @@ def test_bad_frames_are_named_and_nothing_is_sent(tmp_path):
     assert log == [
         "frame 3: the image is 320x240 but the profile's empty tray is 640x480 (same camera "
         "and resolution needed): skipped",
-        "frame 8: the frame is black (mean level 0.0): is the light on and the lens "
+        "frame 10: the frame is black (mean level 0.0): is the light on and the lens "
         "uncovered? (nothing sent)",
-        "frame 20: the frame is white (mean level 255.0): overexposed (nothing sent)",
-        "frame 22: not an 8-bit colour image: skipped"]
+        "frame 22: the frame is white (mean level 255.0): overexposed (nothing sent)",
+        "frame 24: not an 8-bit colour image: skipped"]  # the same fault in a row: said once
+    assert len(tower.errors) == 6
     assert tower.sent == [] and tower.tower.next_seq == 0 and tower.tower.unacked == 0
 
 
