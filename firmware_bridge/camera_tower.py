@@ -274,7 +274,11 @@ class FolderSource:
                 raise StopIteration
             path = self.files[self._i]
             self._i += 1
-            data = np.fromfile(path, np.uint8)
+            try:
+                data = np.fromfile(path, np.uint8)
+            except OSError as exc:
+                self.warn(f"{path}: cannot be read ({exc.strerror or exc}): skipped")
+                continue
             frame = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
             if frame is None:
                 self.warn(f"{path}: not a readable image ({data.size} bytes): skipped")
@@ -404,6 +408,7 @@ class CameraTower:
         self.done = False
         self._stop = threading.Event()
         self._last_error = ""
+        self._link_started = False
 
     # -- camera state --------------------------------------------------------------------
     def _camera(self, ok: bool, why: str = "") -> None:
@@ -477,14 +482,15 @@ class CameraTower:
 
     # -- running -------------------------------------------------------------------------
     def start_link(self) -> CameraTower:
-        self.server.start()
+        if not self._link_started:
+            self._link_started = True
+            self.server.start()
         return self
 
     def run(self, stop_when_done: bool = False) -> None:
         """Frames until stop() (or, with ``stop_when_done``, until the source is done and
         the ring is empty)."""
-        if self.server._thread is None:
-            self.start_link()
+        self.start_link()
         while not self._stop.is_set():
             if self.done:
                 if stop_when_done and self.tower.unacked == 0:
@@ -511,9 +517,11 @@ class SerialTransport:
     """The tower's end of a serial port (``/dev/ttyGS0``, the USB gadget): reopened after an
     error; writes never block (a frame nobody takes is lost, as on a real USB device)."""
 
-    def __init__(self, url: str, baudrate: int = 115200) -> None:
+    def __init__(self, url: str, baudrate: int = 115200,
+                 warn: Callable[[str], None] | None = None) -> None:
         self.url = url
         self.baudrate = baudrate
+        self.warn = warn or (lambda text: print(text, file=sys.stderr, flush=True))
         self.port: Any = None
         self._retry_at = 0.0
         self.dropped_writes = 0
@@ -532,8 +540,14 @@ class SerialTransport:
             self.port = serial.serial_for_url(self.url, baudrate=self.baudrate, timeout=0,
                                               write_timeout=0)
         except (serial.SerialException, OSError, ValueError) as exc:
-            self.error = f"{self.url}: {exc}"
+            error = f"{self.url}: {exc}"
+            if error != self.error:  # said once, then tried again every 0.5 s
+                self.warn(f"{error} (trying again)")
+            self.error = error
             return None
+        if self.error:
+            self.warn(f"{self.url}: open")
+            self.error = ""
         return self.port
 
     def _lost(self) -> None:
@@ -567,7 +581,8 @@ class SerialTransport:
             time.sleep(timeout)
             return b""
         try:
-            port.timeout = timeout
+            if port.timeout != timeout:  # pyserial reconfigures the tty on every change
+                port.timeout = timeout
             return bytes(port.read(4096))
         except (serial.SerialException, OSError):
             self._lost()

@@ -189,7 +189,7 @@ def cmd_camera_tower(args: argparse.Namespace) -> int:
             transport = pty_port
             where = str(pty_port.link)
         else:
-            transport = SerialTransport(args.port, args.baud)
+            transport = SerialTransport(args.port, args.baud, warn=say)
             where = args.port
 
         def on_roll(sent: SentRoll) -> None:

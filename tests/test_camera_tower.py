@@ -294,6 +294,10 @@ def test_serial_transport_on_a_tty_and_after_it_vanishes(tmp_path):
         port.close()
         os.close(master)
         os.close(slave)
-    gone = SerialTransport(str(tmp_path / "ttyGS0"))
+    said: list[str] = []
+    gone = SerialTransport(str(tmp_path / "ttyGS0"), warn=said.append)
     assert gone.write(b"x") is False and gone.read(0.01) == b""
-    assert gone.error.startswith(f"{tmp_path / 'ttyGS0'}: ")
+    gone._retry_at = 0.0
+    assert gone.write(b"x") is False  # tried again, said once
+    assert len(said) == 1 and said[0].startswith(f"{tmp_path / 'ttyGS0'}: ")
+    assert said[0].endswith("(trying again)")
