@@ -308,6 +308,12 @@ class CameraSource:
         self._retry_at = 0.0
         self.index = -1
         self.error = ""
+        try:  # OpenCV's own warning at every retry of a missing camera: said once by us
+            import cv2
+
+            cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)
+        except AttributeError:  # pragma: no cover - an OpenCV without the logging module
+            pass
 
     def probe(self) -> bool:
         """Whether the camera opens now (the tower's first boot says so)."""
