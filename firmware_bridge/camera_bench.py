@@ -18,7 +18,6 @@ import os
 import tempfile
 import threading
 import time
-import tty
 from collections import Counter
 from pathlib import Path
 
@@ -36,6 +35,8 @@ class RawHost:
     """The host's end of the pty, without the Link: HELLO, ACK every roll, note arrivals."""
 
     def __init__(self, path: str) -> None:
+        import tty  # POSIX only: this module still imports on Windows
+
         self.fd = os.open(path, os.O_RDWR | os.O_NOCTTY)
         tty.setraw(self.fd)
         self.first_seen: dict[tuple[int, int], tuple[float, m.Roll]] = {}
