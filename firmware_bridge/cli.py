@@ -1,4 +1,4 @@
-"""``python -m firmware_bridge``: ports, listen, simulate, soak."""
+"""``python -m firmware_bridge``: ports, listen, simulate, soak, camera-tower."""
 
 from __future__ import annotations
 
@@ -154,6 +154,79 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_camera_tower(args: argparse.Namespace) -> int:
+    """The camera dice tower (firmware_bridge/camera_tower.py, docs/tower.md)."""
+    from vision.dice import DiceError, Profile
+
+    from .camera_tower import (
+        CameraSource,
+        CameraTower,
+        CameraTowerError,
+        FolderSource,
+        SentRoll,
+        SerialTransport,
+    )
+    from .sim import Transport
+
+    def say(text: str) -> None:
+        print(f"camera-tower: {text}", file=sys.stderr, flush=True)
+
+    try:
+        profile = Profile.load(args.profile)
+        if profile.background is None:
+            raise DiceError(f"{args.profile}: no empty tray (run `python -m vision dice "
+                            "background` first)")
+        source: CameraSource | FolderSource
+        if args.frames:
+            source = FolderSource(args.frames, fps=args.fps, warn=say)
+        else:
+            source = CameraSource(args.camera, profile.image_size)
+        ring = args.ring_file or str(Path(args.profile).with_suffix(".ring.json"))
+        transport: Transport
+        if args.pty:
+            pty_port = PtyPort(args.pty)
+            pty_port.plug()
+            transport = pty_port
+            where = str(pty_port.link)
+        else:
+            transport = SerialTransport(args.port, args.baud, warn=say)
+            where = args.port
+
+        def on_roll(sent: SentRoll) -> None:
+            table = tower.table
+            dice = [{"kind": table.kinds[d.kind].name,
+                     "face": None if d.face == 255 else table.kinds[d.kind].faces[d.face],
+                     "colour": None if d.colour == 255 else table.colours[d.colour],
+                     "status": ("clean", "cocked", "unreadable")[d.status]} for d in sent.dice]
+            print(json.dumps({"roll": {"boot_id": sent.boot_id, "seq": sent.seq,
+                                       "frame": sent.frame, "dice": dice}}), flush=True)
+
+        tower = CameraTower(profile, source, transport, ring_file=ring,
+                            profile_name=str(args.profile), still_frames=args.still_frames,
+                            log=say, on_roll=on_roll)
+    except DiceError as exc:  # a damaged profile: file, key and line
+        say(str(exc))
+        return 3
+    except CameraTowerError as exc:
+        say(str(exc))
+        return 3
+    print(json.dumps({"serving": where, "boot_id": tower.tower.boot_id,
+                      "firmware": tower.tower.firmware, "ring_file": ring}), flush=True)
+    signal.signal(signal.SIGTERM, lambda *_: tower.stop())
+    try:
+        tower.run(stop_when_done=args.exit_when_done)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        tower.stop()
+        close = getattr(transport, "close", None)
+        if close:
+            close()
+    print(json.dumps({"rolls_sent": len(tower.sent), "unacked": tower.tower.unacked,
+                      "frames": tower.frames, "frame_errors": len(tower.errors)}), flush=True)
+    return 7 if tower.errors and not tower.sent else 0
+
+
 def cmd_soak(args: argparse.Namespace) -> int:
     from .soak import run_soak
 
@@ -169,7 +242,8 @@ def cmd_soak(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m firmware_bridge",
-                                     description="The dice tower link: list ports, listen, simulate, soak.")
+                                     description="The dice tower link: list ports, listen, "
+                                                 "simulate, soak, camera-tower.")
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("ports", help="list candidate serial ports, one JSON line each")
@@ -203,6 +277,26 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--frame-log", help="on 'stats', write the send time of every roll frame here")
     p.add_argument("--quiet", action="store_true", help="no reply line for roll commands")
     p.set_defaults(func=cmd_simulate)
+
+    p = sub.add_parser("camera-tower", help="the camera dice tower: reads throws from a camera "
+                                            "(or a folder of frames) and sends one ROLL each "
+                                            "(docs/tower.md)")
+    p.add_argument("--profile", required=True, help="the dice profile (python -m vision dice)")
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--camera", default="0", help="camera index or device path (default 0)")
+    src.add_argument("--frames", help="a folder of images, read in name order, instead of a camera")
+    dst = p.add_mutually_exclusive_group()
+    dst.add_argument("--port", default="/dev/ttyGS0",
+                     help="the serial port to the tablet (default /dev/ttyGS0, the USB gadget)")
+    dst.add_argument("--pty", help="serve on a pseudo-terminal reachable at this path instead")
+    p.add_argument("--baud", type=int, default=115200)
+    p.add_argument("--ring-file", help="the unacknowledged rolls (default: PROFILE.ring.json)")
+    p.add_argument("--still-frames", type=int, default=5,
+                   help="frames the tray must hold still before a throw is read (default 5)")
+    p.add_argument("--fps", type=float, default=30.0, help="pace of --frames (0: as fast as read)")
+    p.add_argument("--exit-when-done", action="store_true",
+                   help="with --frames: exit once the frames are read and every roll is acknowledged")
+    p.set_defaults(func=cmd_camera_tower)
 
     p = sub.add_parser("soak", help="the link soak: rolls through a faulty simulated tower over a pty")
     p.add_argument("--rolls", type=int, default=10_000)

@@ -113,6 +113,10 @@ class NonVolatile:
     boots: int = 0
     last_boot_id: int = 0  # 1.1: the next boot counts up from it
 
+    def save(self) -> None:
+        """Called after every change of the ring and at every boot; memory needs nothing.
+        A subclass keeps it on disk (the camera tower's ring file)."""
+
 
 class SimTower:
     RESEND_FIRST = 0.2
@@ -120,8 +124,13 @@ class SimTower:
     HEARTBEAT = 1.0
 
     def __init__(self, *, ring_size: int = DEFAULT_RING, seed: int | None = None,
-                 nv: NonVolatile | None = None, clock: Callable[[], float] = time.monotonic) -> None:
+                 nv: NonVolatile | None = None, clock: Callable[[], float] = time.monotonic,
+                 kinds: tuple[m.DieKind, ...] = KINDS, colours: tuple[str, ...] = COLOURS,
+                 n_slots: int = N_SLOTS, firmware: str = FIRMWARE) -> None:
+        """``kinds``, ``colours``, ``n_slots`` and ``firmware``: the dice table and name its
+        HELLO_REPLY declares (the camera tower passes its profile's)."""
         self.rng = random.Random(seed)
+        self.kinds, self.colours, self.n_slots, self.firmware = kinds, colours, n_slots, firmware
         self.ring_size = max(1, ring_size)
         self.nv = nv if nv is not None else NonVolatile()
         self.clock = clock
@@ -162,14 +171,17 @@ class SimTower:
                                                                    silent=lose_resends)
                 self._order = max(self._order, order + 1)
             self._next_heartbeat = now + self.HEARTBEAT
+            self.nv.save()  # the new boot id, before anything names it on the wire
             self._queue.append(self._hello_reply(0))
 
     def _hello_reply(self, nonce: int) -> bytes:
         return m.HelloReply(m.PROTO_MAJOR, m.PROTO_MINOR, nonce, self.boot_id, self.next_seq,
-                            self.ring_size, FIRMWARE, COLOURS, KINDS, N_SLOTS).pack()
+                            self.ring_size, self.firmware, self.colours, self.kinds,
+                            self.n_slots).pack()
 
     def _persist(self) -> None:
         self.nv.ring = [(i, p.roll) for i, p in enumerate(self._pending.values()) if p.roll]
+        self.nv.save()
 
     def notices(self) -> list[tuple[int, int, int]]:
         """Drop notices waiting for their ACK: (boot id, first seq, count)."""

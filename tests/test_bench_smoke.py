@@ -89,3 +89,10 @@ def test_dice_bench_small():
         assert 0.5 < figures[key] <= 1
     assert 0 <= figures["wrong_clean_rate"] < 0.05
     assert figures["read_ms_p95"] > 0 and "meets_targets" in figures
+
+
+def test_camera_tower_bench_small():
+    figures = last_json([str(BENCH / "camera_tower_bench.py"), "2"])
+    assert figures["benchmark"] == "camera_tower" and figures["throws"] == 2
+    assert figures["rolls_on_wire"] == figures["rolls_right"] == 2
+    assert figures["held_still_to_wire_ms_p95"] > 0 and "meets_targets" in figures

@@ -57,13 +57,17 @@ class TaughtProfile(Profile):
                                       self.style)
 
 
-def teach_tower(style: Any, seed: int, examples: int = 3) -> TaughtProfile:
-    """A profile taught on one tower's look (see the module's docstring)."""
+def teach_tower(style: Any, seed: int, examples: int = 3,
+                kinds: list[str] | None = None) -> TaughtProfile:
+    """A profile taught on one tower's look (see the module's docstring); ``kinds``: only
+    these kinds (default: every kind the renderer draws)."""
     p = TaughtProfile(style, seed)
     for k in range(3):
         p.add_background(empty_tray(style, seed=seed * 1000 + k), name=f"empty {k}")
     n = 0
     for kind, spec in KINDS.items():
+        if kinds is not None and kind not in kinds:
+            continue
         if kind == "d6pips":
             for colour in spec.colours:
                 n += 1
