@@ -15,12 +15,42 @@ import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
+
 SEED = 7
+
+
+def tower_tray(out: Path) -> None:
+    """docs/tower.md's picture: a rendered tray (left) and the reader's verdicts drawn on it
+    (right), as the tower's camera would see it."""
+    import cv2
+
+    from vision.dice import DiceReader
+    from vision.dice.bench import teach_tower
+    from vision.dice.render import random_tray
+
+    frame, _, style = random_tray(2027, n_dice=6, tilted_prob=0.2)
+    reader = DiceReader(teach_tower(style, 11))
+    drawn = frame.copy()
+    colours = {"clean": (60, 200, 60), "cocked": (0, 170, 255), "unreadable": (60, 60, 230)}
+    for die in reader.read(frame):
+        colour = colours.get(die.status, (200, 200, 200))
+        centre = (int(round(die.x)), int(round(die.y)))
+        cv2.circle(drawn, centre, 38, colour, 3, cv2.LINE_AA)
+        label = f"{die.face or '?'} {die.status}"
+        cv2.putText(drawn, label, (centre[0] - 40, centre[1] + 56), cv2.FONT_HERSHEY_SIMPLEX,
+                    0.55, (0, 0, 0), 4, cv2.LINE_AA)
+        cv2.putText(drawn, label, (centre[0] - 40, centre[1] + 56), cv2.FONT_HERSHEY_SIMPLEX,
+                    0.55, colour, 1, cv2.LINE_AA)
+    cv2.imwrite(str(out / "tower-tray.png"), np.hstack([frame, drawn]))
+    print(out / "tower-tray.png")
 
 
 def main(out_dir: str) -> int:
     out = Path(out_dir).resolve()
     out.mkdir(parents=True, exist_ok=True)
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    tower_tray(out)
     home = Path(tempfile.mkdtemp(prefix="companion-shots-"))
     os.environ["COMPANION_HOME"] = str(home)
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
