@@ -523,3 +523,39 @@ def test_a_game_without_a_screen_is_refused_not_crashed(app, tmp_path, monkeypat
     assert "Takkure" in app.popup.content.message and "companion log" in app.popup.content.message
     assert app.session is before
     close_popups(app)
+
+
+def test_cracked_floor_does_not_carry_over_to_another_string(app):
+    """"Defender on Cracked Floor" is about one defender in one String: a new String (the
+    card blocked: the other fighter attacks, the first one defends) starts with it off."""
+    game = new_game(app)
+    tap(game.ids.card_hit)
+    tap(game.ids.cracked)
+    assert game.cracked_floor
+    tap(game.ids.strike1)
+    tap(game.ids.deal)
+    assert game.cracked_floor                 # same String, same defender: still on
+    tap(game.ids.card_blocked)                # Jin's String ends: Kazuya attacks, Jin defends
+    state = app.session.state
+    assert state.offensive == 1 and state.string_no == 2
+    assert not game.cracked_floor
+    assert game.ids.cracked.state == "normal"
+    tap(game.ids.card_hit)
+    tap(game.ids.strike1)
+    tap(game.ids.deal)
+    # the Strike on Jin was dealt off the cracked floor: no floor token revealed for it
+    assert app.session.state.floor.revealed == 1
+    assert app.session.actions[-1].data["cracked_floor"] is False
+
+
+def test_cracked_floor_does_not_survive_undo_into_another_string(app):
+    game = new_game(app)
+    tap(game.ids.card_blocked)                # Kazuya's String now
+    tap(game.ids.card_hit)
+    tap(game.ids.cracked)
+    assert game.cracked_floor
+    app.undo()                                # back to Jin's String against Kazuya
+    app.undo()
+    pump(3)
+    assert app.session.state.offensive == 0
+    assert not game.cracked_floor

@@ -219,6 +219,7 @@ class TekkenGameScreen(GameScreen):
         super().__init__(**kwargs)
         self.session = None
         self._breaks = 0
+        self._string_key: tuple[int, int, int] | None = None
         self.result_view: ResultView | None = None
 
     # -- session -------------------------------------------------------------------------
@@ -226,6 +227,7 @@ class TekkenGameScreen(GameScreen):
         self.session = session
         self.pending = []
         self.cracked_floor = False
+        self._string_key = None
         floor = session.state.floor
         self._breaks = floor.breaks if floor is not None else 0
         self.refresh()
@@ -262,6 +264,13 @@ class TekkenGameScreen(GameScreen):
         self.log_lines = view["log_lines"]
         if not self.resolving:
             self.pending = []
+        # "Defender on Cracked Floor" is about this String's defender only: another String
+        # (a new one, or one reached by undo) or another Round starts with it off
+        s = self.session.state
+        key = (s.round, s.string_no, s.offensive)
+        if key != self._string_key:
+            self._string_key = key
+            self.cracked_floor = False
         if view["breaks"] > self._breaks:
             App.get_running_app().banner(
                 f"FLOOR BREAK!\nStage flips to {view['side_text']} — "
