@@ -216,9 +216,9 @@ def test_ko_asks_first_then_round_over_and_next_round(app):
     rv = game.result_view
     assert rv is not None and rv.ids.title.text == "Round 1 to Jin"
     assert "Start round 2 — Kazuya opens" in rv.ids.next_default.text
-    tap(rv.ids.next_default)
-    assert app.session.state.phase == "round_over"          # asks again first
-    tap(app.popup.content.ids.ok)
+    assert "resets HP, Heat, Rage, Punishment and Stun" in rv.ids.reset_note.text
+    tap(rv.ids.next_default)                                # one tap, no second question
+    assert app.popup is None
     state = app.session.state
     assert state.phase == "fight" and state.round == 2 and state.offensive == 1
     assert game.result_view is None

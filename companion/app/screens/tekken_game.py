@@ -301,13 +301,9 @@ class TekkenGameScreen(GameScreen):
         rv.other_opener = s.fighters[1 - default].name
 
     def start_next_round(self, opener: int) -> None:
-        s = self.session.state
-        name = s.fighters[opener].name
-        App.get_running_app().confirm(
-            f"Start round {s.round + 1} with {name} on the offensive?\n"
-            "HP, Heat, Rage, Punishment and Stun are reset.",
-            lambda: App.get_running_app().act("tekken.next_round", offensive=opener),
-            ok_text=f"Start round {s.round + 1}", title="Next round")
+        """The round-over card's button is the one confirmation: it names the Round and the
+        opener, and the card says what is reset."""
+        App.get_running_app().act("tekken.next_round", offensive=opener)
 
     # -- the Strike tray -----------------------------------------------------------------
     def add_strike(self, value: int) -> None:
