@@ -422,11 +422,13 @@ def test_dice_panel_shows_the_link_and_the_last_roll(app):
     wait_for(lambda: app.tower_state == "connected",
              what=lambda: f"the simulated tower connects ({app.tower_state}: {app.tower_detail})")
     chip = screen(app, "home").ids.tower
-    assert plain(chip.text) == "Dice tower: Connected"
+    assert app.tower_simulated
+    assert plain(chip.text) == "Simulated tower: Connected"
     tap(chip)
     wait_for(lambda: on_screen(app, "dice"), what="dice panel")
     dice = screen(app, "dice")
     assert plain(dice.ids.state.text) == "Connected"
+    assert dice.ids.title.text == "Simulated tower"
     assert "sim 1.1.0" in dice.ids.detail.text
     assert dice.ids.sim_roll.opacity == 1
     before = len(app.roll_history)
@@ -459,7 +461,21 @@ def test_unplug_shows_reconnecting_then_connected(app):
     wait_for(lambda: app.tower_state == "connected", what="reconnected")
 
 
-def test_a_roll_reaches_the_open_game_once_and_survives_undo(app):
+@pytest.fixture
+def tekken_with_d12():
+    """TEKKEN as if it were played with the d12 dice (TEKKEN itself takes none): a game
+    open on the tablet that takes the tower's throws, for the delivery tests below."""
+    import dataclasses
+
+    from companion import registry
+
+    entry = registry.get("tekken")
+    registry.register(dataclasses.replace(entry, dice_kinds=("d12",)))
+    yield
+    registry.register(entry)
+
+
+def test_a_roll_reaches_the_open_game_once_and_survives_undo(app, tekken_with_d12):
     new_game(app)
     app.session.do("tekken.adjust_hp", player=0, delta=-1)
     _hub().roll("d12:red:7 d12:yellow:12")
@@ -479,7 +495,7 @@ def test_a_roll_reaches_the_open_game_once_and_survives_undo(app):
     assert len(session.rolls) == 1 and not session.can_undo
 
 
-def test_a_roll_recorded_but_never_delivered_reaches_the_game_once_late(app):
+def test_a_roll_recorded_but_never_delivered_reaches_the_game_once_late(app, tekken_with_d12):
     """Protocol 1.1, exactly once to the game: a roll in the roll journal that the app never
     handed to the game (it died between the two) is delivered after the next reconnect."""
     from firmware_bridge.events import DieReading, RollEvent
@@ -559,3 +575,74 @@ def test_cracked_floor_does_not_survive_undo_into_another_string(app):
     pump(3)
     assert app.session.state.offensive == 0
     assert not game.cracked_floor
+
+
+def test_tekken_records_no_throw_and_the_screen_says_nobody_took_it(app):
+    """TEKKEN is played without dice: a throw is in the dice history, not in the game, and
+    the banner says why; the dice panel says what became of the last roll."""
+    new_game(app)
+    wait_for(lambda: app.tower_state == "connected", what="the simulated tower")
+    session = app.session
+    lines_before = session.path.read_text().splitlines()
+    history = len(app.roll_history)
+    _hub().roll("d12:red:4 d12:yellow:8")
+    wait_for(lambda: len(app.roll_history) == history + 1, what="the roll")
+    wait_for(lambda: app.banner_widget is not None and app.banner_widget.parent is not None,
+             what="the banner")
+    assert not session.rolls
+    assert session.path.read_text().splitlines() == lines_before
+    assert "red d12 4" in app.banner_widget.text
+    assert "Not used: TEKKEN is played without dice" in app.banner_widget.text
+    assert app.roll_journal.undelivered() == []           # not offered again at reconnect
+    app.open_dice()                                       # TEKKEN has no tower chip
+    wait_for(lambda: on_screen(app, "dice"), what="dice panel")
+    assert screen(app, "dice").ids.roll_note.text == "Not used: TEKKEN is played without dice"
+
+
+def test_a_throw_with_no_game_open_says_so(app):
+    close_popups(app)
+    if app.session is not None:
+        app.session.close()
+        app.session = None
+    app.go("home")
+    wait_for(lambda: on_screen(app, "home"), what="home")
+    history = len(app.roll_history)
+    _hub().roll("d12:red:5")
+    wait_for(lambda: len(app.roll_history) == history + 1, what="the roll")
+    wait_for(lambda: app.banner_widget is not None and app.banner_widget.parent is not None,
+             what="the banner")
+    assert "No game is open" in app.banner_widget.text
+
+
+def test_every_tower_chip_says_simulated_tower(app):
+    assert app.tower_simulated
+    chips = {"home": screen(app, "home").ids.tower,
+             "kotd_game": screen(app, "kotd_game").ids.tower,
+             "takkure_game": screen(app, "takkure_game").ids.dice}
+    for name, chip in chips.items():
+        assert plain(chip.text).replace("\n", " ").startswith("Simulated tower"), name
+    app.tower_simulated = False
+    try:
+        pump(2)
+        for name, chip in chips.items():
+            assert plain(chip.text).replace("\n", " ").startswith("Dice tower"), name
+    finally:
+        app.tower_simulated = True
+        pump(2)
+
+
+def test_back_from_the_dice_panel_returns_where_the_player_came_from(app):
+    game = new_game(app)                       # a game is open, the player goes Home
+    app.go("home")
+    wait_for(lambda: on_screen(app, "home"), what="home")
+    tap(screen(app, "home").ids.tower)
+    wait_for(lambda: on_screen(app, "dice"), what="dice panel")
+    tap(screen(app, "dice").ids.back)
+    wait_for(lambda: on_screen(app, "home"), what="back Home, where the player was")
+    app.go("tekken_game")
+    wait_for(lambda: on_screen(app, "tekken_game"), what="the game")
+    app.open_dice()
+    wait_for(lambda: on_screen(app, "dice"), what="dice panel")
+    tap(screen(app, "dice").ids.back)
+    wait_for(lambda: on_screen(app, "tekken_game"), what="back to the game")
+    assert game.manager.current == "tekken_game"
