@@ -163,3 +163,22 @@ def test_board_editor_sets_a_track_adds_a_fighter_and_the_next_fight_uses_it(app
     finally:
         path.unlink()
         app.game_configs.pop("tagteam", None)
+
+
+def test_a_turn_entry_does_not_carry_into_another_turn_by_undo(app):
+    """The cards entered for turn 2 are not turn 1's: an undo back to turn 1 clears the
+    entry (the active fighters stay as chosen)."""
+    game = new_fight(app)
+    s = app.session
+    tap(button(game.ids.entry0, "Attack"))
+    tap(game.ids.resolve)
+    tap(wait_for(lambda: game.resolve_view, what="turn 1's result").ids.apply)
+    assert s.state.turn == 2
+    tap(game.columns[0][1].ids.name)                  # Ching Shih is active now
+    tap(button(game.ids.entry0, "Block"))
+    tap(button(game.ids.entry1, "Attack"))
+    assert game.entry_texts == ["Block", "Attack"]
+    tap(game.ids.undo)                                # back to turn 1
+    assert s.state.turn == 1
+    assert game.entry_texts == ["no effect", "no effect"]
+    assert game.columns[0][1].active
