@@ -353,9 +353,8 @@ def test_saved_games_lists_and_opens(app):
     tap(home.ids.saved)
     saved = screen(app, "saved")
     wait_for(lambda: saved.ids.rows.children and not app.busy, what="saved list")
-    rows = saved.ids.rows.children[::-1]
-    assert path in [r.path for r in rows]
-    row = next(r for r in rows if r.path == path)
+    assert path in saved.row_buttons
+    row = saved.row_buttons[path]
     assert "in progress" in plain(row.text) and "Jin 0 – 0 Kazuya, round 1" in plain(row.text)
     app.new_game_rng = None
     tap(row)
@@ -646,3 +645,46 @@ def test_back_from_the_dice_panel_returns_where_the_player_came_from(app):
     tap(screen(app, "dice").ids.back)
     wait_for(lambda: on_screen(app, "tekken_game"), what="back to the game")
     assert game.manager.current == "tekken_game"
+
+
+def test_delete_a_saved_game_asks_once_and_never_deletes_the_open_game(app):
+    first = new_game(app)
+    connect_and_deal(first, 2)
+    old = app.session.path
+    new_game(app, seed=SEED + 1)                 # another game is open now
+    current = app.session.path
+    assert old != current and old.exists()
+    app.go("saved")
+    saved = screen(app, "saved")
+    wait_for(lambda: on_screen(app, "saved") and old in getattr(saved, "row_buttons", {}),
+             what="saved list")
+    # the open game's row offers no delete
+    assert saved.delete_buttons[current].disabled
+    assert plain(saved.delete_buttons[current].text) == "Playing now"
+    # cancel keeps the file
+    tap(saved.delete_buttons[old])
+    body = wait_for(lambda: app.popup, what="the confirmation").content
+    assert "Delete this saved game?" in body.message and "cannot be brought back" in body.message
+    tap(body.ids.cancel)
+    assert old.exists()
+    from kivy.uix.modalview import ModalView
+    wait_for(lambda: not any(isinstance(w, ModalView) for w in app.root_window.children),
+             what="the confirmation closed")
+    # confirm deletes it, once, and the list follows
+    tap(saved.delete_buttons[old])
+    tap(wait_for(lambda: app.popup, what="the confirmation").content.ids.ok)
+    wait_for(lambda: not old.exists() and not app.busy and old not in saved.row_buttons,
+             what="the deletion")
+    assert app.popup is None and current.exists()
+    # the open game is refused even when asked directly (the app, then the journal's lock)
+    from companion import storage
+    from companion.errors import GameLockedError
+    from companion.journal import delete
+
+    app.delete_saved(storage.read_saved(current))
+    assert app.popup is None and current.exists()
+    assert "open" in app.toast_widget.text
+    with pytest.raises(GameLockedError):
+        delete(current)
+    assert current.exists()
+    app.go("tekken_game")

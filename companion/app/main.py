@@ -735,6 +735,31 @@ class CompanionApp(App):
         self.in_background(storage.list_saved, done,
                            lambda exc: self.toast(f"Cannot list saved games: {exc}"))
 
+    def delete_saved(self, saved: storage.SavedGame,
+                     done: Callable[[], None] | None = None) -> None:
+        """Delete a saved game after one confirmation. The game open on this tablet is never
+        deleted (refused here, and by the journal's lock it holds)."""
+        path = Path(saved.path)
+        if self.session is not None and self.session.path == path:
+            self.toast("This game is open: it cannot be deleted")
+            return
+
+        def deleted(_: Any) -> None:
+            self.toast(f"Deleted: {saved.title}, {saved.summary}", error=False)
+            if done is not None:
+                done()
+
+        def delete() -> None:
+            if self.session is not None and self.session.path == path:  # opened meanwhile
+                self.toast("This game is open: it cannot be deleted")
+                return
+            self.in_background(lambda root: journal.delete(path), deleted,
+                               lambda exc: self.show_error("Not deleted", str(exc)))
+
+        self.confirm(f"Delete this saved game?\n[b]{saved.title}[/b]   {saved.summary}\n\n"
+                     "It cannot be brought back.", delete, ok_text="Delete it",
+                     cancel_text="Keep it", title="Delete a saved game")
+
     def find_unfinished(self, done: Callable[[storage.SavedGame | None], None]) -> None:
         self.in_background(storage.last_unfinished, done, lambda exc: done(None))
 
