@@ -472,3 +472,28 @@ def test_picks_do_not_survive_the_ball_changing_sides(app):
     pump(3)
     assert game.panel.picks == {"attacker": [], "defender": []}
     assert not yokozuna.picked and not lince.picked
+
+
+def test_a_match_starts_from_home_in_three_taps_with_the_shipped_demo_teams(app):
+    """No roster typed yet: the shipped file's two demo-completed teams line up by default;
+    Home's tile, Start, the kick-off. The demo players say they are demo values."""
+    close_popups(app)
+    (app.data_root / "config" / "takkure.yaml").unlink(missing_ok=True)
+    app.game_configs.pop("takkure", None)
+    app.go("home")
+    wait_for(lambda: on_screen(app, "home"), what="home")
+    before = app.session
+    tap(screen(app, "home").ids.tile_takkure)                          # 1
+    wait_for(lambda: on_screen(app, "takkure_setup"), what="the line-up screen")
+    setup = screen(app, "takkure_setup")
+    assert setup.teams == ["Yamato", "Teriomorphs"] and setup.problems == ["", ""]
+    assert setup.demo_note.startswith("7 demo players lined up: their values are not from "
+                                      "printed cards")
+    tap(setup.ids.start)                                               # 2
+    wait_for(lambda: app.session is not before and on_screen(app, "takkure_game"),
+             what="the new match")
+    game = screen(app)
+    tap(game.ids.kick1)                                                # 3
+    wait_for(lambda: game.phase == "play", what="the kick-off")
+    names = [p.name for t in app.session.state.teams for p in t.players]
+    assert "Yokozuna" in names and sum(n.endswith("(demo)") for n in names) == 7
