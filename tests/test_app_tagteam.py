@@ -182,3 +182,21 @@ def test_a_turn_entry_does_not_carry_into_another_turn_by_undo(app):
     assert s.state.turn == 1
     assert game.entry_texts == ["no effect", "no effect"]
     assert game.columns[0][1].active
+
+
+def test_players_names_are_typed_at_set_up_and_shown_beside_their_fighters(app):
+    setup = open_from_home(app, "tagteam", "tagteam_setup", "the fight set-up")
+    setup.ids.player0.text = "  Ada  "
+    setup.ids.player1.text = ""
+    assert setup.players == ["Ada", ""]
+    labels = [w.text for w in setup.walk() if getattr(w, "text", "").endswith(", fighter 1")]
+    assert sorted(labels) == ["Ada, fighter 1", "Player 2, fighter 1"]
+    before = app.session
+    tap(setup.ids.start)
+    wait_for(lambda: app.session is not before and on_screen(app, "tagteam_game"), what="the fight")
+    assert app.session.state.names == ("Ada", "Player 2")
+    game = screen(app)
+    assert game.names == ["Ada", "Player 2"]
+    shown = [w.text for w in game.walk() if getattr(w, "text", None) in ("Ada", "Player 2")]
+    assert "Ada" in shown and "Player 2" in shown
+    setup.ids.player0.text = ""

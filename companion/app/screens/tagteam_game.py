@@ -356,6 +356,15 @@ class TagTeamGameScreen(GameScreen):
 
 class TagTeamSetupScreen(Screen):
     picks = ListProperty([["", ""], ["", ""]])
+    players = ListProperty(["", ""])      # the players' names as typed ("" = Player N)
+
+    def set_player(self, side: int, text: str) -> None:
+        players = list(self.players)
+        players[side] = " ".join(text.split())[:40]
+        self.players = players
+
+    def player_name(self, side: int) -> str:
+        return self.players[side] or f"Player {side + 1}"
 
     def on_pre_enter(self, *args: Any) -> None:
         cfg = App.get_running_app().config_of("tagteam")
@@ -389,7 +398,7 @@ class TagTeamSetupScreen(Screen):
             app.toast("Four different Fighters, two a team")
             return
         cfg = app.config_of("tagteam")
-        setup = {"teams": [{"player": f"Player {t + 1}",
+        setup = {"teams": [{"player": self.player_name(t),
                             "fighters": [tt.fighter_data(cfg.fighter(n), cfg) for n in self.picks[t]]}
                            for t in (0, 1)]}
         label = "-".join(self.picks[0]) + "-vs-" + "-".join(self.picks[1])
