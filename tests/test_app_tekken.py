@@ -688,3 +688,25 @@ def test_delete_a_saved_game_asks_once_and_never_deletes_the_open_game(app):
         delete(current)
     assert current.exists()
     app.go("tekken_game")
+
+
+def test_players_names_beside_their_characters(app):
+    close_popups(app)
+    app.new_game_rng = random.Random(SEED)
+    app.go("home")
+    wait_for(lambda: on_screen(app, "home"), what="home")
+    tap(screen(app, "home").ids.tile_tekken)
+    wait_for(lambda: on_screen(app, "tekken_setup"), what="setup screen")
+    setup = screen(app, "tekken_setup")
+    setup.ids.fighter0.ids.player_name.text = " Ada "
+    setup.ids.fighter1.ids.player_name.text = "Grace"
+    before = app.session
+    tap(setup.ids.start)
+    wait_for(lambda: app.session is not before and on_screen(app, "tekken_game"),
+             what="the new game")
+    game = screen(app)
+    assert [f.player for f in app.session.state.fighters] == ["Ada", "Grace"]
+    assert plain(game.ids.fighter0.ids.role.text) == "OFFENSIVE  ·  Ada"
+    assert plain(game.ids.fighter1.ids.role.text) == "Defender  ·  Grace"
+    setup.ids.fighter0.ids.player_name.text = ""
+    setup.ids.fighter1.ids.player_name.text = ""

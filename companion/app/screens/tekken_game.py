@@ -55,7 +55,8 @@ def fighter_view(state: TekkenState, i: int, rage_names: tuple[str, str],
         rage_text = f"Rage: {card} — " + ("REVEALED" if f.rage == "revealed" else "used")
     fight = state.phase == "fight"
     return {
-        "player": i, "fighter_name": f.name, "hp": f.hp, "max_hp": f.max_hp,
+        "player": i, "fighter_name": f.name, "player_name": f.player,
+        "hp": f.hp, "max_hp": f.max_hp,
         "hp_text": f"{f.hp} / {f.max_hp}", "red_zone": f.in_red_zone,
         "heat": f.heat, "heat_text": {"charged": "Heat: charged", "active": "Heat: ACTIVE",
                                       "discharged": "Heat: discharged"}[f.heat],
@@ -136,6 +137,7 @@ def tekken_view(session: Any, rage_names: list[tuple[str, str]]) -> dict[str, An
 class FighterPanel(BoxLayout):
     player = NumericProperty(0)
     fighter_name = StringProperty("")
+    player_name = StringProperty("")      # the player's name, "" when none was typed
     hp = NumericProperty(20)
     max_hp = NumericProperty(20)
     hp_text = StringProperty("20 / 20")
