@@ -136,7 +136,6 @@ def test_typed_faces_do_not_carry_into_another_throw(app):
     """Faces typed by hand belong to the throw being typed: a tower throw (or an undo) in
     between starts the next throw with none typed."""
     from firmware_bridge.urlhandlers import protocol_sim
-
     from tests.gui_support import TOWER_NAME
 
     game = new_duel(app)
