@@ -369,6 +369,18 @@ def move_aside(path: str | Path) -> Path:
     return target
 
 
+def delete(path: str | Path) -> None:
+    """Delete a saved game's journal, under its lock: refused (GameLockedError) while the
+    game is open for writing anywhere, this app included; a file already gone is named."""
+    path = Path(path)
+    with Journal(path):  # the lock: never delete a journal a window is writing
+        try:
+            os.unlink(path)
+        except OSError as exc:
+            raise StorageError(f"{path}: cannot delete it: {exc.strerror or exc}") from None
+    _fsync_dir(path.parent)
+
+
 def _write_private(path: Path, data: bytes) -> None:
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | _BINARY, FILE_MODE)
     try:

@@ -130,3 +130,28 @@ def test_end_turn_shows_and_gains_the_free_energy_of_a_turn_without_purchase(app
     assert s.state.current == 1 and s.state.monsters[0].energy == 1
     assert "Gigazaur buys nothing: +1 energy" in s.log()[-1].text
     assert game.ids.end_turn.text == "End turn"        # the next turn is in its roll phase
+
+
+def test_typed_faces_do_not_carry_into_another_throw(app):
+    """Faces typed by hand belong to the throw being typed: a tower throw (or an undo) in
+    between starts the next throw with none typed."""
+    from firmware_bridge.urlhandlers import protocol_sim
+    from tests.gui_support import TOWER_NAME
+
+    game = new_duel(app)
+    s = app.session
+    wait_for(lambda: app.tower_state == "connected", what="the simulated tower")
+    tap(game.ids.face_fame)
+    tap(game.ids.face_claw)
+    assert game.typed == ["FAME", "CLAW"]
+    protocol_sim.hub(TOWER_NAME).roll("kotd:black:FAME kotd:black:FAME kotd:black:CLAW "
+                                      "kotd:black:HEART kotd:black:ENERGY")
+    wait_for(lambda: s.state.rolls == 1, what="the tower's throw")
+    assert game.typed == [] and "FAME" not in game.typed_text
+    tap(dice_widgets(game)[0])                          # keep one: 4 to throw again
+    tap(game.ids.face_claw)
+    assert game.typed == ["CLAW"]
+    app.undo()                                          # the keep is taken back: 5 to throw
+    wait_for(lambda: not s.state.dice[0].kept, what="the undo")
+    pump(3)
+    assert game.typed == []

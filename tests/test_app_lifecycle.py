@@ -41,7 +41,7 @@ def test_pause_stops_the_tower_and_the_camera_and_resume_brings_them_back(app):
              what="the camera again")
     assert on_screen(app, "takkure_measure") and mv.action == "Pass: Tetsu"
     assert [mv.names[i] for i in mv.selected] == ["Tetsu"]   # the pick is kept
-    app.simulated_roll("d6")                                 # the new link takes throws
+    app.simulated_roll("takkure")   # the new link takes throws (Takkure takes d12s)
     wait_for(lambda: len(app.session.rolls) == rolls + 1, what="a throw after resume")
     tap(mv.ids.back)
     wait_for(lambda: on_screen(app, "takkure_game"), what="back to the roll")

@@ -117,3 +117,22 @@ def test_guided_calibration_on_the_demo_board_recovers_the_camera(app):
     path.unlink()
     tap(cal.ids.back)
     wait_for(lambda: on_screen(app, "home"), what="home")
+
+
+def test_the_measuring_view_measures_only_the_pair_the_roll_needs(app):
+    """Tackle vs Pass: the passer and the tackler are picked, but the pass is measured from
+    the passer to the receiver: the tackler is not preselected on the image."""
+    game = new_match(app)
+    tap(card(game, 0, 2).ids.ball)                        # Tetsu carries
+    choose_roll(app, game, "Tackle vs Pass")
+    tap(card(game, 0, 2).ids.pick)                        # Tetsu passes
+    tap(card(game, 1, 1).ids.pick)                        # Lince tackles
+    assert card(game, 1, 1).picked
+    tap(game.ids.camera)
+    wait_for(lambda: on_screen(app, "takkure_measure"), timeout=15, what="the measuring view")
+    mv = screen(app, "takkure_measure")
+    assert mv.action == "Tackle vs Pass: Tetsu, Lince"
+    assert [mv.names[i] for i in mv.selected] == ["Tetsu"]
+    assert mv.pair_text == "Tetsu to ...: tap the other player"
+    tap(mv.ids.back)
+    wait_for(lambda: on_screen(app, "takkure_game"), what="back to the roll")

@@ -163,3 +163,40 @@ def test_board_editor_sets_a_track_adds_a_fighter_and_the_next_fight_uses_it(app
     finally:
         path.unlink()
         app.game_configs.pop("tagteam", None)
+
+
+def test_a_turn_entry_does_not_carry_into_another_turn_by_undo(app):
+    """The cards entered for turn 2 are not turn 1's: an undo back to turn 1 clears the
+    entry (the active fighters stay as chosen)."""
+    game = new_fight(app)
+    s = app.session
+    tap(button(game.ids.entry0, "Attack"))
+    tap(game.ids.resolve)
+    tap(wait_for(lambda: game.resolve_view, what="turn 1's result").ids.apply)
+    assert s.state.turn == 2
+    tap(game.columns[0][1].ids.name)                  # Ching Shih is active now
+    tap(button(game.ids.entry0, "Block"))
+    tap(button(game.ids.entry1, "Attack"))
+    assert game.entry_texts == ["Block", "Attack"]
+    tap(game.ids.undo)                                # back to turn 1
+    assert s.state.turn == 1
+    assert game.entry_texts == ["no effect", "no effect"]
+    assert game.columns[0][1].active
+
+
+def test_players_names_are_typed_at_set_up_and_shown_beside_their_fighters(app):
+    setup = open_from_home(app, "tagteam", "tagteam_setup", "the fight set-up")
+    setup.ids.player0.text = "  Ada  "
+    setup.ids.player1.text = ""
+    assert setup.players == ["Ada", ""]
+    labels = [w.text for w in setup.walk() if getattr(w, "text", "").endswith(", fighter 1")]
+    assert sorted(labels) == ["Ada, fighter 1", "Player 2, fighter 1"]
+    before = app.session
+    tap(setup.ids.start)
+    wait_for(lambda: app.session is not before and on_screen(app, "tagteam_game"), what="the fight")
+    assert app.session.state.names == ("Ada", "Player 2")
+    game = screen(app)
+    assert game.names == ["Ada", "Player 2"]
+    shown = [w.text for w in game.walk() if getattr(w, "text", None) in ("Ada", "Player 2")]
+    assert "Ada" in shown and "Player 2" in shown
+    setup.ids.player0.text = ""

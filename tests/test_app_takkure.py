@@ -185,6 +185,9 @@ def test_tower_dice_fill_each_coachs_side_by_colour(app):
     assert app.session.actions[-1].data["source"] == "tower"
     # a throw with the wrong number of dice is refused with a reason, nothing half-taken
     game.choose_kind("tackle_break")
+    assert not card(game, 0, 3).picked                         # the next roll starts clean
+    tap(card(game, 0, 3).ids.pick)
+    tap(card(game, 1, 3).ids.pick)
     protocol_sim.hub(TOWER_NAME).roll("d12:red:3 d12:yellow:5")
     wait_for(lambda: app.toast_widget is not None and "the tower read 1" in app.toast_widget.text,
              what="the refusal")
@@ -434,3 +437,63 @@ def test_the_active_players_actions_and_superstars_from_the_screen(app):
     tap(game.ids.record)
     assert s.state.teams[1].skill_tokens == 0
     assert "(Superstars: 1 token spent)" in game.log_lines[0]
+
+
+def test_the_picked_players_do_not_carry_into_the_next_roll(app):
+    """Who rolls, PRESSURE and the distance belong to one roll: once it is recorded, the
+    next roll starts with nobody picked (the roll kind stays)."""
+    game = new_match(app)
+    yokozuna, lince = card(game, 0, 3), card(game, 1, 1)
+    tap(yokozuna.ids.ball)
+    choose_roll(app, game, "Tackle vs Dodge")
+    tap(yokozuna.ids.pick)
+    tap(lince.ids.pick)
+    tap(game.ids.pressure_plus)
+    tap(key(game, 6))
+    tap(key(game, 5))
+    tap(game.ids.record)
+    assert app.session.actions[-1].type == "takkure.roll"
+    assert game.kind_title == "Tackle vs Dodge"
+    assert not yokozuna.picked and not lince.picked
+    assert game.panel.picks == {"attacker": [], "defender": []}
+    assert game.panel.pressure == 0 and game.panel.distance is None
+    assert not game.ids.rollers.children
+
+
+def test_picks_do_not_survive_the_ball_changing_sides(app):
+    game = new_match(app)
+    yokozuna, lince = card(game, 0, 3), card(game, 1, 1)
+    tap(yokozuna.ids.ball)
+    choose_roll(app, game, "Tackle vs Dodge")
+    tap(yokozuna.ids.pick)                     # Yamato's carrier, the attacker side
+    assert yokozuna.picked
+    app.act("takkure.steal", team=1, player=1)  # Lince steals: Teriomorphs attack now
+    wait_for(lambda: app.session.state.attacker == 1, what="the steal")
+    pump(3)
+    assert game.panel.picks == {"attacker": [], "defender": []}
+    assert not yokozuna.picked and not lince.picked
+
+
+def test_a_match_starts_from_home_in_three_taps_with_the_shipped_demo_teams(app):
+    """No roster typed yet: the shipped file's two demo-completed teams line up by default;
+    Home's tile, Start, the kick-off. The demo players say they are demo values."""
+    close_popups(app)
+    (app.data_root / "config" / "takkure.yaml").unlink(missing_ok=True)
+    app.game_configs.pop("takkure", None)
+    app.go("home")
+    wait_for(lambda: on_screen(app, "home"), what="home")
+    before = app.session
+    tap(screen(app, "home").ids.tile_takkure)                          # 1
+    wait_for(lambda: on_screen(app, "takkure_setup"), what="the line-up screen")
+    setup = screen(app, "takkure_setup")
+    assert setup.teams == ["Yamato", "Teriomorphs"] and setup.problems == ["", ""]
+    assert setup.demo_note.startswith("7 demo players lined up: their values are not from "
+                                      "printed cards")
+    tap(setup.ids.start)                                               # 2
+    wait_for(lambda: app.session is not before and on_screen(app, "takkure_game"),
+             what="the new match")
+    game = screen(app)
+    tap(game.ids.kick1)                                                # 3
+    wait_for(lambda: game.phase == "play", what="the kick-off")
+    names = [p.name for t in app.session.state.teams for p in t.players]
+    assert "Yokozuna" in names and sum(n.endswith("(demo)") for n in names) == 7

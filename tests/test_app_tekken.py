@@ -216,9 +216,9 @@ def test_ko_asks_first_then_round_over_and_next_round(app):
     rv = game.result_view
     assert rv is not None and rv.ids.title.text == "Round 1 to Jin"
     assert "Start round 2 — Kazuya opens" in rv.ids.next_default.text
-    tap(rv.ids.next_default)
-    assert app.session.state.phase == "round_over"          # asks again first
-    tap(app.popup.content.ids.ok)
+    assert "resets HP, Heat, Rage, Punishment and Stun" in rv.ids.reset_note.text
+    tap(rv.ids.next_default)                                # one tap, no second question
+    assert app.popup is None
     state = app.session.state
     assert state.phase == "fight" and state.round == 2 and state.offensive == 1
     assert game.result_view is None
@@ -353,9 +353,8 @@ def test_saved_games_lists_and_opens(app):
     tap(home.ids.saved)
     saved = screen(app, "saved")
     wait_for(lambda: saved.ids.rows.children and not app.busy, what="saved list")
-    rows = saved.ids.rows.children[::-1]
-    assert path in [r.path for r in rows]
-    row = next(r for r in rows if r.path == path)
+    assert path in saved.row_buttons
+    row = saved.row_buttons[path]
     assert "in progress" in plain(row.text) and "Jin 0 – 0 Kazuya, round 1" in plain(row.text)
     app.new_game_rng = None
     tap(row)
@@ -422,11 +421,13 @@ def test_dice_panel_shows_the_link_and_the_last_roll(app):
     wait_for(lambda: app.tower_state == "connected",
              what=lambda: f"the simulated tower connects ({app.tower_state}: {app.tower_detail})")
     chip = screen(app, "home").ids.tower
-    assert plain(chip.text) == "Dice tower: Connected"
+    assert app.tower_simulated
+    assert plain(chip.text) == "Simulated tower: Connected"
     tap(chip)
     wait_for(lambda: on_screen(app, "dice"), what="dice panel")
     dice = screen(app, "dice")
     assert plain(dice.ids.state.text) == "Connected"
+    assert dice.ids.title.text == "Simulated tower"
     assert "sim 1.1.0" in dice.ids.detail.text
     assert dice.ids.sim_roll.opacity == 1
     before = len(app.roll_history)
@@ -459,7 +460,21 @@ def test_unplug_shows_reconnecting_then_connected(app):
     wait_for(lambda: app.tower_state == "connected", what="reconnected")
 
 
-def test_a_roll_reaches_the_open_game_once_and_survives_undo(app):
+@pytest.fixture
+def tekken_with_d12():
+    """TEKKEN as if it were played with the d12 dice (TEKKEN itself takes none): a game
+    open on the tablet that takes the tower's throws, for the delivery tests below."""
+    import dataclasses
+
+    from companion import registry
+
+    entry = registry.get("tekken")
+    registry.register(dataclasses.replace(entry, dice_kinds=("d12",)))
+    yield
+    registry.register(entry)
+
+
+def test_a_roll_reaches_the_open_game_once_and_survives_undo(app, tekken_with_d12):
     new_game(app)
     app.session.do("tekken.adjust_hp", player=0, delta=-1)
     _hub().roll("d12:red:7 d12:yellow:12")
@@ -479,7 +494,7 @@ def test_a_roll_reaches_the_open_game_once_and_survives_undo(app):
     assert len(session.rolls) == 1 and not session.can_undo
 
 
-def test_a_roll_recorded_but_never_delivered_reaches_the_game_once_late(app):
+def test_a_roll_recorded_but_never_delivered_reaches_the_game_once_late(app, tekken_with_d12):
     """Protocol 1.1, exactly once to the game: a roll in the roll journal that the app never
     handed to the game (it died between the two) is delivered after the next reconnect."""
     from firmware_bridge.events import DieReading, RollEvent
@@ -523,3 +538,175 @@ def test_a_game_without_a_screen_is_refused_not_crashed(app, tmp_path, monkeypat
     assert "Takkure" in app.popup.content.message and "companion log" in app.popup.content.message
     assert app.session is before
     close_popups(app)
+
+
+def test_cracked_floor_does_not_carry_over_to_another_string(app):
+    """"Defender on Cracked Floor" is about one defender in one String: a new String (the
+    card blocked: the other fighter attacks, the first one defends) starts with it off."""
+    game = new_game(app)
+    tap(game.ids.card_hit)
+    tap(game.ids.cracked)
+    assert game.cracked_floor
+    tap(game.ids.strike1)
+    tap(game.ids.deal)
+    assert game.cracked_floor                 # same String, same defender: still on
+    tap(game.ids.card_blocked)                # Jin's String ends: Kazuya attacks, Jin defends
+    state = app.session.state
+    assert state.offensive == 1 and state.string_no == 2
+    assert not game.cracked_floor
+    assert game.ids.cracked.state == "normal"
+    tap(game.ids.card_hit)
+    tap(game.ids.strike1)
+    tap(game.ids.deal)
+    # the Strike on Jin was dealt off the cracked floor: no floor token revealed for it
+    assert app.session.state.floor.revealed == 1
+    assert app.session.actions[-1].data["cracked_floor"] is False
+
+
+def test_cracked_floor_does_not_survive_undo_into_another_string(app):
+    game = new_game(app)
+    tap(game.ids.card_blocked)                # Kazuya's String now
+    tap(game.ids.card_hit)
+    tap(game.ids.cracked)
+    assert game.cracked_floor
+    app.undo()                                # back to Jin's String against Kazuya
+    app.undo()
+    pump(3)
+    assert app.session.state.offensive == 0
+    assert not game.cracked_floor
+
+
+def test_tekken_records_no_throw_and_the_screen_says_nobody_took_it(app):
+    """TEKKEN is played without dice: a throw is in the dice history, not in the game, and
+    the banner says why; the dice panel says what became of the last roll."""
+    new_game(app)
+    wait_for(lambda: app.tower_state == "connected", what="the simulated tower")
+    session = app.session
+    lines_before = session.path.read_text().splitlines()
+    app.last_roll_text = ""                  # the history is capped: wait on the last roll
+    _hub().roll("d12:red:4 d12:yellow:8")
+    wait_for(lambda: app.last_roll_text, what="the roll")
+    wait_for(lambda: app.banner_widget is not None and app.banner_widget.parent is not None,
+             what="the banner")
+    assert not session.rolls
+    assert session.path.read_text().splitlines() == lines_before
+    assert "red d12 4" in app.banner_widget.text
+    assert "Not used: TEKKEN is played without dice" in app.banner_widget.text
+    assert app.roll_journal.undelivered() == []           # not offered again at reconnect
+    app.open_dice()                                       # TEKKEN has no tower chip
+    wait_for(lambda: on_screen(app, "dice"), what="dice panel")
+    assert screen(app, "dice").ids.roll_note.text == "Not used: TEKKEN is played without dice"
+
+
+def test_a_throw_with_no_game_open_says_so(app):
+    close_popups(app)
+    if app.session is not None:
+        app.session.close()
+        app.session = None
+    app.go("home")
+    wait_for(lambda: on_screen(app, "home"), what="home")
+    app.last_roll_text = ""
+    _hub().roll("d12:red:5")
+    wait_for(lambda: app.last_roll_text, what="the roll")
+    wait_for(lambda: app.banner_widget is not None and app.banner_widget.parent is not None,
+             what="the banner")
+    assert "No game is open" in app.banner_widget.text
+
+
+def test_every_tower_chip_says_simulated_tower(app):
+    assert app.tower_simulated
+    chips = {"home": screen(app, "home").ids.tower,
+             "kotd_game": screen(app, "kotd_game").ids.tower,
+             "takkure_game": screen(app, "takkure_game").ids.dice}
+    for name, chip in chips.items():
+        assert plain(chip.text).replace("\n", " ").startswith("Simulated tower"), name
+    app.tower_simulated = False
+    try:
+        pump(2)
+        for name, chip in chips.items():
+            assert plain(chip.text).replace("\n", " ").startswith("Dice tower"), name
+    finally:
+        app.tower_simulated = True
+        pump(2)
+
+
+def test_back_from_the_dice_panel_returns_where_the_player_came_from(app):
+    game = new_game(app)                       # a game is open, the player goes Home
+    app.go("home")
+    wait_for(lambda: on_screen(app, "home"), what="home")
+    tap(screen(app, "home").ids.tower)
+    wait_for(lambda: on_screen(app, "dice"), what="dice panel")
+    tap(screen(app, "dice").ids.back)
+    wait_for(lambda: on_screen(app, "home"), what="back Home, where the player was")
+    app.go("tekken_game")
+    wait_for(lambda: on_screen(app, "tekken_game"), what="the game")
+    app.open_dice()
+    wait_for(lambda: on_screen(app, "dice"), what="dice panel")
+    tap(screen(app, "dice").ids.back)
+    wait_for(lambda: on_screen(app, "tekken_game"), what="back to the game")
+    assert game.manager.current == "tekken_game"
+
+
+def test_delete_a_saved_game_asks_once_and_never_deletes_the_open_game(app):
+    first = new_game(app)
+    connect_and_deal(first, 2)
+    old = app.session.path
+    new_game(app, seed=SEED + 1)                 # another game is open now
+    current = app.session.path
+    assert old != current and old.exists()
+    app.go("saved")
+    saved = screen(app, "saved")
+    wait_for(lambda: on_screen(app, "saved") and old in getattr(saved, "row_buttons", {}),
+             what="saved list")
+    # the open game's row offers no delete
+    assert saved.delete_buttons[current].disabled
+    assert plain(saved.delete_buttons[current].text) == "Playing now"
+    # cancel keeps the file
+    tap(saved.delete_buttons[old])
+    body = wait_for(lambda: app.popup, what="the confirmation").content
+    assert "Delete this saved game?" in body.message and "cannot be brought back" in body.message
+    tap(body.ids.cancel)
+    assert old.exists()
+    from kivy.uix.modalview import ModalView
+    wait_for(lambda: not any(isinstance(w, ModalView) for w in app.root_window.children),
+             what="the confirmation closed")
+    # confirm deletes it, once, and the list follows
+    tap(saved.delete_buttons[old])
+    tap(wait_for(lambda: app.popup, what="the confirmation").content.ids.ok)
+    wait_for(lambda: not old.exists() and not app.busy and old not in saved.row_buttons,
+             what="the deletion")
+    assert app.popup is None and current.exists()
+    # the open game is refused even when asked directly (the app, then the journal's lock)
+    from companion import storage
+    from companion.errors import GameLockedError
+    from companion.journal import delete
+
+    app.delete_saved(storage.read_saved(current))
+    assert app.popup is None and current.exists()
+    assert "open" in app.toast_widget.text
+    with pytest.raises(GameLockedError):
+        delete(current)
+    assert current.exists()
+    app.go("tekken_game")
+
+
+def test_players_names_beside_their_characters(app):
+    close_popups(app)
+    app.new_game_rng = random.Random(SEED)
+    app.go("home")
+    wait_for(lambda: on_screen(app, "home"), what="home")
+    tap(screen(app, "home").ids.tile_tekken)
+    wait_for(lambda: on_screen(app, "tekken_setup"), what="setup screen")
+    setup = screen(app, "tekken_setup")
+    setup.ids.fighter0.ids.player_name.text = " Ada "
+    setup.ids.fighter1.ids.player_name.text = "Grace"
+    before = app.session
+    tap(setup.ids.start)
+    wait_for(lambda: app.session is not before and on_screen(app, "tekken_game"),
+             what="the new game")
+    game = screen(app)
+    assert [f.player for f in app.session.state.fighters] == ["Ada", "Grace"]
+    assert plain(game.ids.fighter0.ids.role.text) == "OFFENSIVE  ·  Ada"
+    assert plain(game.ids.fighter1.ids.role.text) == "Defender  ·  Grace"
+    setup.ids.fighter0.ids.player_name.text = ""
+    setup.ids.fighter1.ids.player_name.text = ""

@@ -818,3 +818,23 @@ def test_superstars_tokens_spent_on_a_roll_go_with_it():
             rerolls=[{"team": 1, "player": 0}, {"team": 1, "player": 1}])
     with pytest.raises(IllegalActionError, match="Yamato have no Superstars tokens"):
         act(s, "roll", text="x", superstars=[{"team": 0, "player": 0, "tokens": 1}])
+
+
+def test_shipped_roster_is_two_complete_teams_with_demo_players_marked():
+    """Two teams a match can start with; every card but the printed Yokozuna is a demo card
+    (named so, every value listed under defaults: nothing invented passes as printed)."""
+    from companion.config import load_typed
+    from companion.games.takkure import CARD_VALUES, POSITIONS, lineup_setup
+
+    cfg = load_typed(TakkureConfig, "config/takkure.yaml")
+    assert [t.name for t in cfg.teams] == ["Yamato", "Teriomorphs"]
+    for team in cfg.teams:
+        assert sorted(p for c in team.players for p in c.positions) == sorted(POSITIONS)
+        lineup = {c.positions[0]: c.name for c in team.players}
+        assert lineup_setup(team, lineup)["name"] == team.name
+        for card in team.players:
+            if card.name == "Yokozuna":
+                assert not card.demo
+                continue
+            assert card.demo and card.name.endswith("(demo)")
+            assert set(card.defaults) == set(CARD_VALUES)

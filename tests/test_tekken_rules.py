@@ -490,3 +490,18 @@ def test_malformed_actions_are_refused_with_a_clear_message(type_, data, message
 def test_bad_setups_are_refused(setup, message):
     with pytest.raises(IllegalActionError, match=message):
         RULES.start(setup, random.Random(0))
+
+
+def test_players_names_are_optional_text_kept_with_their_fighters():
+    from .tekken_support import start_data
+
+    data = start_data()
+    data["fighters"][0]["player"] = "  Ada   Lovelace "
+    started = RULES.start(data, random.Random(0))
+    assert started["fighters"][0]["player"] == "Ada Lovelace"
+    assert "player" not in started["fighters"][1]          # none typed: nothing written
+    state = RULES.initial(started)
+    assert [f.player for f in state.fighters] == ["Ada Lovelace", ""]
+    data["fighters"][1]["player"] = 7
+    with pytest.raises(IllegalActionError, match="Kazuya: the player's name must be text"):
+        RULES.start(data, random.Random(0))

@@ -148,6 +148,7 @@ class CompanionApp(App):
     last_roll = ListProperty([])                       # dice of the last roll, as dicts
     last_roll_text = StringProperty("")
     last_roll_unclean = BooleanProperty(False)
+    last_roll_note = StringProperty("")                # what became of the last roll
     roll_history = ListProperty([])                    # newest first, readable lines
     sim_dice = StringProperty(next(iter(DICE_SETS)))
 
@@ -171,6 +172,7 @@ class CompanionApp(App):
         self._changed = Clock.create_trigger(self._refresh_screens, -1)
         self._paused_tower: tuple[str | None] | None = None
         self._busy = 0
+        self._dice_back: str | None = None     # the screen the dice panel was opened from
 
     # -- building ------------------------------------------------------------------------
     def build(self) -> ScreenManager:
@@ -362,12 +364,15 @@ class CompanionApp(App):
         self.last_roll_text = roll.text()
         self.last_roll_unclean = not roll.clean
         self.roll_history = [roll.text()] + list(self.roll_history[:11])
-        if self.root is not None:
-            self.root.get_screen("dice").refresh()
+        # only a game that uses these dice records them (its registry entry's dice_kinds)
+        entry = registry.find(self.session.game) if self.session is not None else None
+        takes = entry is not None and bool(set(entry.dice_kinds)
+                                           & {d.get("kind") for d in dice})
+        recorded = False
         delivered = True
-        if self.session is not None:
+        if self.session is not None and takes:
             try:
-                self.session.record_roll(*roll.key, dice, late=roll.late)
+                recorded = self.session.record_roll(*roll.key, dice, late=roll.late) is not None
             except OSError as exc:  # not marked delivered: offered again at the next reconnect
                 delivered = False
                 log.warning("roll %s not recorded in %s: %s", roll.key, self.session.path.name,
@@ -378,16 +383,41 @@ class CompanionApp(App):
                 self.toast(f"The roll is in the dice history but not in the game: {exc}")
         if delivered and self.roll_journal is not None:
             self.roll_journal.mark_delivered(roll.key)
+        game = entry.tile.title if entry is not None else ""
         if roll.late:  # from before a restart or a reconnect: not the throw on the table now
-            self.banner(f"Dice, arrived late: {roll.text()}")
+            self.last_roll_note = (f"Arrived late; written in the {game} game's log"
+                                   if recorded else self._unused_note(entry))
+            self._refresh_dice_panel()
+            self.banner(f"Dice, arrived late: {roll.text()}\n{self.last_roll_note}")
             return
         # the open game's screen is offered the throw while it shows; it takes it or declines
         taken = False
-        screen = self.game_screen()
+        screen = self.game_screen() if takes else None
         if screen is not None and self.root.current == screen.name:
             taken = screen.take_throw(Throw(dice, roll.clean, roll.text()))
+        if taken:
+            self.last_roll_note = f"Taken by the {game} game"
+        elif recorded:
+            self.last_roll_note = (f"Written in the {game} game's log; nothing on its screen "
+                                   "was waiting for these dice")
+        else:
+            self.last_roll_note = self._unused_note(entry)
+        self._refresh_dice_panel()
         if not taken and self.root is not None and self.root.current != "dice":
-            self.banner(f"Dice: {roll.text()}")
+            self.banner(f"Dice: {roll.text()}\n{self.last_roll_note}")
+
+    @staticmethod
+    def _unused_note(entry: registry.GameEntry | None) -> str:
+        """A throw no game takes, in a sentence."""
+        if entry is None:
+            return "No game is open: these dice are only in the dice history"
+        if not entry.dice_kinds:
+            return f"Not used: {entry.tile.title} is played without dice"
+        return f"Not used: these are not {entry.tile.title}'s dice"
+
+    def _refresh_dice_panel(self) -> None:
+        if self.root is not None:
+            self.root.get_screen("dice").refresh()
 
     def simulated_roll(self, dice: str | None = None) -> None:
         """The demo's "Roll" button: the in-process simulated tower throws ``dice`` (a set
@@ -404,8 +434,20 @@ class CompanionApp(App):
         names = list(DICE_SETS)
         self.sim_dice = names[(names.index(self.sim_dice) + 1) % len(names)]
 
+    def open_dice(self) -> None:
+        """The dice panel (every tower chip): Back returns to the screen it was opened from."""
+        if self.root is not None and self.root.current != "dice":
+            self._dice_back = self.root.current
+        self.go("dice")
+
     def go_back_from_dice(self) -> None:
-        if self.session is not None:
+        back = self._dice_back
+        owner = registry.game_of_screen(back) if back else None
+        # a game's screen only while that game is still the open one
+        if back and (owner is None or (self.session is not None
+                                       and owner.id == self.session.game)):
+            self.go(back)
+        elif self.session is not None:
             self.go(registry.get(self.session.game).play)
         else:
             self.go("home")
@@ -692,6 +734,31 @@ class CompanionApp(App):
     def list_saved(self, done: Callable[[list[storage.SavedGame]], None]) -> None:
         self.in_background(storage.list_saved, done,
                            lambda exc: self.toast(f"Cannot list saved games: {exc}"))
+
+    def delete_saved(self, saved: storage.SavedGame,
+                     done: Callable[[], None] | None = None) -> None:
+        """Delete a saved game after one confirmation. The game open on this tablet is never
+        deleted (refused here, and by the journal's lock it holds)."""
+        path = Path(saved.path)
+        if self.session is not None and self.session.path == path:
+            self.toast("This game is open: it cannot be deleted")
+            return
+
+        def deleted(_: Any) -> None:
+            self.toast(f"Deleted: {saved.title}, {saved.summary}", error=False)
+            if done is not None:
+                done()
+
+        def delete() -> None:
+            if self.session is not None and self.session.path == path:  # opened meanwhile
+                self.toast("This game is open: it cannot be deleted")
+                return
+            self.in_background(lambda root: journal.delete(path), deleted,
+                               lambda exc: self.show_error("Not deleted", str(exc)))
+
+        self.confirm(f"Delete this saved game?\n[b]{saved.title}[/b]   {saved.summary}\n\n"
+                     "It cannot be brought back.", delete, ok_text="Delete it",
+                     cancel_text="Keep it", title="Delete a saved game")
 
     def find_unfinished(self, done: Callable[[storage.SavedGame | None], None]) -> None:
         self.in_background(storage.last_unfinished, done, lambda exc: done(None))

@@ -23,6 +23,9 @@ from . import takkure_dice as dice
 from .base import RULES_EDITION, evolve, rules_edition
 
 POSITIONS = ("Wing", "Scrum-Half", "Full-Back", "Forward")
+# a player card's printed values, as the YAML names them (``defaults`` lists those that are ours)
+CARD_VALUES = ("mov", "bac", "str", "ref", "int", "prt", "bdy", "base_mm", "positions",
+               "position_skill")
 POSITION_SKILLS = ("Side step", "Precise Pass", "Onslaught", "Defensive Vision", "Expert Tackler")
 TEAM_SKILLS = ("yamato", "teriomorphs", "none")
 STATS = ("mov_attack", "mov_defense", "bac", "bac_try", "str", "ref", "int", "prt", "bdy")
@@ -72,6 +75,12 @@ class PlayerCard:
     marker_height_mm: float = 0.0      # the printed face's height above the table
     marker_side_in: float | None = None  # None: the printed topper's for this base
 
+    @property
+    def demo(self) -> bool:
+        """A demo player: none of its card values is printed (all listed under defaults),
+        shipped so a match can be played before the coach types the real cards in."""
+        return set(CARD_VALUES) <= set(self.defaults)
+
     def validate(self) -> tuple[str, str] | None:
         if not self.name.strip():
             return ("name", "a player needs a name")
@@ -82,8 +91,7 @@ class PlayerCard:
         if self.marker_side_in is not None and not 0.2 <= self.marker_side_in <= 4:
             return ("marker_side_in", f"{self.marker_side_in} is out of range (0.2 to 4 inches)")
         for i, key in enumerate(self.defaults):
-            if key not in ("mov", "bac", "str", "ref", "int", "prt", "bdy", "base_mm",
-                           "positions", "position_skill", "skills"):
+            if key not in CARD_VALUES + ("skills",):
                 return (f"defaults[{i}]", f"{key!r} is not a field of a player card")
         for i, value in enumerate(self.mov):
             if not 0 < value <= 12:

@@ -452,6 +452,28 @@ class RollPanel:
         self.boost = {}
         self.rerolled = {}
 
+    def next_roll(self) -> None:
+        """After a roll is recorded (or the ball changes sides): the roll kind stays, but
+        who rolls, their dice, the distance, PRESSURE, extra dice and a pass from the ground
+        belong to that roll only and are cleared."""
+        self.picks = {ATTACKER: [], DEFENDER: []}
+        self.clear_dice()
+        self.pressure = 0
+        self.distance = None
+        self.distance_source = ""
+        self.from_ground = False
+        self.extra = {}
+
+    def measured(self, state: TakkureState) -> list[tuple[int, int]]:
+        """The picked player (team, index) the roll's distance is measured from: the passer
+        of a pass, the receiver of a reception. Other picks (the tackler of Tackle vs Pass)
+        are not part of the distance: the other end is tapped on the table image."""
+        part = next((p for p in self.kind.parts if p.distance), None)
+        if part is None:
+            return []
+        team = self.team_of(state, part.role)
+        return [(team, i) for i in self.picks[part.role][:1]]
+
     # -- Superstars (5.07): tokens spent on this roll, recorded with it -----------------------
     def _tokens_left(self, state: TakkureState, team: int) -> int:
         spent = sum(n for (t, _), n in self.boost.items() if t == team) \

@@ -130,6 +130,7 @@ class Fighter:
     stun: int = 0                      # Stun cards waiting for this fighter's next String
     knocked_down: bool = False
     rounds_won: int = 0
+    player: str = ""                   # the player's name beside the character ("": none)
 
     @property
     def in_red_zone(self) -> bool:
@@ -337,7 +338,7 @@ class TekkenRules:
 
     # -- set-up --------------------------------------------------------------------------
     def start(self, setup: Mapping[str, Any], rng: random.Random) -> dict[str, Any]:
-        """``setup``: fighters [{name, max_hp}] x2, stage {name, floor_break?}, rounds_to_win,
+        """``setup``: fighters [{name, max_hp, player?}] x2, stage {name, floor_break?}, rounds_to_win,
         offensive (who opens the first String)."""
         fighters = setup.get("fighters")
         if not isinstance(fighters, list) or len(fighters) != 2:
@@ -350,7 +351,14 @@ class TekkenRules:
             if isinstance(max_hp, bool) or not isinstance(max_hp, int) or \
                     not RED_ZONE_HP < max_hp <= 99:
                 raise _fail(f"{name}: max HP must be {RED_ZONE_HP + 1}-99, got {max_hp!r}")
-            out_f.append({"name": name, "max_hp": max_hp})
+            entry: dict[str, Any] = {"name": name, "max_hp": max_hp}
+            player = f.get("player", "")
+            if not isinstance(player, str):
+                raise _fail(f"{name}: the player's name must be text, got {player!r}")
+            player = " ".join(player.split())[:40]
+            if player:
+                entry["player"] = player
+            out_f.append(entry)
         stage = setup.get("stage") or {}
         if not isinstance(stage.get("name"), str):
             raise _fail("the stage needs a name")
@@ -376,6 +384,8 @@ class TekkenRules:
             mapping(f, f"data.fighters[{i}]")
             text(f.get("name"), f"data.fighters[{i}].name")
             whole(f.get("max_hp"), f"data.fighters[{i}].max_hp", RED_ZONE_HP + 1, 99)
+            if "player" in f:
+                text(f["player"], f"data.fighters[{i}].player")
         whole(data.get("rounds_to_win"), "data.rounds_to_win", 1, 9)
         whole(data.get("offensive", 0), "data.offensive", 0, 1)
         stage = mapping(data.get("stage"), "data.stage")
@@ -389,7 +399,8 @@ class TekkenRules:
                   "data.stage.shuffle.order")
 
     def initial(self, data: Mapping[str, Any]) -> TekkenState:
-        f0, f1 = (Fighter(f["name"], f["max_hp"], f["max_hp"]) for f in data["fighters"])
+        f0, f1 = (Fighter(f["name"], f["max_hp"], f["max_hp"], player=f.get("player", ""))
+                  for f in data["fighters"])
         stage = data["stage"]
         floor = None
         if "floor_break" in stage:

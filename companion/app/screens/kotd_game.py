@@ -206,6 +206,7 @@ class KotdGameScreen(GameScreen):
         super().__init__(**kwargs)
         self.session: Any = None
         self.typed: list[str] = []
+        self._typed_for: tuple[int, int | None] | None = None
         self.resolve_view: ResolveView | None = None
         self._drawn: Any = None
 
@@ -214,6 +215,7 @@ class KotdGameScreen(GameScreen):
         self.typed = []
         self.selected = -1
         self._drawn = None
+        self._typed_for = None
         self.refresh()
 
     def take_throw(self, throw: Throw) -> bool:
@@ -227,6 +229,13 @@ class KotdGameScreen(GameScreen):
         s = self.session.state
         if self.selected not in s.pending:
             self.selected = -1
+        # faces typed by hand belong to the throw being typed: any action (a tower throw,
+        # a keep, an undo or redo) means another throw, typed from scratch
+        actions = self.session.actions
+        moment = (len(actions), id(actions[-1]) if actions else None)
+        if moment != self._typed_for:
+            self._typed_for = moment
+            self.typed = []
         view = kotd_view(self.session, self.typed)
         self.typed = view["typed"]
         copy_props(self, view, self._SCALARS)

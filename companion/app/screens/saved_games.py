@@ -6,7 +6,9 @@ import time
 from typing import Any
 
 from kivy.app import App
+from kivy.metrics import dp
 from kivy.properties import ListProperty, ObjectProperty, StringProperty
+from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.screenmanager import Screen
 
 from ..kv import load_kv
@@ -36,15 +38,35 @@ class SavedGamesScreen(Screen):
         App.get_running_app().list_saved(self.show)
 
     def show(self, games: list) -> None:
+        app = App.get_running_app()
+        open_path = app.session.path if app.session is not None else None
         self.games = games
         self.status = "" if games else "No saved games yet"
         box = self.ids.rows
         box.clear_widgets()
+        self.row_buttons: dict[Any, Any] = {}      # path -> its row (tap: open)
+        self.delete_buttons: dict[Any, Any] = {}   # path -> its Delete button
         for g in games:
+            line = BoxLayout(size_hint_y=None, height=dp(120 if g.problem else 96),
+                             spacing=dp(10))
             row = SavedGameRow(text=row_text(g), path=g.path)
-            row.height = "120dp" if g.problem else "96dp"
+            row.height = line.height
             row.bind(on_release=lambda r: App.get_running_app().open_game(r.path))
-            box.add_widget(row)
+            line.add_widget(row)
+            self.row_buttons[g.path] = row
+            is_open = open_path is not None and g.path == open_path
+            delete = BigButton(text="Playing now" if is_open else "Delete", font_size="20sp",
+                               size_hint_x=None, width=dp(140), height=line.height,
+                               disabled=is_open, bg=(0.55, 0.16, 0.16, 1))
+            delete.bind(on_release=lambda _b, g=g: self.delete(g))
+            line.add_widget(delete)
+            self.delete_buttons[g.path] = delete
+            box.add_widget(line)
+
+    def delete(self, saved: Any) -> None:
+        """One confirmation, then the list is read again."""
+        app = App.get_running_app()
+        app.delete_saved(saved, done=lambda: app.list_saved(self.show))
 
 
 load_kv(__package__, "saved_games.kv")

@@ -244,10 +244,12 @@ class TagTeamGameScreen(GameScreen):
         self.entries = [TurnEntry(), TurnEntry()]
         self.columns: list[list[FighterColumn]] = [[], []]
         self.resolve_view: ResolveTurnView | None = None
+        self._entry_turn: tuple[int, int, str] | None = None
 
     def bind_session(self, session: Any) -> None:
         self.session = session
         self.entries = [TurnEntry(), TurnEntry()]
+        self._entry_turn = None
         for t, box in enumerate((self.ids.team0, self.ids.team1)):
             box.clear_widgets()
             self.columns[t] = []
@@ -261,6 +263,13 @@ class TagTeamGameScreen(GameScreen):
         if self.session is None:
             return
         s: tt.TagTeamState = self.session.state
+        # the entry is for the cards revealed this turn: another turn (undo, redo, a new
+        # round) starts with none set; the active fighters stay as the players chose
+        turn = (s.round, s.turn, s.phase)
+        if turn != self._entry_turn:
+            if self._entry_turn is not None:
+                self.entries = [TurnEntry(active=e.active) for e in self.entries]
+            self._entry_turn = turn
         self.phase = s.phase
         self.names = list(s.names)
         if s.phase == "over":
@@ -347,6 +356,15 @@ class TagTeamGameScreen(GameScreen):
 
 class TagTeamSetupScreen(Screen):
     picks = ListProperty([["", ""], ["", ""]])
+    players = ListProperty(["", ""])      # the players' names as typed ("" = Player N)
+
+    def set_player(self, side: int, text: str) -> None:
+        players = list(self.players)
+        players[side] = " ".join(text.split())[:40]
+        self.players = players
+
+    def player_name(self, side: int) -> str:
+        return self.players[side] or f"Player {side + 1}"
 
     def on_pre_enter(self, *args: Any) -> None:
         cfg = App.get_running_app().config_of("tagteam")
@@ -380,7 +398,7 @@ class TagTeamSetupScreen(Screen):
             app.toast("Four different Fighters, two a team")
             return
         cfg = app.config_of("tagteam")
-        setup = {"teams": [{"player": f"Player {t + 1}",
+        setup = {"teams": [{"player": self.player_name(t),
                             "fighters": [tt.fighter_data(cfg.fighter(n), cfg) for n in self.picks[t]]}
                            for t in (0, 1)]}
         label = "-".join(self.picks[0]) + "-vs-" + "-".join(self.picks[1])

@@ -502,12 +502,14 @@ class TakkureGameScreen(GameScreen):
         self.follow: list[FollowUp] = []
         self._follow_at = 0
         self._rows_key: Any = None
+        self._attacking: int | None = None   # the attacking team the picks were made for
 
     # -- session -------------------------------------------------------------------------
     def bind_session(self, session: Any) -> None:
         self.session = session
         self.panel = RollPanel()
         self.follow, self._follow_at = [], 0
+        self._attacking = None
         self.coin_text = ""
         for t, column in enumerate((self.ids.team0, self.ids.team1)):
             column.clear_widgets()
@@ -523,6 +525,13 @@ class TakkureGameScreen(GameScreen):
             return
         if len(self.session.actions) < self._follow_at:
             self.follow = []   # the roll they follow was undone
+        # picks are by side (attacker, defender): when the ball changes sides (a steal, a
+        # kick-off, an undo) the players picked for the other side's roll no longer apply
+        attacking = self.panel.attacking_team(self.session.state)
+        if attacking != self._attacking:
+            if self._attacking is not None:
+                self.panel.next_roll()
+            self._attacking = attacking
         view = takkure_view(self.session, self.panel)
         copy_props(self, view, self._SCALARS)
         self.time_active = view["time_active"]
@@ -690,10 +699,12 @@ class TakkureGameScreen(GameScreen):
         state = self.session.state
         picked = [state.teams[self.panel.team_of(state, role)].players[i].name
                   for role in ("attacker", "defender") for i in self.panel.picks[role]]
+        # only the player the distance is measured from (the passer, the receiver)
+        measured = [state.teams[t].players[i].name for t, i in self.panel.measured(state)]
         everyone = [pl.name for t in state.teams for pl in t.players]
         open_overhead_camera(
             action=f"{self.panel.kind.title}" + (f": {', '.join(picked)}" if picked else ""),
-            kind=part.distance, preselect=picked, players=everyone,
+            kind=part.distance, preselect=measured, players=everyone,
             on_use=lambda inches: self.receive_distance(inches, source="camera"))
 
     def receive_distance(self, inches: float | None, source: str) -> bool:
@@ -734,7 +745,7 @@ class TakkureGameScreen(GameScreen):
         def done() -> None:
             self.follow = follow
             self._follow_at = len(self.session.actions)
-            self.panel.clear_dice()
+            self.panel.next_roll()     # nobody picked, no dice: the next roll starts clean
             self.refresh()
 
         App.get_running_app().act(type_, then=done, **data)

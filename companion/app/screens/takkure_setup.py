@@ -59,6 +59,7 @@ class TakkureSetupScreen(Screen):
     teams = ListProperty(["", ""])
     problems = ListProperty(["", ""])
     lineups = ListProperty([{}, {}])
+    demo_note = StringProperty("")   # the line-ups hold demo players: say so
 
     def on_pre_enter(self, *args: Any) -> None:
         cfg = App.get_running_app().config_of("takkure")
@@ -125,6 +126,11 @@ class TakkureSetupScreen(Screen):
         cfg = self._cfg()
         self.problems = [lineup_problems(cfg.team(self.teams[s]), self.lineups[s])
                          if self.teams[s] else "" for s in (0, 1)]
+        demo = [n for s in (0, 1) if self.teams[s]
+                for n in self.lineups[s].values() if cfg.team(self.teams[s]).player(n).demo]
+        self.demo_note = (f"{len(demo)} demo player{'s' if len(demo) != 1 else ''} lined up: "
+                          "their values are not from printed cards. Replace them with your "
+                          "cards in the roster editor.") if demo else ""
 
     def start(self) -> None:
         app = App.get_running_app()

@@ -56,7 +56,8 @@ def fighter_view(state: TekkenState, i: int, rage_names: tuple[str, str],
         rage_text = f"Rage: {card} — " + ("REVEALED" if f.rage == "revealed" else "used")
     fight = state.phase == "fight"
     return {
-        "player": i, "fighter_name": f.name, "hp": f.hp, "max_hp": f.max_hp,
+        "player": i, "fighter_name": f.name, "player_name": f.player,
+        "hp": f.hp, "max_hp": f.max_hp,
         "hp_text": f"{f.hp} / {f.max_hp}", "red_zone": f.in_red_zone,
         "heat": f.heat, "heat_text": {"charged": "Heat: charged", "active": "Heat: ACTIVE",
                                       "discharged": "Heat: discharged"}[f.heat],
@@ -137,6 +138,7 @@ def tekken_view(session: Session[Any], rage_names: list[tuple[str, str]]) -> dic
 class FighterPanel(BoxLayout):
     player = NumericProperty(0)
     fighter_name = StringProperty("")
+    player_name = StringProperty("")      # the player's name, "" when none was typed
     hp = NumericProperty(20)
     max_hp = NumericProperty(20)
     hp_text = StringProperty("20 / 20")
@@ -220,6 +222,7 @@ class TekkenGameScreen(GameScreen):
         super().__init__(**kwargs)
         self.session = None
         self._breaks = 0
+        self._string_key: tuple[int, int, int] | None = None
         self.result_view: ResultView | None = None
 
     # -- session -------------------------------------------------------------------------
@@ -227,6 +230,7 @@ class TekkenGameScreen(GameScreen):
         self.session = session
         self.pending = []
         self.cracked_floor = False
+        self._string_key = None
         floor = session.state.floor
         self._breaks = floor.breaks if floor is not None else 0
         self.refresh()
@@ -263,6 +267,13 @@ class TekkenGameScreen(GameScreen):
         self.log_lines = view["log_lines"]
         if not self.resolving:
             self.pending = []
+        # "Defender on Cracked Floor" is about this String's defender only: another String
+        # (a new one, or one reached by undo) or another Round starts with it off
+        s = self.session.state
+        key = (s.round, s.string_no, s.offensive)
+        if key != self._string_key:
+            self._string_key = key
+            self.cracked_floor = False
         if view["breaks"] > self._breaks:
             App.get_running_app().banner(
                 f"FLOOR BREAK!\nStage flips to {view['side_text']} — "
@@ -293,13 +304,9 @@ class TekkenGameScreen(GameScreen):
         rv.other_opener = s.fighters[1 - default].name
 
     def start_next_round(self, opener: int) -> None:
-        s = self.game().state
-        name = s.fighters[opener].name
-        App.get_running_app().confirm(
-            f"Start round {s.round + 1} with {name} on the offensive?\n"
-            "HP, Heat, Rage, Punishment and Stun are reset.",
-            lambda: App.get_running_app().act("tekken.next_round", offensive=opener),
-            ok_text=f"Start round {s.round + 1}", title="Next round")
+        """The round-over card's button is the one confirmation: it names the Round and the
+        opener, and the card says what is reset."""
+        App.get_running_app().act("tekken.next_round", offensive=opener)
 
     # -- the Strike tray -----------------------------------------------------------------
     def add_strike(self, value: int) -> None:

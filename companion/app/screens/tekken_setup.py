@@ -107,8 +107,9 @@ class TekkenSetupScreen(Screen):
 
     # -- results -------------------------------------------------------------------------
     def setup_data(self) -> dict[str, Any]:
-        return {"fighters": [{"name": n, "max_hp": int(hp)}
-                             for n, hp in zip(self.names, self.hps)],
+        players = [self.ids[f"fighter{i}"].ids.player_name.text for i in (0, 1)]
+        return {"fighters": [{"name": n, "max_hp": int(hp), "player": p}
+                             for n, hp, p in zip(self.names, self.hps, players)],
                 "stage": stage_data(self._cfg().stage(self.stage)),
                 "rounds_to_win": int(self.rounds_to_win),
                 "offensive": int(self.offensive)}
