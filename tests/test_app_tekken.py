@@ -217,6 +217,16 @@ def test_ko_asks_first_then_round_over_and_next_round(app):
     assert rv is not None and rv.ids.title.text == "Round 1 to Jin"
     assert "Start round 2 — Kazuya opens" in rv.ids.next_default.text
     assert "resets HP, Heat, Rage, Punishment and Stun" in rv.ids.reset_note.text
+    # leaving the screen takes the card away; coming back brings it back
+    from kivy.core.window import Window
+    app.go("saved")
+    wait_for(lambda: on_screen(app, "saved"), what="saved games")
+    assert game.result_view is None and not any(type(w).__name__ == "ResultView"
+                                                 for w in Window.children)
+    app.go(game.name)
+    wait_for(lambda: on_screen(app, game.name) and game.result_view is not None,
+             what="the round-over card again")
+    rv = game.result_view
     tap(rv.ids.next_default)                                # one tap, no second question
     assert app.popup is None
     state = app.session.state

@@ -226,6 +226,14 @@ class TekkenGameScreen(GameScreen):
         self.result_view: ResultView | None = None
 
     # -- session -------------------------------------------------------------------------
+    def on_leave(self, *args: Any) -> None:
+        """The round-over card belongs to this screen: it goes when the player leaves (to
+        Home, the saved games, the dice panel) and comes back with the screen."""
+        super().on_leave(*args)
+        if self.result_view is not None:
+            self.result_view.dismiss(animation=False)
+            self.result_view = None
+
     def bind_session(self, session: Any) -> None:
         self.session = session
         self.pending = []
