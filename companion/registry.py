@@ -16,7 +16,7 @@ Nothing here imports Kivy, pyserial or OpenCV.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -97,6 +97,11 @@ class GameEntry:
     # "module:function(config, args) -> (setup, label)" turns them into a game.start setup
     cli_arguments: str | None = None
     cli_setup: str | None = None
+
+    def takes(self, dice: Iterable[Mapping[str, Any]]) -> bool:
+        """Whether a throw holds any die of a kind this game uses (a game without dice kinds
+        takes none)."""
+        return any(d.get("kind") in self.dice_kinds for d in dice)
 
     def load_rules(self) -> GameRules:
         return resolve(self.rules)

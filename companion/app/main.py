@@ -356,7 +356,7 @@ class CompanionApp(App):
         else:
             log.warning("dice tower event not shown to the player: %r", event)
         if self.root is not None and self.root.current == "dice":
-            self.root.get_screen("dice").refresh()
+            self._refresh_dice_panel()
 
     def _on_roll(self, roll: tower_events.RollEvent) -> None:
         dice = [d.to_json() for d in roll.dice]
@@ -366,8 +366,7 @@ class CompanionApp(App):
         self.roll_history = [roll.text()] + list(self.roll_history[:11])
         # only a game that uses these dice records them (its registry entry's dice_kinds)
         entry = registry.find(self.session.game) if self.session is not None else None
-        takes = entry is not None and bool(set(entry.dice_kinds)
-                                           & {d.get("kind") for d in dice})
+        takes = entry is not None and entry.takes(dice)
         recorded = False
         delivered = True
         if self.session is not None and takes:
