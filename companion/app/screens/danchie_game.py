@@ -381,9 +381,10 @@ class DanchieGameScreen(GameScreen):
             if self.sheet is not None and self.sheet.parent is not None:
                 self.sheet.dismiss(animation=False)
             self.open_tektonpedia()
-        elif after.round != before.round or any(
-                n.endswith("turn skipped") or "2 action sets" in n or "frozen" in n
-                for n in after.notes):
+        elif after.round != before.round or after.base_sets != before.base_sets or any(
+                # a turn skipped (a freeze or the rest after lap 1 used up), or a new freeze
+                a.frozen != b.frozen or (b.resting and not a.resting)
+                for b, a in zip(before.dashers, after.dashers)):
             App.get_running_app().banner(" · ".join(after.notes), seconds=4.0)
 
     # -- the current Dasher's console ----------------------------------------------------

@@ -167,7 +167,8 @@ def panel_view(session: Session[Any], panel: RollPanel) -> dict[str, Any]:
                    else _("Type or roll the dice"))
     needs_distance = any(p.distance for p in panel.kind.parts)
     return {
-        "kind_title": panel.kind.title, "kind_hint": panel.kind.hint, "rows": rows,
+        "kind_title": _(panel.kind.title), "rows": rows,
+        "kind_hint": _(panel.kind.hint) if panel.kind.hint else "",
         "explanation": explanation, "prompt": problem,
         "can_record": bool(explanation) and panel.ready(s),
         "pressure": panel.pressure,
@@ -635,7 +636,7 @@ class TakkureGameScreen(GameScreen):
         picker = KindPicker(screen=self)
         grid = picker.ids.grid
         for kind, why in self.panel.legal_kinds(self.session.state):
-            b = BigButton(text=kind.title, font_size="20sp", height=dp(64), disabled=bool(why),
+            b = BigButton(text=_(kind.title), font_size="20sp", height=dp(64), disabled=bool(why),
                           bg=(0.16, 0.5, 0.9, 1) if kind is self.panel.kind else (0.2, 0.21, 0.26, 1))
             b.bind(on_release=lambda _b, k=kind.key: self._picked_kind(picker, k))
             grid.add_widget(b)
