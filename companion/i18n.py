@@ -24,6 +24,8 @@ from collections.abc import Callable
 from importlib import resources
 from typing import Any
 
+from tabletop_base import words
+
 DOMAIN = "companion"
 FALLBACK = "en"
 # each language the app speaks, in its own words (what the language switch shows)
@@ -138,6 +140,7 @@ def set_language(code: str | None) -> str:
                          f"({', '.join(sorted(LANGUAGES))} or {SYSTEM!r})")
     _translation = _load(code)
     _language = code
+    words.install(_translation.gettext)
     if _tr is not None:
         _tr.switched()
     for callback in list(_listeners):
