@@ -74,12 +74,14 @@ from firmware_bridge.rolls import RollJournal, deliver_undelivered  # noqa: E402
 from firmware_bridge.sim import DICE_SETS  # noqa: E402
 from tabletop_base.platform import on_android  # noqa: E402
 
-from .. import journal, logs, registry, storage  # noqa: E402
+from .. import i18n, journal, logs, registry, storage  # noqa: E402
+from .. import settings as app_settings  # noqa: E402
 from ..errors import CompanionError, GameLockedError, IllegalActionError, JournalTailError  # noqa: E402
 from ..i18n import _, ngettext  # noqa: E402
 from ..journal import private_dir, write_private_file  # noqa: E402
 from ..session import Session, export_json, replay  # noqa: E402
 from . import widgets  # noqa: E402
+from .dice_look import dice_words  # noqa: E402
 from .game_screen import Throw  # noqa: E402
 from .screens.dice import DiceScreen  # noqa: E402
 from .screens.home import HomeScreen  # noqa: E402
@@ -92,6 +94,7 @@ log = logging.getLogger(__name__)
 # the registry. Start-up builds only home, saved games and the dice panel.
 SHELL_SCREENS = {
     "camera_calibrate": "companion.app.screens.camera_calibrate:CameraCalibrateScreen",
+    "settings": "companion.app.screens.settings:SettingsScreen",
 }
 
 
@@ -114,6 +117,11 @@ def for_player(exc: BaseException) -> BaseException:
                                "are in the app's log."))
     err.__cause__ = exc
     return err
+
+
+def roll_words(roll: Any) -> str:
+    """A tower roll in players' words (the game's names for faces, no die-kind ids)."""
+    return dice_words([d.to_json() for d in roll.dice])
 
 
 class LazyScreens(ScreenManager):
@@ -143,6 +151,7 @@ class CompanionApp(App):
 
     title = "Tabletop Companion"
     session = ObjectProperty(None, allownone=True)     # the open companion.session.Session
+    settings = ObjectProperty(None, allownone=True)    # companion.settings.Settings (language)
     # each game's typed config (game id -> config), loaded when its set-up is opened
     game_configs = DictProperty({})
     status = StringProperty("")                        # "", "loading", "ready"
@@ -182,6 +191,10 @@ class CompanionApp(App):
     # -- building ------------------------------------------------------------------------
     def build(self) -> ScreenManager:
         Window.clearcolor = widgets.BG
+        # the language first, so the first frame is in it (one small file, read once)
+        self.settings = app_settings.load(self.data_root)
+        i18n.set_language(self.settings.language)
+        i18n.subscribe(self._language_switched)
         sm = LazyScreens(transition=FadeTransition(duration=0.12))
         sm.add_widget(HomeScreen(name="home"))
         sm.add_widget(SavedGamesScreen(name="saved"))
@@ -307,7 +320,7 @@ class CompanionApp(App):
         self.roll_journal = journal
         self.tower_simulated = simulated
         self.tower_detail = _("Simulated tower: {why}").format(why=why) if simulated else why
-        self.roll_history = [r.text() for r in reversed(journal.recent_rolls(12))]
+        self.roll_history = [roll_words(r) for r in reversed(journal.recent_rolls(12))]
         self._tower_cfg = cfg
         self.tower_link = Link(url, journal, self._tower_event, usb=cfg.usb_match,
                                baudrates=cfg.baudrates).start()
@@ -370,9 +383,9 @@ class CompanionApp(App):
     def _on_roll(self, roll: tower_events.RollEvent) -> None:
         dice = [d.to_json() for d in roll.dice]
         self.last_roll = dice
-        self.last_roll_text = roll.text()
+        self.last_roll_text = roll_words(roll)
         self.last_roll_unclean = not roll.clean
-        self.roll_history = [roll.text()] + list(self.roll_history[:11])
+        self.roll_history = [roll_words(roll)] + list(self.roll_history[:11])
         # only a game that uses these dice records them (its registry entry's dice_kinds)
         entry = registry.find(self.session.game) if self.session is not None else None
         takes = entry is not None and entry.takes(dice)
@@ -398,13 +411,14 @@ class CompanionApp(App):
             self.last_roll_note = (_("Arrived late; written in the {game} game's log").format(
                 game=game) if recorded else self._unused_note(entry))
             self._refresh_dice_panel()
-            self.banner(_("Dice, arrived late: {dice}").format(dice=roll.text()) + "\n" + self.last_roll_note)
+            self.banner(_("Dice, arrived late: {dice}").format(dice=roll_words(roll)) + "\n"
+                        + self.last_roll_note)
             return
         # the open game's screen is offered the throw while it shows; it takes it or declines
         taken = False
         screen = self.game_screen() if takes else None
         if screen is not None and self.root.current == screen.name:
-            taken = screen.take_throw(Throw(dice, roll.clean, roll.text()))
+            taken = screen.take_throw(Throw(dice, roll.clean, roll_words(roll)))
         if taken:
             self.last_roll_note = _("Taken by the {game} game").format(game=game)
         elif recorded:
@@ -414,7 +428,7 @@ class CompanionApp(App):
             self.last_roll_note = self._unused_note(entry)
         self._refresh_dice_panel()
         if not taken and self.root is not None and self.root.current != "dice":
-            self.banner(_("Dice: {dice}").format(dice=roll.text()) + "\n" + self.last_roll_note)
+            self.banner(_("Dice: {dice}").format(dice=roll_words(roll)) + "\n" + self.last_roll_note)
 
     @staticmethod
     def _unused_note(entry: registry.GameEntry | None) -> str:
@@ -512,6 +526,48 @@ class CompanionApp(App):
 
     def go_home(self) -> None:
         self.go("home")
+
+    # -- language ------------------------------------------------------------------------
+    def set_language(self, code: str) -> None:
+        """Settings' language switch: speak ``code`` ("system", "en", "fr") now, and
+        remember it (written on a worker thread)."""
+        self.settings = app_settings.Settings(language=code)
+        i18n.set_language(code)
+        chosen = self.settings
+        self.in_background(lambda root: app_settings.save(root, chosen), lambda path: None,
+                           lambda exc: self.toast(_("The language is not remembered: {problem}")
+                                                  .format(problem=exc)))
+
+    def _language_switched(self) -> None:
+        """After a switch: kv rules follow by themselves (tr._); the words built in Python
+        are built again on every screen already made, and the open game's state is folded
+        again so the words it keeps (notes) are in the new language."""
+        if self.root is None:
+            return
+        for screen in self._built_screens():
+            for w in screen.walk():
+                if isinstance(w, widgets.SlotTile):
+                    w.on_kind()
+                elif isinstance(w, widgets.TokenTile):
+                    w._redraw()
+            if hasattr(screen, "_drawn"):
+                screen._drawn = None      # drawn from a cache key: draw again
+            hook = getattr(screen, "on_language", None)
+            if hook is not None:
+                hook()
+        home = self.root.get_screen("home")
+        home.build_tiles()
+        if self.status == "ready":
+            self.find_unfinished(home.show_unfinished)
+            if self.root.current == "saved":
+                self.list_saved(self.root.get_screen("saved").show)
+        self._refresh_dice_panel()
+        session = self.session
+        if session is not None:
+            session.reword()
+            screen = self.game_screen()
+            if screen is not None:
+                screen.bind_session(session)
 
     # -- opening games -------------------------------------------------------------------
     def open_setup(self, game: str) -> None:

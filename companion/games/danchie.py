@@ -384,7 +384,7 @@ class DanchieState:
         for f, meaning in self.spawn_faces:
             if f == face:
                 return meaning
-        known = ", ".join(f for f, _ in self.spawn_faces)
+        known = ", ".join(f for f, _meaning in self.spawn_faces)
         raise IllegalActionError(_("{face!r} is not a face of the spawn die (faces: {known})").format(
                                      face=face, known=known))
 
@@ -976,8 +976,10 @@ def describe(before: DanchieState, type_: str, data: Mapping[str, Any],
         if data.get("returned"):
             text += _(", a returned one")
     elif kind == "spawn":
-        source = "tower" if data.get("source") == "tower" else _("by hand")
-        text = _("{who} spawns ({source}): {face}").format(who=who, source=source, face=data.get('face'))
+        source = _("tower") if data.get("source") == "tower" else _("by hand")
+        meaning = dict(before.spawn_faces).get(str(data.get("face")))   # the face's meaning, in words
+        shown = _(MEANING_TEXT[meaning]) if meaning in MEANING_TEXT else str(data.get("face"))
+        text = _("{who} spawns ({source}): {result}").format(who=who, source=source, result=shown)
     elif kind == "start_tiles":
         text = _("{who} takes 2 starting Tiles: {types}").format(who=who, types=' and '.join(data['types']))
     elif kind == "blueprint":

@@ -293,9 +293,9 @@ class DanchieGameScreen(GameScreen):
                                        screen=self))
         faces = self.ids.faces
         faces.clear_widgets()
-        for face, meaning in s.spawn_faces:
+        for number, (face, meaning) in enumerate(s.spawn_faces, 1):
             b = BigButton(text=f"{_(MEANING_SHORT[meaning]) if meaning in MEANING_SHORT else meaning}"
-                               f"\n[size=11sp]{face}[/size]",
+                               f"\n[size=11sp]{_('face {number}').format(number=number)}[/size]",
                           markup=True, font_size="14sp", height=dp(52),
                           bg=(0.25, 0.3, 0.38, 1))
             b.bind(on_release=lambda _b, f=face: self.spawn(f, "hand"))
@@ -358,8 +358,8 @@ class DanchieGameScreen(GameScreen):
         if s.last_spawn is not None:
             sp = s.last_spawn
             self.spawn_text = sp.text
-            self.spawn_detail = _("{player}, round {round}: {face} ({source})").format(
-                player=sp.player, round=sp.round, face=sp.face, source=_(sp.source))
+            self.spawn_detail = _("{player}, round {round} ({source})").format(
+                player=sp.player, round=sp.round, source=_(sp.source))
         else:
             self.spawn_text = _("Roll the spawn die (tower) or tap its face")
             self.spawn_detail = ""
