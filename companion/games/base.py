@@ -69,8 +69,7 @@ def _make_evolver(cls: type) -> Any:
     params = ", ".join(f"{n}=_UNSET" for n in names)
     body = "\n".join(f"    _setattr(new, {n!r}, o.{n} if {n} is _UNSET else {n})"
                      for n in names)
-    source = _("def evolve(o, *, {params}):\n    new = _new(_cls)\n{body}\n    return new\n").format(
-                 params=params, body=body)
+    source = f"def evolve(o, *, {params}):\n    new = _new(_cls)\n{body}\n    return new\n"
     scope: dict[str, Any] = {"_UNSET": _UNSET, "_setattr": _setattr, "_new": cls.__new__,
                              "_cls": cls}
     exec(compile(source, f"<evolve {cls.__name__}>", "exec"), scope)  # noqa: S102
