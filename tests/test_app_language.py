@@ -24,7 +24,7 @@ NOT_FOR_PLAYERS = {
     "a file path": re.compile(r"(?:^|[\s(])/(?:tmp|home|root|usr|var|etc)/|\w\.(?:jsonl|ya?ml|py|mo|po)\b|"
                               r"[A-Za-z]:\\"),
     "Python text": re.compile(r"Traceback|\bNone\b|\bTrue\b|\bFalse\b|<[\w.]+ object at|"
-                              r"\{[a-z_0-9]*(?:![rsa])?(?::[^}]*)?\}|%\(\w+\)[sd]|\bself\b"),
+                              r"\{[a-z_0-9]*(?:![rsa])?(?::[^}]*)?\}|%\(\w+\)[sd]|\bself\.\w"),
 }
 
 
