@@ -75,7 +75,7 @@ def test_a_problem_is_named_by_the_checker(template):
     cat.add(some[1].id, "traduit", flags=["fuzzy"])          # fuzzy (and placeholders lost)
     cat.add(some[2].id, "sans les accolades")                # placeholders lost
     found = "\n".join(messages.problems(cat, template))
-    assert f"untranslated" in found and "fuzzy" in found and "placeholders differ" in found
+    assert "untranslated" in found and "fuzzy" in found and "placeholders differ" in found
     assert "missing" in found                                # every other string
 
 
