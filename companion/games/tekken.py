@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..errors import CompanionError, IllegalActionError
-from ..i18n import N_, _
+from ..i18n import N_, _, ngettext
 from ..registry import ConfigFile, GameEntry, HomeTile
 from .base import evolver, items, mapping, text, whole
 
@@ -649,10 +649,6 @@ _HANDLERS = {
 # ----------------------------------------------------------------------------- text
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" + ("" if n == 1 else "s")
-
-
 def _aftermath(before: TekkenState, after: TekkenState) -> list[str]:
     """Sentences for what an action triggered: Rage revealed, floor, String end, KO."""
     parts: list[str] = []
@@ -719,8 +715,10 @@ def describe(before: TekkenState, type_: str, data: Mapping[str, Any],
     elif type_ == "tekken.sweep":
         text = _("{dfd} is knocked down (Sweep)").format(dfd=dfd.name)
     elif type_ == "tekken.stun":
-        text = _("{dfd} gets a Stun card ({plural} fewer next String)").format(
-                   dfd=dfd.name, plural=_plural(dfd.stun + 1, 'slot'))
+        slots = dfd.stun + 1
+        text = ngettext("{dfd} gets a Stun card ({count} slot fewer next String)",
+                        "{dfd} gets a Stun card ({count} slots fewer next String)", slots).format(
+            dfd=dfd.name, count=slots)
     elif type_ == "tekken.rage":
         text = _("{off} unleashes Rage").format(off=off.name)
     elif type_ == "tekken.end_string":
