@@ -116,8 +116,10 @@ def test_a_rule_refuses_in_the_language_spoken():
     assert str(fr.value) != str(en.value) and "7" in str(fr.value)
 
 
-def test_kv_translator_calls_the_rules_bound_to_it_on_a_switch():
-    """``tr._`` in a kv rule: Kivy binds the rule to ``tr``; a switch re-evaluates it."""
+@pytest.mark.gui
+def test_kv_translator_calls_the_rules_bound_to_it_on_a_switch(app):
+    """``tr._`` in a kv rule: Kivy binds the rule to ``tr``; a switch re-evaluates it (in the
+    app's window: a Label made before it would open Kivy's window at the wrong size)."""
     from kivy.lang import Builder
 
     label = Builder.load_string("#:import tr companion.i18n.tr\n"

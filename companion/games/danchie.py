@@ -977,9 +977,8 @@ def describe(before: DanchieState, type_: str, data: Mapping[str, Any],
             text += _(", a returned one")
     elif kind == "spawn":
         source = _("tower") if data.get("source") == "tower" else _("by hand")
-        meaning = dict(before.spawn_faces).get(str(data.get("face")))   # the face's meaning, in words
-        shown = _(MEANING_TEXT[meaning]) if meaning in MEANING_TEXT else str(data.get("face"))
-        text = _("{who} spawns ({source}): {result}").format(who=who, source=source, result=shown)
+        # the result follows in words (the state's note); the face's id is not for players
+        text = _("{who} spawns ({source})").format(who=who, source=source)
     elif kind == "start_tiles":
         text = _("{who} takes 2 starting Tiles: {types}").format(who=who, types=' and '.join(data['types']))
     elif kind == "blueprint":
