@@ -8,7 +8,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 XVFB   := xvfb-run -a -s "-screen 0 1280x800x24"
 
-.PHONY: run test lint bench screenshots system-deps clean
+.PHONY: run test lint bench screenshots messages system-deps clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -39,6 +39,11 @@ test: $(STAMP) system-deps lint
 
 bench: $(STAMP) system-deps
 	$(XVFB) $(PY) bench/run_all.py
+
+# the translation catalogues: extract every marked string (Python and .kv), update
+# companion/locale/{en,fr}/LC_MESSAGES/companion.po, compile the .mo files the app reads
+messages: $(STAMP)
+	$(PY) scripts/messages.py
 
 screenshots: $(STAMP) system-deps
 	$(XVFB) $(PY) scripts/screenshots.py docs/screenshots

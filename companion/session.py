@@ -474,6 +474,17 @@ class Session(Generic[S]):
         }
 
     # -- changing ------------------------------------------------------------------------
+    def reword(self) -> None:
+        """Fold the actions in force again (the same events, nothing drawn anew): the words the
+        rules keep in the state (notes, a win's reason) come back in the language now spoken."""
+        fold = self._fold
+        states = [fold.rules.initial(fold.start.data)]
+        with gc_paused():
+            for event in fold.actions:
+                states.append(fold.rules.apply(states[-1], event.type, event.data))
+        fold.states = states
+        self._changed()
+
     def subscribe(self, listener: Callable[[Session], None]) -> None:
         self._listeners.append(listener)
 

@@ -33,6 +33,7 @@ from tabletop_base.typed_yaml import decode_text, read_text
 
 from .config import dump_yaml, loads_typed
 from .errors import CompanionError, ConfigError, JournalError, JournalTailError
+from .i18n import _, language
 from .journal import MAX_LINE_BYTES, private_dir, read_events, write_private_file
 from .session import replay
 
@@ -163,7 +164,7 @@ _INDEXED = ("game", "title", "summary", "over", "problem", "known")
 
 
 def _unreadable(path: Path, modified: float, why: str) -> SavedGame:
-    return SavedGame(path, "?", "unreadable", why, False, modified, why)
+    return SavedGame(path, "?", _("unreadable"), why, False, modified, why)
 
 
 def read_saved(path: Path, size: int | None = None, modified: float | None = None) -> SavedGame:
@@ -180,18 +181,24 @@ def read_saved(path: Path, size: int | None = None, modified: float | None = Non
             problem = None
         except JournalTailError as exc:
             if not exc.good_events:
-                why = (f"its first line is damaged ({exc.problem}): no game can be read from "
-                       "it; open it to move it aside")
+                why = _("its first line is damaged ({problem}): no game can be read from it; "
+                        "open it to move it aside").format(problem=exc.problem)
                 return _unreadable(path, modified, why)
-            events, problem = exc.good_events, f"damaged line {exc.line}: {exc.problem}"
+            events, problem = exc.good_events, _("damaged line {line}: {problem}").format(
+                line=exc.line, problem=exc.problem)
         fold = replay(events, str(path))
+    except JournalError as exc:   # located by the file's name and the line, not its path
+        where = f"{path.name}:{exc.line}: {exc.problem}" if exc.line is not None else \
+            f"{path.name}: {exc.problem}"
+        return _unreadable(path, modified or 0.0, where)
     except CompanionError as exc:
         return _unreadable(path, modified or 0.0, str(exc))
     except OSError as exc:
-        return _unreadable(path, modified or 0.0, f"{path}: cannot read: {exc.strerror}")
+        return _unreadable(path, modified or 0.0, _("cannot be read: {problem}").format(
+            problem=exc.strerror))
     except Exception as exc:  # noqa: BLE001 - one bad file must not hide the others
         log.error("listing %s failed", path, exc_info=exc)
-        return _unreadable(path, modified or 0.0, f"{path}: cannot be read")
+        return _unreadable(path, modified or 0.0, _("cannot be read"))
     rules = fold.rules
     return SavedGame(path, rules.name, rules.title, rules.summary(fold.state),
                      rules.is_over(fold.state), modified, problem)
@@ -201,15 +208,16 @@ def _read_large(path: Path, size: int, modified: float) -> SavedGame:
     """A huge journal from its first line (at most MAX_LINE_BYTES read)."""
     with open(path, "rb") as f:
         head = f.read(MAX_LINE_BYTES + 1)
-    first, newline, _ = head.partition(b"\n")
+    first, newline, _rest = head.partition(b"\n")
     if not newline:
         raise JournalError(str(path), 1, "the first line is too long or cut off")
     from .journal import _parse  # the same checks as a full read, for one line
 
-    start, _ = _parse(first, str(path), 1, 1)
+    start, _line = _parse(first, str(path), 1, 1)
     rules = replay([start], str(path)).rules
     return SavedGame(path, rules.name, rules.title,
-                     f"a long game ({size / (1 << 20):,.0f} MB): open it to see the score",
+                     _("a long game ({size_mb:,.0f} MB): open it to see the score").format(
+                         size_mb=size / (1 << 20)),
                      False, modified, None, known=False)
 
 
@@ -237,8 +245,8 @@ def _load_index(path: Path) -> dict[str, dict[str, Any]]:
 def _from_index(path: Path, entry: Any, size: int, mtime_ns: int, modified: float
                 ) -> SavedGame | None:
     if not isinstance(entry, dict) or entry.get("size") != size or \
-            entry.get("mtime_ns") != mtime_ns:
-        return None
+            entry.get("mtime_ns") != mtime_ns or entry.get("lang") != language():
+        return None     # changed since, or its words are in another language
     try:
         game, title, summary, over, problem, known = (entry[k] for k in _INDEXED)
     except KeyError:
@@ -273,7 +281,7 @@ def _entry(path: Path, st: os.stat_result, index: dict[str, dict[str, Any]],
     if g is None:
         g = read_saved(path, st.st_size, st.st_mtime)
     record = {k: v for k, v in asdict(g).items() if k in _INDEXED}
-    fresh[path.name] = dict(record, size=st.st_size, mtime_ns=st.st_mtime_ns)
+    fresh[path.name] = dict(record, size=st.st_size, mtime_ns=st.st_mtime_ns, lang=language())
     return g, read
 
 

@@ -6,6 +6,8 @@ the bad value and where it came from (file, key path, line, event type).
 
 from __future__ import annotations
 
+from .words import _
+
 
 class CompanionError(Exception):
     """Base of every error the companion reports to a user (exit code 2 on the CLI)."""
@@ -74,9 +76,9 @@ class GameLockedError(CompanionError, OSError):
 
     def __init__(self, file: str) -> None:
         self.file = file
-        super().__init__(f"{file}: this game is open elsewhere (another window or a "
-                         "companion command); it can only be read here until it is closed "
-                         "there")
+        super().__init__(_("{file}: this game is open elsewhere (another window or a "
+                           "companion command); it can only be read here until it is closed "
+                           "there").format(file=file))
 
 
 class StorageError(CompanionError, OSError):

@@ -7,6 +7,10 @@ import os
 
 import pytest
 
+# the tests read the app's English words: the system's language must not change them (the
+# language tests switch it themselves)
+os.environ["LANGUAGE"] = "en"
+
 from tests.gui_support import TOWER_URL, wait_for
 
 

@@ -93,7 +93,8 @@ def test_a_race_by_taps_with_the_tower_spawn_die_a_freeze_laps_and_the_tektonped
     wait_for(lambda: s.state.last_spawn is not None, what="the tower's spawn")
     assert game.spawn_text == "Power-Up Tile on the Spawn area"
     assert s.actions[-1].type == "danchie.spawn" and s.actions[-1].data["source"] == "tower"
-    assert game.spawn_detail == "Ben, round 1: POWER_UP_ON_SPAWN (tower)"
+    # the result is spawn_text, in words; the detail names who, when and how, never the face id
+    assert game.spawn_detail == "Ben, round 1 (tower)"
     tap(button(game.ids.faces, "No spawn"))      # and one tapped by hand
     assert game.spawn_text == "No spawn" and s.state.last_spawn.source == "hand"
     with_sets_done = game.ids.end_turn.disabled   # a turn cannot end before its action set

@@ -654,8 +654,8 @@ def test_spawn_meanings_come_from_the_config():
     s = act(s, "spawn", player="Aki", face="TILE_ON_SPAWN_2", source="tower")
     assert s.last_spawn == dg.Spawn("Aki", "TILE_ON_SPAWN_2", "tile_on_spawn", "tower", 1)
     assert RULES.to_json(s)["last_spawn"]["text"] == "Regular Tile on the Spawn area"
-    assert line(s, "spawn", player="Aki", face="NO_SPAWN") == \
-        "Aki spawns (by hand): NO_SPAWN: No spawn"
+    # the result in words, never the face's id (words for players)
+    assert line(s, "spawn", player="Aki", face="NO_SPAWN") == "Aki spawns (by hand): No spawn"
     with pytest.raises(IllegalActionError, match=r"'DOUBLE' is not a face of the spawn die "
                                                  r"\(faces: TILE_UNDER_YOU, POWER_UP_ON_SPAWN"):
         act(s, "spawn", player="Aki", face="DOUBLE")

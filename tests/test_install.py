@@ -55,7 +55,9 @@ def test_the_wheel_holds_the_shipped_files(installed):
         assert f"companion/config/{game}.yaml" in names
     assert {"companion/config/dice_tower.yaml", "companion/config/overhead_camera.yaml",
             "companion/app/widgets.kv", "companion/app/screens/home.kv",
-            "firmware_bridge/firmware/main.py", "tabletop_base/typed_yaml.py"} <= names
+            "firmware_bridge/firmware/main.py", "tabletop_base/typed_yaml.py",
+            "companion/locale/fr/LC_MESSAGES/companion.mo",
+            "companion/locale/en/LC_MESSAGES/companion.mo"} <= names
     assert not any(n.startswith(("tests/", "config/")) for n in names)
 
 
@@ -78,3 +80,11 @@ def test_the_installed_commands_run_outside_the_checkout(installed, tmp_path):
     out = run(bin_dir / "python", "-c", "import companion; print(companion.__file__)",
               cwd=tmp_path, env=env, timeout=60)
     assert str(env_dir) in out.stdout and str(ROOT) not in out.stdout
+    # the installed catalogues: French from the system's language, English otherwise
+    words = "from companion import i18n; print(i18n.language(), i18n._('Saved games'))"
+    out = run(bin_dir / "python", "-c", words, cwd=tmp_path, env=dict(env, LANGUAGE="fr_FR"),
+              timeout=60)
+    assert out.stdout.strip() == "fr Parties enregistrées", out.stderr
+    out = run(bin_dir / "python", "-c", words, cwd=tmp_path, env=dict(env, LANGUAGE="de"),
+              timeout=60)
+    assert out.stdout.strip() == "en Saved games", out.stderr

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import Any, Generic, Protocol, TypeVar
 
 from ..errors import IllegalActionError
+from ..i18n import _
 
 S = TypeVar("S")
 
@@ -105,8 +106,9 @@ def rules_edition(data: Mapping[str, Any]) -> int:
     """The rules edition of a ``game.start`` (1 when it has none: recorded before editions)."""
     value = data.get("rules", 1)
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= RULES_EDITION:
-        raise IllegalActionError(f"rules: edition 1 to {RULES_EDITION}, not {value!r} "
-                                 "(a journal from a newer version of the companion?)")
+        raise IllegalActionError(_("rules: edition 1 to {rules_edition}, not {value!r} (a journal from "
+                                   "a newer version of the companion?)").format(
+                                     rules_edition=RULES_EDITION, value=value))
     return value
 
 
@@ -120,25 +122,28 @@ def _short(value: Any) -> str:
 def whole(value: Any, where: str, low: int, high: int) -> int:
     """``value`` as a whole number from ``low`` to ``high``."""
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise IllegalActionError(f"{where}: expected a whole number {low} to {high}, "
-                                 f"got {_short(value)}")
+        raise IllegalActionError(_("{where}: expected a whole number {low} to {high}, got {short}").format(
+                                     where=where, low=low, high=high, short=_short(value)))
     return value
 
 
 def mapping(value: Any, where: str) -> Mapping[str, Any]:
     if not isinstance(value, Mapping):
-        raise IllegalActionError(f"{where}: expected an object, got {_short(value)}")
+        raise IllegalActionError(_("{where}: expected an object, got {short}").format(
+                                     where=where, short=_short(value)))
     return value
 
 
 def items(value: Any, where: str, count: int | None = None) -> list[Any]:
     if not isinstance(value, list) or (count is not None and len(value) != count):
-        wanted = "a list" if count is None else f"a list of {count}"
-        raise IllegalActionError(f"{where}: expected {wanted}, got {_short(value)}")
+        wanted = _("a list") if count is None else _("a list of {count}").format(count=count)
+        raise IllegalActionError(_("{where}: expected {wanted}, got {short}").format(
+                                     where=where, wanted=wanted, short=_short(value)))
     return value
 
 
 def text(value: Any, where: str) -> str:
     if not isinstance(value, str) or not value:
-        raise IllegalActionError(f"{where}: expected a name, got {_short(value)}")
+        raise IllegalActionError(_("{where}: expected a name, got {short}").format(
+                                     where=where, short=_short(value)))
     return value

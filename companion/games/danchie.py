@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..errors import IllegalActionError
+from ..i18n import N_, _, ngettext, ordinal
 from ..registry import ConfigFile, GameEntry, HomeTile
 from .base import RULES_EDITION, evolve, rules_edition
 
@@ -42,10 +43,10 @@ COOLDOWN_ROUNDS = 1      # "Returned Power-Ups Tile need one round cooldown"
 
 MEANINGS = ("tile_under_you", "power_up_on_spawn", "tile_on_spawn", "no_spawn")
 MEANING_TEXT = {
-    "tile_under_you": "Regular Tile under your position",
-    "power_up_on_spawn": "Power-Up Tile on the Spawn area",
-    "tile_on_spawn": "Regular Tile on the Spawn area",
-    "no_spawn": "No spawn",
+    "tile_under_you": N_("Regular Tile under your position"),
+    "power_up_on_spawn": N_("Power-Up Tile on the Spawn area"),
+    "tile_on_spawn": N_("Regular Tile on the Spawn area"),
+    "no_spawn": N_("No spawn"),
 }
 TARGETS = ("none", "player", "any_player")
 EFFECTS = ("none", "freeze", "extra_set")
@@ -66,9 +67,10 @@ class SpawnFaceConfig:
 
     def validate(self) -> tuple[str, str] | None:
         if not self.face.strip():
-            return ("face", "a face needs a name (as the dice tower reports it)")
+            return ("face", _("a face needs a name (as the dice tower reports it)"))
         if self.meaning not in MEANINGS:
-            return ("meaning", f"{self.meaning!r} is not a spawn meaning ({', '.join(MEANINGS)})")
+            return ("meaning", _("{meaning!r} is not a spawn meaning ({meanings})").format(
+                                   meaning=self.meaning, meanings=', '.join(MEANINGS)))
         return None
 
 
@@ -78,11 +80,12 @@ class SpawnDieConfig:
 
     def validate(self) -> tuple[str, str] | None:
         if len(self.faces) != N_FACES:
-            return ("faces", f"the spawn die has {N_FACES} faces, not {len(self.faces)}")
+            return ("faces", _("the spawn die has {n_faces} faces, not {count}").format(
+                                 n_faces=N_FACES, count=len(self.faces)))
         names = [f.face for f in self.faces]
         for i, n in enumerate(names):
             if n in names[:i]:
-                return (f"faces[{i}].face", f"{n!r} is listed twice")
+                return (f"faces[{i}].face", _("{n!r} is listed twice").format(n=n))
         return None
 
     def meaning(self, face: str) -> str:
@@ -101,13 +104,15 @@ class PowerUpConfig:
 
     def validate(self) -> tuple[str, str] | None:
         if not self.name.strip():
-            return ("name", "a Power-Up card needs a name")
+            return ("name", _("a Power-Up card needs a name"))
         if self.target not in TARGETS:
-            return ("target", f"{self.target!r} is not a target ({', '.join(TARGETS)})")
+            return ("target", _("{target!r} is not a target ({targets})").format(
+                                  target=self.target, targets=', '.join(TARGETS)))
         if self.effect not in EFFECTS:
-            return ("effect", f"{self.effect!r} is not an effect ({', '.join(EFFECTS)})")
+            return ("effect", _("{effect!r} is not an effect ({effects})").format(
+                                  effect=self.effect, effects=', '.join(EFFECTS)))
         if self.effect == "freeze" and self.target == "none":
-            return ("target", "a freeze needs a player to freeze (player or any_player)")
+            return ("target", _("a freeze needs a player to freeze (player or any_player)"))
         return None
 
 
@@ -123,22 +128,24 @@ class DanchieConfig:
     def validate(self) -> tuple[str, str] | None:
         if len(self.tile_types) != N_TILE_TYPES:
             return ("tile_types",
-                    f"{N_TILE_TYPES} tile types (colours), not {len(self.tile_types)}")
+                    _("{n_tile_types} tile types (colours), not {count}").format(
+                            n_tile_types=N_TILE_TYPES, count=len(self.tile_types)))
         for i, t in enumerate(self.tile_types):
             if not t.strip():
-                return (f"tile_types[{i}]", "a tile type needs a name")
+                return (f"tile_types[{i}]", _("a tile type needs a name"))
             if t in self.tile_types[:i]:
-                return (f"tile_types[{i}]", f"{t!r} is listed twice")
+                return (f"tile_types[{i}]", _("{t!r} is listed twice").format(t=t))
         if not self.power_ups:
-            return ("power_ups", "list the Power-Up cards")
+            return ("power_ups", _("list the Power-Up cards"))
         names = [p.name for p in self.power_ups]
         for i, n in enumerate(names):
             if n in names[:i]:
-                return (f"power_ups[{i}].name", f"{n!r} is listed twice")
+                return (f"power_ups[{i}].name", _("{n!r} is listed twice").format(n=n))
         for i, d in enumerate(self.defaults):
             if d not in ("tile_types", "spawn_die.faces"):
-                return (f"defaults[{i}]", f"{d!r} is not a default we ship "
-                                          "(tile_types, spawn_die.faces)")
+                return (f"defaults[{i}]", _("{d!r} is not a default we ship (tile_types, "
+                                            "spawn_die.faces)").format(
+                                              d=d))
         return None
 
     def power_up(self, name: str) -> PowerUpConfig:
@@ -184,32 +191,36 @@ def setup_table(n_players: int) -> SetupTable:
     """The set-up for ``n_players`` (3 to 6)."""
     if isinstance(n_players, bool) or not isinstance(n_players, int) \
             or not MIN_PLAYERS <= n_players <= MAX_PLAYERS:
-        raise IllegalActionError(f"Danchie Go is for 3 to 6 players, not {n_players!r}")
+        raise IllegalActionError(_("Danchie Go is for 3 to 6 players, not {n_players!r}").format(
+                                     n_players=n_players))
     n = n_players
     sets = tuple("Standard" if i < 4 else "Special" for i in range(n))
     notes = [
-        "Obstacles: players take turns clockwise placing one type at a time, in this order: "
-        "Spawn, Stack, Boost, Block.",
-        "The first two rows from the start line stay clear of obstacles.",
-        "Blocks: split evenly between horizontal and vertical (odd number: the players "
-        "choose).",
-        "Each player takes 2 starting Tiles of different colours (section 3 of the board): "
-        "count them on the companion's board counters.",
-        f"Tiles: {2 * n} of each colour on the board, regular side up; then each player flips "
-        f"3 to the Power-Up side ({3 * n} Power-Up Tiles).",
+        _("Obstacles: players take turns clockwise placing one type at a time, in this order: "
+          "Spawn, Stack, Boost, Block."),
+        _("The first two rows from the start line stay clear of obstacles."),
+        _("Blocks: split evenly between horizontal and vertical (odd number: the players "
+          "choose)."),
+        _("Each player takes 2 starting Tiles of different colours (section 3 of the board): "
+          "count them on the companion's board counters."),
+        _("Tiles: {per_colour} of each colour on the board, regular side up; then each player "
+          "flips 3 to the Power-Up side ({power_up} Power-Up Tiles).").format(
+            per_colour=2 * n, power_up=3 * n),
     ]
     if n == 3:
-        notes.insert(0, "3 players: choose one of the rulebook's pre-made layouts.")
-        notes.insert(1, "3 players: 12 obstacles (4 per player); the rulebook text shows 13, "
-                        "which does not match 4 per player.")
-        notes.insert(2, "3 players is marked \"not recommended\" in the rulebook's tile set-up "
-                        "figure.")
+        notes.insert(0, _("3 players: choose one of the rulebook's pre-made layouts."))
+        notes.insert(1, _("3 players: 12 obstacles (4 per player); the rulebook text shows 13, "
+                          "which does not match 4 per player."))
+        notes.insert(2, _("3 players is marked \"not recommended\" in the rulebook's tile "
+                          "set-up figure."))
     else:
-        notes.insert(0, f"{n} players: customize your own obstacle layout.")
-    if n >= 5:
-        who = "Player 5 gets" if n == 5 else "Players 5 and 6 get"
-        notes.append(f"{who} a Special set (Special Spawn, Special Stack, Special Boost, "
-                     "Block).")
+        notes.insert(0, _("{count} players: customize your own obstacle layout.").format(count=n))
+    if n == 5:
+        notes.append(_("Player 5 gets a Special set (Special Spawn, Special Stack, Special "
+                       "Boost, Block)."))
+    elif n == 6:
+        notes.append(_("Players 5 and 6 get a Special set (Special Spawn, Special Stack, "
+                       "Special Boost, Block)."))
     return SetupTable(
         players=n, lanes=n, obstacles=4 * n, obstacle_sets=sets, standard_set=STANDARD_SET,
         special_set=SPECIAL_SET, tile_types=N_TILE_TYPES, tiles_per_type=2 * n,
@@ -229,7 +240,8 @@ class Tektonpedia:
 def place_bucket(place: int) -> str:
     """The Tektonpedia's rows and columns: 1, 2, 3, 4-5, 6."""
     if isinstance(place, bool) or not isinstance(place, int) or not 1 <= place <= MAX_PLAYERS:
-        raise IllegalActionError(f"a finishing place is 1 to {MAX_PLAYERS}, not {place!r}")
+        raise IllegalActionError(_("a finishing place is 1 to {max_players}, not {place!r}").format(
+                                     max_players=MAX_PLAYERS, place=place))
     return "4-5" if place in (4, 5) else str(place)
 
 
@@ -240,19 +252,22 @@ def tektonpedia(place1: int, place2: int, sabotage: int) -> Tektonpedia:
     table's slash when a bucket is itself a range ("4-5/3"), so it is never ambiguous.
     DECISION: Tekton for 0-5 sabotages, Mekton for 6+ (the table; the text once says 5+)."""
     if isinstance(sabotage, bool) or not isinstance(sabotage, int) or sabotage < 0:
-        raise IllegalActionError(f"the sabotage meter is 0 or more, not {sabotage!r}")
+        raise IllegalActionError(_("the sabotage meter is 0 or more, not {sabotage!r}").format(
+                                     sabotage=sabotage))
     a, b = place_bucket(place1), place_bucket(place2)
     personality = f"{a}/{b}" if "-" in a or "-" in b else f"{a}-{b}"
     kind: Literal["Tekton", "Mekton"] = "Mekton" if sabotage >= MEKTON_FROM else "Tekton"
-    text = (f"Lap 1 {_ordinal(place1)} x lap 2 {_ordinal(place2)}, {sabotage} "
-            f"sabotage{'s' if sabotage != 1 else ''}: find personality #{personality} in the "
-            f"{kind} profiles of the Tektonpedia")
+    text = ngettext("Lap 1 {lap1} x lap 2 {lap2}, {count} sabotage: find personality "
+                    "#{personality} in the {kind} profiles of the Tektonpedia",
+                    "Lap 1 {lap1} x lap 2 {lap2}, {count} sabotages: find personality "
+                    "#{personality} in the {kind} profiles of the Tektonpedia", sabotage).format(
+        lap1=_ordinal(place1), lap2=_ordinal(place2), count=sabotage, personality=personality,
+        kind=kind)
     return Tektonpedia(personality, kind, text)
 
 
 def _ordinal(n: int) -> str:
-    suffix = {1: "st", 2: "nd", 3: "rd"}.get(n, "th")
-    return f"{n}{suffix}"
+    return ordinal(n)      # 1st, 2nd... in the language shown
 
 
 # ----------------------------------------------------------------------------- state
@@ -275,7 +290,7 @@ class Spawn:
 
     @property
     def text(self) -> str:
-        return MEANING_TEXT[self.meaning]
+        return _(MEANING_TEXT[self.meaning])
 
 
 @dataclass(frozen=True, slots=True)
@@ -354,21 +369,24 @@ class DanchieState:
         for i, d in enumerate(self.dashers):
             if d.name == name:
                 return i
-        raise IllegalActionError(f"no player called {name!r} (players: {', '.join(self.names)})")
+        raise IllegalActionError(_("no player called {name!r} (players: {names})").format(
+                                     name=name, names=', '.join(self.names)))
 
     def card(self, name: Any) -> PowerUp:
         for p in self.power_ups:
             if p.name == name:
                 return p
         known = ", ".join(p.name for p in self.power_ups)
-        raise IllegalActionError(f"no Power-Up card called {name!r} (cards: {known})")
+        raise IllegalActionError(_("no Power-Up card called {name!r} (cards: {known})").format(
+                                     name=name, known=known))
 
     def meaning(self, face: Any) -> str:
         for f, meaning in self.spawn_faces:
             if f == face:
                 return meaning
-        known = ", ".join(f for f, _ in self.spawn_faces)
-        raise IllegalActionError(f"{face!r} is not a face of the spawn die (faces: {known})")
+        known = ", ".join(f for f, _meaning in self.spawn_faces)
+        raise IllegalActionError(_("{face!r} is not a face of the spawn die (faces: {known})").format(
+                                     face=face, known=known))
 
 
 def results(state: DanchieState) -> list[tuple[str, Tektonpedia]]:
@@ -400,20 +418,22 @@ def _who(state: DanchieState, data: Mapping[str, Any], key: str = "player") -> i
 def _delta(data: Mapping[str, Any]) -> int:
     delta = data.get("delta")
     if delta not in (1, -1) or isinstance(delta, bool):
-        raise _fail(f"delta: +1 or -1, not {delta!r}")
+        raise _fail(_("delta: +1 or -1, not {delta!r}").format(delta=delta))
     return int(delta)
 
 
 def _need_turn(state: DanchieState, i: int, what: str) -> None:
     if i != state.current:
-        raise _fail(f"{what}: it is {state.dashers[state.current].name}'s turn, not "
-                    f"{state.dashers[i].name}'s")
+        raise _fail(_("{what}: it is {dasher}'s turn, not {dasher2}'s").format(
+                        what=what, dasher=state.dashers[state.current].name,
+                        dasher2=state.dashers[i].name))
 
 
 def _need_racing(state: DanchieState, i: int, what: str) -> None:
     d = state.dashers[i]
     if d.finished:
-        raise _fail(f"{what}: {d.name} has finished the race ({_ordinal(d.finish_place or 0)})")
+        raise _fail(_("{what}: {d} has finished the race ({ordinal})").format(
+                        what=what, d=d.name, ordinal=_ordinal(d.finish_place or 0)))
 
 
 def _advance(state: DanchieState) -> tuple[DanchieState, list[str]]:
@@ -431,23 +451,23 @@ def _advance(state: DanchieState) -> tuple[DanchieState, list[str]]:
         if i == len(ds):
             i, rnd = 0, rnd + 1
             ds = [evolve(d, sets_done=0, specials_done=0, extra_sets=0) for d in ds]
-            notes.append(f"Round {rnd}" + (": Power-Up cards are active from now on"
+            notes.append(f"Round {rnd}" + (_(": Power-Up cards are active from now on")
                                            if rnd == POWER_UP_ROUND else ""))
         d = ds[i]
         if d.finished:
             continue
         if d.frozen > 0:
             ds[i] = evolve(d, frozen=d.frozen - 1)
-            notes.append(f"{d.name} is frozen: turn skipped")
+            notes.append(_("{d} is frozen: turn skipped").format(d=d.name))
             continue
         if d.resting:
             ds[i] = evolve(d, resting=False)
-            notes.append(f"{d.name} stops for one turn after lap 1: turn skipped")
+            notes.append(_("{d} stops for one turn after lap 1: turn skipped").format(d=d.name))
             continue
         break
     new = evolve(state, dashers=tuple(ds), current=i, round=rnd)
-    notes.append(f"{ds[i].name}'s turn ({new.base_sets} action set"
-                 f"{'s' if new.base_sets > 1 else ''})")
+    notes.append(ngettext("{dasher}'s turn ({count} action set)", "{dasher}'s turn ({count} action sets)",
+                          new.base_sets).format(dasher=ds[i].name, count=new.base_sets))
     return new, notes
 
 
@@ -458,27 +478,33 @@ def _action_set(state: DanchieState, data: Mapping[str, Any]) -> DanchieState:
     d = state.dashers[i]
     kind = data.get("kind", "full")
     if kind not in SET_KINDS:
-        raise _fail(f"kind: full or special (a Special Move in place of an action set), "
-                    f"not {kind!r}")
-    _need_racing(state, i, "no action set")
-    _need_turn(state, i, "no action set")
+        raise _fail(_("kind: full or special (a Special Move in place of an action set), "
+                      "not {kind!r}").format(
+                        kind=kind))
+    _need_racing(state, i, _("no action set"))
+    _need_turn(state, i, _("no action set"))
     allowed = state.sets_allowed(i)
     if d.sets_done >= allowed:
-        raise _fail(f"{d.name} has done {d.sets_done} of {allowed} action set"
-                    f"{'s' if allowed > 1 else ''} this turn: end the turn")
+        raise _fail(ngettext("{dasher} has done {done} of {allowed} action set this turn: end "
+                             "the turn",
+                             "{dasher} has done {done} of {allowed} action sets this turn: end "
+                             "the turn", allowed).format(dasher=d.name, done=d.sets_done,
+                                                         allowed=allowed))
     notes: list[str] = []
     if kind == "special":
         if d.lap == 2 and d.special_move_round == state.round:
-            raise _fail(f"{d.name} is on lap 2: Limited to one special move per round "
-                        f"(used in round {state.round})")
+            raise _fail(_("{d} is on lap 2: Limited to one special move per round (used in round "
+                          "{round})").format(
+                            d=d.name, round=state.round))
         if d.specials_done >= state.base_sets:
-            raise _fail(f"{d.name}: Plus Action's extra action set cannot be a Special Move")
+            raise _fail(_("{d}: Plus Action's extra action set cannot be a Special Move").format(d=d.name))
         d = evolve(d, specials_done=d.specials_done + 1,
                    special_move_round=state.round if d.lap == 2 else d.special_move_round)
     d = evolve(d, sets_done=d.sets_done + 1)
     left = allowed - d.sets_done
-    notes.append(f"{left} action set{'s' if left != 1 else ''} left" if left else
-                 "no action set left: end the turn")
+    notes.append(ngettext("{count} action set left", "{count} action sets left", left).format(
+        count=left) if left else
+                 _("no action set left: end the turn"))
     return evolve(_set(state, i, d), notes=tuple(notes))
 
 
@@ -488,20 +514,23 @@ def _end_turn(state: DanchieState, data: Mapping[str, Any]) -> DanchieState:
     turn cannot end with a set left; the rulebook's only skip is declining a Power-Up card,
     ``danchie.decline_power_up``, and a frozen or resting player's turn is skipped for them)."""
     i = _who(state, data)
-    _need_turn(state, i, "cannot end the turn")
+    _need_turn(state, i, _("cannot end the turn"))
     left = state.sets_left(i)
     d = state.dashers[i]
     if state.rules >= 2 and left and not d.finished:
-        what = "a Full Action Set or a Special Move" if left == 1 else \
-            f"{left} Full Action Sets or Special Moves"
-        raise _fail(f"{d.name} must still complete {what} this turn (every player must; "
-                    "only declining a Power-Up card skips a turn)")
+        what = _("a Full Action Set or a Special Move") if left == 1 else \
+            _("{left} Full Action Sets or Special Moves").format(left=left)
+        raise _fail(_("{d} must still complete {what} this turn (every player must; only declining a "
+                      "Power-Up card skips a turn)").format(
+                        d=d.name, what=what))
     if state.rules >= 2 and d.cards and not d.finished:
-        raise _fail(f"{d.name} drew a Power-Up card: use it, or decline it (return the Tile "
-                    "and skip the turn)")
+        raise _fail(_("{d} drew a Power-Up card: use it, or decline it (return the Tile and skip the "
+                      "turn)").format(
+                        d=d.name))
     new, notes = _advance(state)
     if left and not d.finished:
-        notes.insert(0, f"{left} action set{'s' if left > 1 else ''} not done")
+        notes.insert(0, ngettext("{count} action set not done", "{count} action sets not done",
+                                 left).format(count=left))
     return evolve(new, notes=tuple(notes))
 
 
@@ -509,19 +538,20 @@ def _matches(state: DanchieState, d: Dasher, side: int) -> str | None:
     """None when the board's Tiles match that Blueprint side exactly, else why not."""
     want = d.blueprint[side]
     if not any(want):
-        return (f"{d.name}'s {SIDES[side]} Blueprint is not entered yet: enter its Tiles "
-                "per colour first")
+        return (_("{d}'s {sides} Blueprint is not entered yet: enter its Tiles per colour first").format(
+                    d=d.name, sides=SIDES[side]))
     if d.tiles != want:
         def text(counts: tuple[int, ...]) -> str:
             return ", ".join(f"{n} {t}" for t, n in zip(state.tile_types, counts) if n) or "none"
-        return (f"{d.name}'s Tiles ({text(d.tiles)}) do not match the {SIDES[side]} Blueprint "
-                f"({text(want)}) exactly, without any excess Tiles")
+        return (_("{d}'s Tiles ({text}) do not match the {sides} Blueprint ({text2}) exactly, without "
+                  "any excess Tiles").format(
+                    d=d.name, text=text(d.tiles), sides=SIDES[side], text2=text(want)))
     return None
 
 
 def _lap(state: DanchieState, data: Mapping[str, Any]) -> DanchieState:
     i = _who(state, data)
-    _need_racing(state, i, "no lap to finish")
+    _need_racing(state, i, _("no lap to finish"))
     d = state.dashers[i]
     notes: list[str] = []
     if state.rules >= 2:
@@ -535,21 +565,21 @@ def _lap(state: DanchieState, data: Mapping[str, Any]) -> DanchieState:
         # DASHER SPECIALTY TOKEN: "After completing the first lap, you'll receive a second
         # Specialty Token" (every player, chosen in lap-1 order from the podium)
         if place <= PODIUM_PLACES:
-            notes.append(f"podium place {place}: a second Dasher Specialty token")
+            notes.append(_("podium place {place}: a second Dasher Specialty token").format(place=place))
         else:
-            notes.append(f"lap 1 place {place}: a second Dasher Specialty token")
-        notes.append("flip the Blueprint to red; stop for one turn")
+            notes.append(_("lap 1 place {place}: a second Dasher Specialty token").format(place=place))
+        notes.append(_("flip the Blueprint to red; stop for one turn"))
         if state.two_sets_from_round is None:
             state = evolve(state, two_sets_from_round=state.round + 1)
-            notes.append(f"first to finish lap 1: everyone has 2 action sets from round "
-                         f"{state.round + 1}")
+            notes.append(_("first to finish lap 1: everyone has 2 action sets from round {round}").format(
+                             round=state.round + 1))
         return evolve(state, notes=tuple(notes))
     place = len(state.finish) + 1
     d = evolve(d, finish_place=place, resting=False, frozen=0)
     state = evolve(_set(state, i, d), finish=state.finish + (i,))
-    notes.append(f"finishes {_ordinal(place)}" + (": wins the race!" if place == 1 else ""))
+    notes.append(f"finishes {_ordinal(place)}" + (_(": wins the race!") if place == 1 else ""))
     if state.over:
-        notes.append("everyone has finished: the game is over (see the Tektonpedia)")
+        notes.append(_("everyone has finished: the game is over (see the Tektonpedia)"))
     return evolve(state, notes=tuple(notes))
 
 
@@ -558,61 +588,66 @@ def _power_up(state: DanchieState, data: Mapping[str, Any]) -> DanchieState:
     me = state.dashers[i]
     card = state.card(data.get("card"))
     if not state.power_ups_active:
-        raise _fail(f"{me.name} cannot use {card.name}: Power-Up cards work only from round "
-                    f"{POWER_UP_ROUND} (this is round {state.round})")
+        raise _fail(_("{me} cannot use {card}: Power-Up cards work only from round {power_up_round} "
+                      "(this is round {round})").format(
+                        me=me.name, card=card.name, power_up_round=POWER_UP_ROUND, round=state.round))
     _need_racing(state, i, f"no {card.name}")
-    _need_turn(state, i, f"{card.name}: a Power-Up card is used by the player whose turn it is")
+    _need_turn(state, i, _("{card}: a Power-Up card is used by the player whose turn it is").format(
+                             card=card.name))
     if state.rules >= 2:
         if me.cards <= 0:
-            raise _fail(f"{me.name} has no Power-Up card drawn: a card is drawn when your "
-                        "Dasher picks a Power-Up Tile")
+            raise _fail(_("{me} has no Power-Up card drawn: a card is drawn when your Dasher picks a "
+                          "Power-Up Tile").format(
+                            me=me.name))
         me = evolve(me, cards=me.cards - 1)
     target = data.get("target")
     notes: list[str] = []
     if card.target == "none":
         if target is not None:
-            raise _fail(f"{card.name} targets no player (target must be null, not {target!r})")
+            raise _fail(_("{card} targets no player (target must be null, not {target!r})").format(
+                            card=card.name, target=target))
         t = None
     else:
         if target is None:
-            who = "another player" if card.target == "player" else "a player"
-            raise _fail(f"{card.name}: name {who} as the target")
+            who = _("another player") if card.target == "player" else _("a player")
+            raise _fail(_("{card}: name {who} as the target").format(card=card.name, who=who))
         t = state.index(target)
         if card.target == "player" and t == i:
-            raise _fail(f"{card.name} targets another player, not {me.name}")
+            raise _fail(_("{card} targets another player, not {me}").format(card=card.name, me=me.name))
     if t is not None and t != i:
         me = evolve(me, sabotage=me.sabotage + 1)
-        notes.append(f"{me.name}'s sabotage meter: {me.sabotage}")
+        notes.append(_("{me}'s sabotage meter: {sabotage}").format(me=me.name, sabotage=me.sabotage))
     if card.effect == "extra_set":
         me = evolve(me, extra_sets=me.extra_sets + 1)
-        notes.append(f"{me.name} has one extra action set this turn (not a Special Move)")
+        notes.append(_("{me} has one extra action set this turn (not a Special Move)").format(me=me.name))
     state = _set(state, i, me)
     if card.effect == "freeze":
         assert t is not None
         victim = state.dashers[t]
         if victim.finished:
-            raise _fail(f"{card.name}: {victim.name} has finished the race and cannot be frozen")
+            raise _fail(_("{card}: {victim} has finished the race and cannot be frozen").format(
+                            card=card.name, victim=victim.name))
         state = _set(state, t, evolve(victim, frozen=victim.frozen + 1))
-        notes.append(f"{victim.name} is frozen: skips their next turn")
+        notes.append(_("{victim} is frozen: skips their next turn").format(victim=victim.name))
     return evolve(state, notes=tuple(notes))
 
 
 def _decline(state: DanchieState, data: Mapping[str, Any]) -> DanchieState:
     i = _who(state, data)
     d = state.dashers[i]
-    _need_racing(state, i, "no Power-Up card")
-    _need_turn(state, i, "a Power-Up card is declined by the player whose turn it is")
+    _need_racing(state, i, _("no Power-Up card"))
+    _need_turn(state, i, _("a Power-Up card is declined by the player whose turn it is"))
     if d.power_up_tiles <= 0:
-        raise _fail(f"{d.name} has no Power-Up Tile to return")
+        raise _fail(_("{d} has no Power-Up Tile to return").format(d=d.name))
     if state.rules >= 2:
         if d.cards <= 0:
-            raise _fail(f"{d.name} has no Power-Up card drawn to decline")
+            raise _fail(_("{d} has no Power-Up card drawn to decline").format(d=d.name))
         d = evolve(d, cards=d.cards - 1)
         # "Returned Power-Ups Tile need one round cooldown before being taken again"
         state = evolve(state, cooling=state.cooling + ((d.name, state.round),))
     state = _set(state, i, evolve(d, power_up_tiles=d.power_up_tiles - 1))
     new, notes = _advance(state)
-    notes.insert(0, "Power-Up Tile returned, card to the graveyard, turn skipped")
+    notes.insert(0, _("Power-Up Tile returned, card to the graveyard, turn skipped"))
     return evolve(new, notes=tuple(notes))
 
 
@@ -621,13 +656,15 @@ def _tiles(state: DanchieState, data: Mapping[str, Any]) -> DanchieState:
     d = state.dashers[i]
     kind = data.get("type")
     if kind not in state.tile_types:
-        raise _fail(f"type: one of {', '.join(state.tile_types)}, not {kind!r}")
+        raise _fail(_("type: one of {tile_types}, not {kind!r}").format(
+                        tile_types=', '.join(state.tile_types), kind=kind))
     k = state.tile_types.index(kind)
     n = d.tiles[k] + _delta(data)
     if n > BOARD_LIMIT:
-        raise _fail(f"{d.name}: Board limit: {BOARD_LIMIT} {kind} Tiles per board")
+        raise _fail(_("{d}: Board limit: {board_limit} {kind} Tiles per board").format(
+                        d=d.name, board_limit=BOARD_LIMIT, kind=kind))
     if n < 0:
-        raise _fail(f"{d.name} has no {kind} Tile")
+        raise _fail(_("{d} has no {kind} Tile").format(d=d.name, kind=kind))
     tiles = d.tiles[:k] + (n,) + d.tiles[k + 1:]
     return evolve(_set(state, i, evolve(d, tiles=tiles)), notes=())
 
@@ -641,27 +678,29 @@ def _power_tiles(state: DanchieState, data: Mapping[str, Any]) -> DanchieState:
     delta = _delta(data)
     n = d.power_up_tiles + delta
     if n > BOARD_LIMIT:
-        raise _fail(f"{d.name}: Board limit: {BOARD_LIMIT} Power-Up Tiles per board")
+        raise _fail(_("{d}: Board limit: {board_limit} Power-Up Tiles per board").format(
+                        d=d.name, board_limit=BOARD_LIMIT))
     if n < 0:
-        raise _fail(f"{d.name} has no Power-Up Tile")
+        raise _fail(_("{d} has no Power-Up Tile").format(d=d.name))
     returned = data.get("returned", False)
     if not isinstance(returned, bool) or (returned and delta < 0):
-        raise _fail("returned: true only when a returned Power-Up Tile is picked up")
+        raise _fail(_("returned: true only when a returned Power-Up Tile is picked up"))
     if returned:
         free = [k for k, (_, r) in enumerate(state.cooling) if state.round > r + COOLDOWN_ROUNDS]
         if not free:
             if not state.cooling:
-                raise _fail("no returned Power-Up Tile is on the board")
+                raise _fail(_("no returned Power-Up Tile is on the board"))
             who, from_round = state.cooling_tiles()[0]
-            raise _fail(f"the Power-Up Tile {who} returned needs one round cooldown: it can "
-                        f"be taken again from round {from_round}")
+            raise _fail(_("the Power-Up Tile {who} returned needs one round cooldown: it can be taken "
+                          "again from round {from_round}").format(
+                            who=who, from_round=from_round))
         state = evolve(state, cooling=state.cooling[:free[0]] + state.cooling[free[0] + 1:])
     # DECISION: a card is drawn for a Tile picked up in the player's own turn (a Dasher
     # picks it up); a Tile that reaches a board otherwise (a swap) draws none
     draws = delta > 0 and state.power_ups_active and i == state.current
     if draws and state.rules >= 2:
         d = evolve(d, cards=d.cards + 1)
-    notes = ("draw a Power-Up card: use it, or return the Tile and skip the turn",) if draws else ()
+    notes = (_("draw a Power-Up card: use it, or return the Tile and skip the turn"),) if draws else ()
     return evolve(_set(state, i, evolve(d, power_up_tiles=n)), notes=notes)
 
 
@@ -672,21 +711,24 @@ def _start_tiles(state: DanchieState, data: Mapping[str, Any]) -> DanchieState:
     d = state.dashers[i]
     types_ = data.get("types")
     if d.start_tiles:
-        raise _fail(f"{d.name} has taken their starting Tiles already "
-                    f"({' and '.join(d.start_tiles)})")
+        raise _fail(_("{d} has taken their starting Tiles already ({start_tiles})").format(
+                        d=d.name, start_tiles=' and '.join(d.start_tiles)))
     if state.round != 1:
-        raise _fail("the starting Tiles are taken at set-up, before round 2")
+        raise _fail(_("the starting Tiles are taken at set-up, before round 2"))
     if not isinstance(types_, list) or len(types_) != START_TILES \
             or any(t not in state.tile_types for t in types_):
-        raise _fail(f"types: the {START_TILES} starting Tiles' colours, from "
-                    f"{', '.join(state.tile_types)}, not {types_!r}")
+        raise _fail(_("types: the {start_tiles} starting Tiles' colours, from {tile_types}, not "
+                      "{types!r}").format(
+                        start_tiles=START_TILES, tile_types=', '.join(state.tile_types), types=types_))
     if types_[0] == types_[1]:
-        raise _fail(f"{d.name}'s 2 starting Tiles must be different colours (both {types_[0]})")
+        raise _fail(_("{d}'s 2 starting Tiles must be different colours (both {types})").format(
+                        d=d.name, types=types_[0]))
     tiles = list(d.tiles)
     for t in types_:
         k = state.tile_types.index(t)
         if tiles[k] + 1 > BOARD_LIMIT:
-            raise _fail(f"{d.name}: Board limit: {BOARD_LIMIT} {t} Tiles per board")
+            raise _fail(_("{d}: Board limit: {board_limit} {t} Tiles per board").format(
+                            d=d.name, board_limit=BOARD_LIMIT, t=t))
         tiles[k] += 1
     return evolve(_set(state, i, evolve(d, tiles=tuple(tiles), start_tiles=tuple(types_))),
                   notes=())
@@ -699,20 +741,21 @@ def _blueprint(state: DanchieState, data: Mapping[str, Any]) -> DanchieState:
     d = state.dashers[i]
     side = data.get("side")
     if side not in SIDES:
-        raise _fail(f"side: green or red, not {side!r}")
+        raise _fail(_("side: green or red, not {side!r}").format(side=side))
     kind = data.get("type")
     if kind not in state.tile_types:
-        raise _fail(f"type: one of {', '.join(state.tile_types)}, not {kind!r}")
-    _need_racing(state, i, "no Blueprint to change")
+        raise _fail(_("type: one of {tile_types}, not {kind!r}").format(
+                        tile_types=', '.join(state.tile_types), kind=kind))
+    _need_racing(state, i, _("no Blueprint to change"))
     k, s_ = state.tile_types.index(kind), SIDES.index(side)
     if s_ == 1 and d.lap == 1:
-        raise _fail(f"{d.name}'s red Blueprint stays hidden until they complete lap 1")
+        raise _fail(_("{d}'s red Blueprint stays hidden until they complete lap 1").format(d=d.name))
     if s_ == 0 and d.lap == 2:
-        raise _fail(f"{d.name} has flipped the Blueprint to red: the green side is done")
+        raise _fail(_("{d} has flipped the Blueprint to red: the green side is done").format(d=d.name))
     n = d.blueprint[s_][k] + _delta(data)
     if not 0 <= n <= BOARD_LIMIT:
-        raise _fail(f"{d.name}'s {side} Blueprint: 0 to {BOARD_LIMIT} {kind} Tiles "
-                    "(the board's limit)")
+        raise _fail(_("{d}'s {side} Blueprint: 0 to {board_limit} {kind} Tiles (the board's limit)").format(
+                        d=d.name, side=side, board_limit=BOARD_LIMIT, kind=kind))
     sides = list(d.blueprint)
     sides[s_] = sides[s_][:k] + (n,) + sides[s_][k + 1:]
     return evolve(_set(state, i, evolve(d, blueprint=(sides[0], sides[1]))), notes=())
@@ -723,15 +766,16 @@ def _specialty(state: DanchieState, data: Mapping[str, Any]) -> DanchieState:
     or in response to other players' actions"; "Use anytime, discard after"."""
     i = _who(state, data)
     d = state.dashers[i]
-    _need_racing(state, i, "no Specialty token")
+    _need_racing(state, i, _("no Specialty token"))
     if d.specialty_used >= d.specialty:
-        more = "" if d.specialty >= 2 else " (a second one comes with completing lap 1)"
-        raise _fail(f"{d.name} has used {'both' if d.specialty == 2 else 'their'} Dasher "
-                    f"Specialty token{'s' if d.specialty == 2 else ''}: each is used once per "
-                    f"game{more}")
+        more = "" if d.specialty >= 2 else _(" (a second one comes with completing lap 1)")
+        raise _fail((_("{dasher} has used both Dasher Specialty tokens: each is used once per "
+                       "game{more}") if d.specialty == 2 else
+                     _("{dasher} has used their Dasher Specialty token: each is used once per "
+                       "game{more}")).format(dasher=d.name, more=more))
     name = data.get("token", "")
     if not isinstance(name, str):
-        raise _fail("token: the Specialty token's name, or nothing")
+        raise _fail(_("token: the Specialty token's name, or nothing"))
     return evolve(_set(state, i, evolve(d, specialty_used=d.specialty_used + 1)), notes=())
 
 
@@ -740,12 +784,13 @@ def _spawn(state: DanchieState, data: Mapping[str, Any]) -> DanchieState:
     face = data.get("face")
     meaning = state.meaning(face)
     if data.get("meaning", meaning) != meaning:
-        raise _fail(f"face {face} means {meaning}, not {data.get('meaning')!r}")
+        raise _fail(_("face {face} means {meaning}, not {get!r}").format(
+                        face=face, meaning=meaning, get=data.get('meaning')))
     source = data.get("source", "hand")
     if source not in SOURCES:
-        raise _fail(f"source: tower or hand, not {source!r}")
+        raise _fail(_("source: tower or hand, not {source!r}").format(source=source))
     spawn = Spawn(state.dashers[i].name, str(face), meaning, source, state.round)
-    return evolve(state, last_spawn=spawn, notes=(MEANING_TEXT[meaning],))
+    return evolve(state, last_spawn=spawn, notes=(_(MEANING_TEXT[meaning]),))
 
 
 def _sabotage(state: DanchieState, data: Mapping[str, Any]) -> DanchieState:
@@ -753,7 +798,7 @@ def _sabotage(state: DanchieState, data: Mapping[str, Any]) -> DanchieState:
     d = state.dashers[i]
     n = d.sabotage + _delta(data)
     if n < 0:
-        raise _fail(f"{d.name}'s sabotage meter is at 0")
+        raise _fail(_("{d}'s sabotage meter is at 0").format(d=d.name))
     return evolve(_set(state, i, evolve(d, sabotage=n)), notes=())
 
 
@@ -762,9 +807,9 @@ def _freeze(state: DanchieState, data: Mapping[str, Any]) -> DanchieState:
     d = state.dashers[i]
     delta = _delta(data)
     if delta > 0:
-        _need_racing(state, i, "no freeze")
+        _need_racing(state, i, _("no freeze"))
     if d.frozen + delta < 0:
-        raise _fail(f"{d.name} is not frozen")
+        raise _fail(_("{d} is not frozen").format(d=d.name))
     return evolve(_set(state, i, evolve(d, frozen=d.frozen + delta)), notes=())
 
 
@@ -786,43 +831,45 @@ def _check_start(setup: Mapping[str, Any]) -> None:
     players = setup.get("players")
     if not isinstance(players, (list, tuple)) or not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
         n = len(players) if isinstance(players, (list, tuple)) else players
-        raise _fail(f"Danchie Go is for 3 to 6 players, not {n!r}")
+        raise _fail(_("Danchie Go is for 3 to 6 players, not {n!r}").format(n=n))
     for i, p in enumerate(players):
         if not isinstance(p, str) or not p.strip():
-            raise _fail(f"player {i + 1} needs a name")
+            raise _fail(_("player {i} needs a name").format(i=i + 1))
         if p in players[:i]:
-            raise _fail(f"two players are called {p!r}")
+            raise _fail(_("two players are called {p!r}").format(p=p))
     if "spawn_faces" not in setup or "power_ups" not in setup or "tile_types" not in setup:
-        raise _fail("game.start needs the tile types, the spawn die's faces and the Power-Up "
-                    "cards: build it with setup_from_config(config, players)")
+        raise _fail(_("game.start needs the tile types, the spawn die's faces and the Power-Up cards: "
+                      "build it with setup_from_config(config, players)"))
     types_ = setup["tile_types"]
     if not isinstance(types_, (list, tuple)) or len(types_) != N_TILE_TYPES \
             or len(set(types_)) != N_TILE_TYPES \
             or not all(isinstance(t, str) and t for t in types_):
-        raise _fail(f"tile_types: {N_TILE_TYPES} different names, not {types_!r}")
+        raise _fail(_("tile_types: {n_tile_types} different names, not {types!r}").format(
+                        n_tile_types=N_TILE_TYPES, types=types_))
     faces = setup["spawn_faces"]
     if not isinstance(faces, (list, tuple)) or len(faces) != N_FACES \
             or not all(isinstance(f, Mapping) for f in faces):
-        raise _fail(f"spawn_faces: the spawn die's {N_FACES} faces")
+        raise _fail(_("spawn_faces: the spawn die's {n_faces} faces").format(n_faces=N_FACES))
     names = [f.get("face") for f in faces]
     if len(set(names)) != N_FACES or not all(isinstance(n, str) and n for n in names):
-        raise _fail(f"spawn_faces: {N_FACES} different face names, not {names!r}")
+        raise _fail(_("spawn_faces: {n_faces} different face names, not {names!r}").format(
+                        n_faces=N_FACES, names=names))
     for f in faces:
         if f.get("meaning") not in MEANINGS:
-            raise _fail(f"spawn face {f.get('face')}: {f.get('meaning')!r} is not a spawn "
-                        f"meaning ({', '.join(MEANINGS)})")
+            raise _fail(_("spawn face {face}: {meaning!r} is not a spawn meaning ({meanings})").format(
+                            face=f.get('face'), meaning=f.get('meaning'), meanings=', '.join(MEANINGS)))
     cards = setup["power_ups"]
     if not isinstance(cards, (list, tuple)) or not cards \
             or not all(isinstance(c, Mapping) for c in cards):
-        raise _fail("power_ups: the Power-Up cards")
+        raise _fail(_("power_ups: the Power-Up cards"))
     seen: set[str] = set()
     for c in cards:
         if c.get("name") in seen or not c.get("name"):
-            raise _fail(f"power_ups: {c.get('name')!r} is listed twice or has no name")
+            raise _fail(_("power_ups: {card!r} is listed twice or has no name").format(card=c.get('name')))
         seen.add(c["name"])
         if c.get("target", "none") not in TARGETS or c.get("effect", "none") not in EFFECTS:
-            raise _fail(f"power_ups: {c['name']}: target one of {', '.join(TARGETS)}, effect "
-                        f"one of {', '.join(EFFECTS)}")
+            raise _fail(_("power_ups: {name}: target one of {targets}, effect one of {effects}").format(
+                            name=c['name'], targets=', '.join(TARGETS), effects=', '.join(EFFECTS)))
 
 
 # ----------------------------------------------------------------------------- rules
@@ -868,9 +915,9 @@ class DanchieRules:
     def apply(self, state: DanchieState, type_: str, data: Mapping[str, Any]) -> DanchieState:
         handler = _HANDLERS.get(type_)
         if handler is None:
-            raise _fail(f"unknown Danchie Go action {type_!r}")
+            raise _fail(_("unknown Danchie Go action {type!r}").format(type=type_))
         if state.over and type_ not in AFTER_THE_RACE:
-            raise _fail("the race is over: everyone has finished")
+            raise _fail(_("the race is over: everyone has finished"))
         return handler(state, data)
 
     def describe(self, before: DanchieState, type_: str, data: Mapping[str, Any],
@@ -886,10 +933,12 @@ class DanchieRules:
     def summary(self, state: DanchieState) -> str:
         names = ", ".join(state.names)
         if state.over:
-            return f"{names}: {state.dashers[state.finish[0]].name} won"
+            return _("{names}: {dasher} won").format(
+                       names=names, dasher=state.dashers[state.finish[0]].name)
         if state.finish:
-            return f"{names}: {state.dashers[state.finish[0]].name} won, round {state.round}"
-        return f"{names}, round {state.round}"
+            return _("{names}: {dasher} won, round {round}").format(
+                       names=names, dasher=state.dashers[state.finish[0]].name, round=state.round)
+        return _("{names}, round {round}").format(names=names, round=state.round)
 
 
 # ----------------------------------------------------------------------------- presentation
@@ -899,51 +948,61 @@ def describe(before: DanchieState, type_: str, data: Mapping[str, Any],
     kind = type_.split(".", 1)[1]
     who = str(data.get("player"))
     if kind == "action_set":
-        what = "a Special Move" if data.get("kind") == "special" else "an action set"
+        what = _("a Special Move") if data.get("kind") == "special" else _("an action set")
         i = before.index(who)
         text = f"{who}: {what} ({after.dashers[i].sets_done}/{after.sets_allowed(i)})"
     elif kind == "end_turn":
-        text = f"{who} ends the turn"
+        text = _("{who} ends the turn").format(who=who)
     elif kind == "lap":
         lap = before.dashers[before.index(who)].lap
-        text = f"{who} reaches the Flip line" if lap == 1 else f"{who} crosses the finish line"
+        text = _("{who} reaches the Flip line").format(
+                   who=who) if lap == 1 else _("{who} crosses the finish line").format(
+                                                                who=who)
     elif kind == "power_up":
         target = data.get("target")
-        text = f"{who} uses {data.get('card')}" + (f" on {target}" if target is not None else "")
+        text = (_("{who} uses {card} on {target}") if target is not None else
+                _("{who} uses {card}")).format(who=who, card=_(str(data.get("card"))), target=target)
     elif kind == "decline_power_up":
-        text = f"{who} declines the Power-Up card"
+        text = _("{who} declines the Power-Up card").format(who=who)
     elif kind == "tiles":
         i = before.index(who)
         k = after.tile_types.index(data["type"])
-        text = f"{who} {data['delta']:+d} {data['type']} Tile ({after.dashers[i].tiles[k]})"
+        text = _("{who} {delta:+d} {type} Tile ({tile})").format(
+                   who=who, delta=data['delta'], type=data['type'], tile=after.dashers[i].tiles[k])
     elif kind == "power_tiles":
         i = before.index(who)
-        text = f"{who} {data['delta']:+d} Power-Up Tile ({after.dashers[i].power_up_tiles})"
+        text = _("{who} {delta:+d} Power-Up Tile ({power_up_tiles})").format(
+                   who=who, delta=data['delta'], power_up_tiles=after.dashers[i].power_up_tiles)
         if data.get("returned"):
-            text += ", a returned one"
+            text += _(", a returned one")
     elif kind == "spawn":
-        source = "tower" if data.get("source") == "tower" else "by hand"
-        text = f"{who} spawns ({source}): {data.get('face')}"
+        source = _("tower") if data.get("source") == "tower" else _("by hand")
+        # the result follows in words (the state's note); the face's id is not for players
+        text = _("{who} spawns ({source})").format(who=who, source=source)
     elif kind == "start_tiles":
-        text = f"{who} takes 2 starting Tiles: {' and '.join(data['types'])}"
+        text = _("{who} takes 2 starting Tiles: {types}").format(who=who, types=' and '.join(data['types']))
     elif kind == "blueprint":
         i = before.index(who)
         k = after.tile_types.index(data["type"])
         n = after.dashers[i].blueprint[SIDES.index(data["side"])][k]
-        text = f"{who}'s {data['side']} Blueprint {data['delta']:+d} {data['type']} Tile ({n})"
+        text = _("{who}'s {side} Blueprint {delta:+d} {type} Tile ({n})").format(
+                   who=who, side=data['side'], delta=data['delta'], type=data['type'], n=n)
     elif kind == "specialty":
         i = before.index(who)
         d = after.dashers[i]
         token = f": {data['token']}" if data.get("token") else ""
-        text = (f"{who} uses a Dasher Specialty token{token} ({d.specialty_used} of "
-                f"{d.specialty} used)")
+        text = (_("{who} uses a Dasher Specialty token{token} ({specialty_used} of {specialty} used)").format(
+                    who=who, token=token, specialty_used=d.specialty_used, specialty=d.specialty))
     elif kind == "sabotage":
         i = before.index(who)
-        text = f"{who} sabotage meter {data['delta']:+d} ({after.dashers[i].sabotage}, by hand)"
+        text = _("{who} sabotage meter {delta:+d} ({sabotage}, by hand)").format(
+                   who=who, delta=data['delta'], sabotage=after.dashers[i].sabotage)
     elif kind == "freeze":
         i = before.index(who)
-        text = f"{who} freeze {data['delta']:+d} ({after.dashers[i].frozen} turn"\
-               f"{'s' if after.dashers[i].frozen != 1 else ''} to skip, by hand)"
+        frozen = after.dashers[i].frozen
+        text = ngettext("{who} freeze {delta:+d} ({count} turn to skip, by hand)",
+                        "{who} freeze {delta:+d} ({count} turns to skip, by hand)", frozen).format(
+            who=who, delta=data["delta"], count=frozen)
     else:
         text = type_
     if after.notes:
@@ -994,7 +1053,7 @@ RULES = DanchieRules()
 
 ENTRY = GameEntry(
     id="danchie", rules=f"{__name__}:RULES", setup="danchie_setup", play="danchie_game",
-    tile=HomeTile("Danchie Go", "race tracker", (0.55, 0.35, 0.12, 1), (0.7, 0.45, 0.18, 1), 50),
+    tile=HomeTile(N_("Danchie Go"), N_("race tracker"), (0.55, 0.35, 0.12, 1), (0.7, 0.45, 0.18, 1), 50),
     screens={"danchie_setup": "companion.app.screens.danchie_game:DanchieSetupScreen",
              "danchie_game": "companion.app.screens.danchie_game:DanchieGameScreen"},
     config=ConfigFile("danchie", f"{__name__}:DanchieConfig", "companion.config:danchie.yaml"),

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..errors import IllegalActionError
+from ..i18n import N_, _, ngettext
 from ..registry import ConfigFile, GameEntry, HomeTile
 from .base import RULES_EDITION, evolve, items, mapping, rules_edition, text, whole
 
@@ -51,12 +52,12 @@ class MonsterConfig:
 
     def validate(self) -> tuple[str, str] | None:
         if not self.name.strip():
-            return ("name", "a Monster needs a name")
+            return ("name", _("a Monster needs a name"))
         if not 1 <= self.hp <= 99:
-            return ("hp", f"{self.hp} is not a starting HP (1 to 99)")
+            return ("hp", _("{hp} is not a starting HP (1 to 99)").format(hp=self.hp))
         for i, d in enumerate(self.defaults):
             if d not in ("hp", "power"):
-                return (f"defaults[{i}]", f"{d!r} is not a field of a Monster (hp, power)")
+                return (f"defaults[{i}]", _("{d!r} is not a field of a Monster (hp, power)").format(d=d))
         return None
 
 
@@ -68,13 +69,17 @@ class TrackConfig:
 
     def validate(self) -> tuple[str, str] | None:
         if self.name not in TRACKS:
-            return ("name", f"{self.name!r} is not a track ({', '.join(TRACKS)})")
+            return ("name", _("{name!r} is not a track ({tracks})").format(
+                                name=self.name, tracks=', '.join(TRACKS)))
         if self.cells < 5 or self.cells % 2 == 0 or self.cells > 41:
-            return ("cells", f"{self.cells}: a track has an odd number of cells, 5 to 41 "
-                             "(the pawn starts in the middle)")
+            return ("cells", _("{cells}: a track has an odd number of cells, 5 to 41 (the pawn starts "
+                               "in the middle)").format(
+                                 cells=self.cells))
         if not 1 <= self.spotlight <= (self.cells - 3) // 2:
-            return ("spotlight", f"{self.spotlight}: a spotlight zone has 1 to "
-                                 f"{(self.cells - 3) // 2} cells on a {self.cells}-cell track")
+            return ("spotlight", _("{spotlight}: a spotlight zone has 1 to {cells} cells on a "
+                                   "{cells2}-cell track").format(
+                                     spotlight=self.spotlight, cells=(self.cells - 3) // 2,
+                                     cells2=self.cells))
         return None
 
 
@@ -94,12 +99,13 @@ class BuzzConfig:
 
     def validate(self) -> tuple[str, str] | None:
         if not 1 <= len(self.cells) <= 3:
-            return ("cells", "a Buzz token has 1 to 3 cells")
+            return ("cells", _("a Buzz token has 1 to 3 cells"))
         for i, b in enumerate(self.cells):
             if b not in BONUSES:
-                return (f"cells[{i}]", f"{b!r} is not a Buzz bonus ({', '.join(BONUSES)})")
+                return (f"cells[{i}]", _("{b!r} is not a Buzz bonus ({bonuses})").format(
+                                           b=b, bonuses=', '.join(BONUSES)))
         if not 0 <= self.covers <= 3:
-            return ("covers", f"{self.covers}: a token covers 1 to 3 track cells")
+            return ("covers", _("{covers}: a token covers 1 to 3 track cells").format(covers=self.covers))
         return None
 
 
@@ -122,21 +128,22 @@ class KotdConfig:
 
     def validate(self) -> tuple[str, str] | None:
         if tuple(self.faces) != FACES:
-            return ("faces", "the die's six faces are " + ", ".join(FACES) + ", in that order")
+            return ("faces", _("the die's six faces are ") + ", ".join(FACES) + _(", in that order"))
         if sorted(t.name for t in self.tracks) != sorted(TRACKS):
-            return ("tracks", "one fame track and one destruction track")
+            return ("tracks", _("one fame track and one destruction track"))
         names = [m.name for m in self.monsters]
         for i, n in enumerate(names):
             if n in names[:i]:
-                return (f"monsters[{i}].name", f"{n!r} is listed twice")
+                return (f"monsters[{i}].name", _("{n!r} is listed twice").format(n=n))
         ids = [b.id for b in self.buzz]
         for i, n in enumerate(ids):
             if n in ids[:i]:
-                return (f"buzz[{i}].id", f"{n!r} is listed twice")
+                return (f"buzz[{i}].id", _("{n!r} is listed twice").format(n=n))
         if len(self.monsters) < 2:
-            return ("monsters", "list at least two Monsters")
+            return ("monsters", _("list at least two Monsters"))
         if not 0 <= self.second_player.dice_tokens <= MAX_DICE_TOKENS:
-            return ("second_player.dice_tokens", f"at most {MAX_DICE_TOKENS}")
+            return ("second_player.dice_tokens", _("at most {max_dice_tokens}").format(
+                                                     max_dice_tokens=MAX_DICE_TOKENS))
         return None
 
     def monster(self, name: str) -> MonsterConfig:
@@ -309,7 +316,7 @@ def _fail(message: str) -> IllegalActionError:
 def _player(data: Mapping[str, Any], key: str = "player") -> int:
     value = data.get(key)
     if value not in (0, 1) or isinstance(value, bool):
-        raise _fail(f"{key} must be 0 or 1, not {value!r}")
+        raise _fail(_("{key} must be 0 or 1, not {value!r}").format(key=key, value=value))
     return int(value)
 
 
@@ -333,7 +340,7 @@ def _hp(state: KotdState, i: int, delta: int) -> KotdState:
 def _energy(state: KotdState, i: int, delta: int) -> KotdState:
     m = state.monsters[i]
     if m.energy + delta < 0:
-        raise _fail(f"{m.name} has {m.energy} energy")
+        raise _fail(_("{m} has {energy} energy").format(m=m.name, energy=m.energy))
     return _set_monster(state, i, evolve(m, energy=m.energy + delta))
 
 
@@ -351,16 +358,19 @@ def check_victory(state: KotdState) -> KotdState:
     for i in (state.current, state.rival):
         if state.monsters[i].hp <= 0:
             return evolve(state, winner=1 - i, phase="over",
-                          win_reason=f"{state.monsters[i].name} has no HP left")
+                          win_reason=_("{monster} has no HP left").format(
+                              monster=state.monsters[i].name))
     for side in (state.current, state.rival):
         for t in state.tracks:
             if t.cells[t.pawn].zone == f"victory{side}":
                 return evolve(state, winner=side, phase="over",
-                              win_reason=f"the {t.name.title()} pawn reached "
-                                         f"{state.monsters[side].name}'s Victory cell")
+                              win_reason=_("the {track} pawn reached {monster}'s Victory "
+                                           "cell").format(track=_(t.name.title()),
+                                                          monster=state.monsters[side].name))
         if all(t.cells[t.pawn].zone in (f"spot{side}", f"victory{side}") for t in state.tracks):
             return evolve(state, winner=side, phase="over",
-                          win_reason=f"both pawns are in {state.monsters[side].name}'s spotlight")
+                          win_reason=_("both pawns are in {monster}'s spotlight").format(
+                              monster=state.monsters[side].name))
     return state
 
 
@@ -384,18 +394,22 @@ def pull(state: KotdState, track: str, toward: int, cells: int) -> tuple[KotdSta
         cell = cells_now[nxt]
         if cell.bonus != "none":
             state = _bonus(state, toward, cell.bonus)
-            notes.append(f"Buzz on the {track.title()} track: {BONUS_TEXT[cell.bonus]}")
+            notes.append(_("Buzz on the {title} track: {bonus_text}").format(
+                             title=_(track.title()), bonus_text=_(BONUS_TEXT[cell.bonus])))
         if cell.zone.startswith("victory"):
             break
         if cell.king and king and toward != king[0] and n + 1 < cells:
-            notes.append(f"The King's token stops the {track.title()} pawn "
-                         f"({cells - n - 1} cell{'s' if cells - n - 1 > 1 else ''} lost)")
+            lost = cells - n - 1
+            notes.append(ngettext("The King's token stops the {track} pawn ({count} cell lost)",
+                                  "The King's token stops the {track} pawn ({count} cells lost)",
+                                  lost).format(track=_(track.title()), count=lost))
             break
     return check_victory(state), notes
 
 
-BONUS_TEXT = {"damage": "the rival takes 1 damage", "heal": "+1 HP", "energy": "+1 energy",
-              "dice_token": "+1 dice token"}
+BONUS_TEXT = {"damage": N_("the rival takes 1 damage"), "heal": N_("+1 HP"),
+              "energy": N_("+1 energy"), "dice_token": N_("+1 dice token")}
+TRACK_WORDS = (N_("Fame"), N_("Destruction"))   # the tracks' names, as shown
 
 
 def _bonus(state: KotdState, who: int, bonus: str) -> KotdState:
@@ -429,16 +443,19 @@ def resolve(state: KotdState) -> tuple[KotdState, list[str]]:
     lines: list[str] = []
     if c["CLAW"]:
         state = _hp(state, rival, -c["CLAW"])
-        lines.append(f"{c['CLAW']} CLAW: {state.monsters[rival].name} -{c['CLAW']} HP")
+        lines.append(_("{claw} CLAW: {monster} -{claw} HP").format(
+                         claw=c['CLAW'], monster=state.monsters[rival].name))
     if c["HEART"]:
         before = state.monsters[me].hp
         state = _hp(state, me, c["HEART"])
         gained = state.monsters[me].hp - before
-        capped = "" if gained == c["HEART"] else f" (capped at {state.monsters[me].max_hp})"
-        lines.append(f"{c['HEART']} HEART: {state.monsters[me].name} +{gained} HP{capped}")
+        capped = "" if gained == c["HEART"] else _(" (capped at {max_hp})").format(
+                                                     max_hp=state.monsters[me].max_hp)
+        lines.append(_("{heart} HEART: {monster} +{gained} HP{capped}").format(
+                         heart=c['HEART'], monster=state.monsters[me].name, gained=gained, capped=capped))
     if c["ENERGY"]:
         state = _energy(state, me, c["ENERGY"])
-        lines.append(f"{c['ENERGY']} ENERGY: +{c['ENERGY']} energy")
+        lines.append(_("{energy} ENERGY: +{energy} energy").format(energy=c['ENERGY']))
     for face, track in (("FAME", "fame"), ("DESTRUCTION", "destruction")):
         n = c[face]
         if n and state.winner is None:
@@ -447,14 +464,19 @@ def resolve(state: KotdState) -> tuple[KotdState, list[str]]:
                 before = state.track(track).pawn
                 state, notes = pull(state, track, me, k)
                 moved = abs(state.track(track).pawn - before)
-                lines.append(f"{n} {face}: pull the {track.title()} pawn {k} "
-                             f"cell{'s' if k > 1 else ''}" + ("" if moved == k else f" (moved {moved})"))
+                line = ngettext("{n} {face}: pull the {track} pawn {count} cell",
+                                "{n} {face}: pull the {track} pawn {count} cells", k).format(
+                    n=n, face=_(face), track=_(track.title()), count=k)
+                if moved != k:
+                    line += _(" (moved {moved})").format(moved=moved)
+                lines.append(line)
                 lines += notes
             else:
-                lines.append(f"{n} {face}: no triple, no pull")
+                lines.append(_("{n} {face}: no triple, no pull").format(n=n, face=_(face)))
     if c["POWER"]:
-        lines.append(f"{c['POWER']} POWER: {state.monsters[me].name}'s power — apply it by hand "
-                     "(HP, energy, dice tokens and pulls have buttons)")
+        lines.append(_("{power} POWER: {monster}'s power — apply it by hand (HP, energy, dice tokens "
+                       "and pulls have buttons)").format(
+                         power=c['POWER'], monster=state.monsters[me].name))
     state = check_victory(state)
     if state.winner is not None:
         lines.append(f"{state.monsters[state.winner].name} wins: {state.win_reason}")
@@ -475,9 +497,9 @@ class KotdRules:
     def start(self, setup: Mapping[str, Any], rng: random.Random) -> dict[str, Any]:
         monsters = setup.get("monsters")
         if not isinstance(monsters, list) or len(monsters) != 2:
-            raise _fail("a duel needs two Monsters")
+            raise _fail(_("a duel needs two Monsters"))
         if monsters[0]["name"] == monsters[1]["name"]:
-            raise _fail("pick two different Monsters")
+            raise _fail(_("pick two different Monsters"))
         _player(setup, "first")
         return {**setup, "rules": RULES_EDITION}
 
@@ -523,9 +545,10 @@ class KotdRules:
     def apply(self, state: KotdState, type_: str, data: Mapping[str, Any]) -> KotdState:
         handler = _HANDLERS.get(type_)
         if handler is None:
-            raise _fail(f"unknown King of Tokyo Duel action {type_!r}")
+            raise _fail(_("unknown King of Tokyo Duel action {type!r}").format(type=type_))
         if state.phase == "over":
-            raise _fail(f"the duel is over: {state.monsters[state.winner or 0].name} won")
+            raise _fail(_("the duel is over: {monster} won").format(
+                            monster=state.monsters[state.winner or 0].name))
         return handler(state, data)
 
     def describe(self, before: KotdState, type_: str, data: Mapping[str, Any],
@@ -540,54 +563,59 @@ class KotdRules:
 
     def summary(self, state: KotdState) -> str:
         a, b = state.monsters
-        text = f"{a.name} {a.hp} HP vs {b.name} {b.hp} HP"
+        text = _("{a} {hp} HP vs {b} {hp2} HP").format(a=a.name, hp=a.hp, b=b.name, hp2=b.hp)
         if state.winner is not None:
-            return f"{text}, {state.monsters[state.winner].name} won"
-        return f"{text}, turn {state.turn}"
+            return _("{text}, {monster} won").format(text=text, monster=state.monsters[state.winner].name)
+        return _("{text}, turn {turn}").format(text=text, turn=state.turn)
 
 
 # -- the roll --------------------------------------------------------------------------------
 
 def _need_roll_phase(state: KotdState, what: str) -> None:
     if state.phase != "roll":
-        raise _fail(f"{what}: the dice are resolved already this turn")
+        raise _fail(_("{what}: the dice are resolved already this turn").format(what=what))
 
 
 def _faces(values: Any) -> list[str | None]:
     if not isinstance(values, list) or not values:
-        raise _fail("faces: the dice of the roll, as a list")
+        raise _fail(_("faces: the dice of the roll, as a list"))
     out: list[str | None] = []
     for v in values:
         if v is not None and v not in FACES:
-            raise _fail(f"{v!r} is not a face of these dice ({', '.join(FACES)})")
+            raise _fail(_("{v!r} is not a face of these dice ({faces})").format(
+                            v=v, faces=', '.join(FACES)))
         out.append(v)
     return out
 
 
 def _take_roll(state: KotdState, faces: list[str | None]) -> KotdState:
-    _need_roll_phase(state, "no roll now")
+    _need_roll_phase(state, _("no roll now"))
     pending = state.pending
     if pending:   # the re-roll of dice the tower could not read
         if len(faces) != len(pending):
-            raise _fail(f"re-roll the {len(pending)} {'dice' if len(pending) > 1 else 'die'} "
-                        f"not read cleanly ({len(faces)} came in), or set "
-                        f"{'them' if len(pending) > 1 else 'it'} by hand")
+            raise _fail(ngettext("re-roll the {count} die not read cleanly ({came} came in), or "
+                                 "set it by hand",
+                                 "re-roll the {count} dice not read cleanly ({came} came in), or "
+                                 "set them by hand", len(pending)).format(count=len(pending),
+                                                                          came=len(faces)))
         dice = list(state.dice)
         for i, f in zip(pending, faces):
             dice[i] = Die(f, dice[i].kept)
         return evolve(state, dice=tuple(dice))
     if state.rolls >= MAX_ROLLS:
-        raise _fail("three rolls already: resolve the dice")
+        raise _fail(_("three rolls already: resolve the dice"))
     if state.rolls == 0:
         if len(faces) != state.n_dice:
-            raise _fail(f"the first roll is {state.n_dice} dice; {len(faces)} came in")
+            raise _fail(_("the first roll is {n_dice} dice; {count} came in").format(
+                            n_dice=state.n_dice, count=len(faces)))
         return evolve(state, dice=tuple(Die(f) for f in faces), rolls=1)
     free = [i for i, d in enumerate(state.dice) if not d.kept]
     if not free:
-        raise _fail("every die is kept: take one back to roll it, or resolve")
+        raise _fail(_("every die is kept: take one back to roll it, or resolve"))
     if len(faces) != len(free):
-        raise _fail(f"{len(free)} {'dice are' if len(free) > 1 else 'die is'} not kept; "
-                    f"{len(faces)} came in")
+        raise _fail(ngettext("{count} die is not kept; {came} came in",
+                             "{count} dice are not kept; {came} came in", len(free)).format(
+            count=len(free), came=len(faces)))
     dice = list(state.dice)
     for i, f in zip(free, faces):
         dice[i] = Die(f, False)
@@ -598,7 +626,7 @@ def _tower_roll(state: KotdState, data: Mapping[str, Any]) -> KotdState:
     """A dice tower throw: its King of Tokyo dice are this roll (other dice are ignored)."""
     dice = data.get("dice")
     if not isinstance(dice, list):
-        raise _fail("a tower roll carries its dice")
+        raise _fail(_("a tower roll carries its dice"))
     faces: list[str | None] = []
     for d in dice:
         if d.get("kind") != TOWER_KIND:
@@ -606,7 +634,7 @@ def _tower_roll(state: KotdState, data: Mapping[str, Any]) -> KotdState:
         clean = d.get("status", "clean") == "clean" and d.get("face") in FACES
         faces.append(d.get("face") if clean else None)
     if not faces:
-        raise _fail("no King of Tokyo die in that throw")
+        raise _fail(_("no King of Tokyo die in that throw"))
     return _take_roll(state, faces)
 
 
@@ -615,66 +643,66 @@ def _roll(state: KotdState, data: Mapping[str, Any]) -> KotdState:
 
 
 def _keep(state: KotdState, data: Mapping[str, Any]) -> KotdState:
-    _need_roll_phase(state, "no keeping now")
+    _need_roll_phase(state, _("no keeping now"))
     i = data.get("die")
     if not isinstance(i, int) or isinstance(i, bool) or not 0 <= i < len(state.dice):
-        raise _fail(f"die must be 0 to {len(state.dice) - 1}, not {i!r}")
+        raise _fail(_("die must be 0 to {count}, not {i!r}").format(count=len(state.dice) - 1, i=i))
     if state.pending:
-        raise _fail("a die was not read cleanly: re-roll it or set it by hand first")
+        raise _fail(_("a die was not read cleanly: re-roll it or set it by hand first"))
     if state.rolls >= MAX_ROLLS:
-        raise _fail("no roll is left: every die counts")
+        raise _fail(_("no roll is left: every die counts"))
     kept = data.get("kept")
     if not isinstance(kept, bool):
-        raise _fail("kept must be true or false")
+        raise _fail(_("kept must be true or false"))
     dice = list(state.dice)
     dice[i] = evolve(dice[i], kept=kept)
     return evolve(state, dice=tuple(dice))
 
 
 def _set_die(state: KotdState, data: Mapping[str, Any]) -> KotdState:
-    _need_roll_phase(state, "no die to set now")
+    _need_roll_phase(state, _("no die to set now"))
     i = data.get("die")
     if i not in state.pending:
-        raise _fail("only a die the tower could not read is set by hand")
+        raise _fail(_("only a die the tower could not read is set by hand"))
     face = _faces([data.get("face")])[0]
     if face is None:
-        raise _fail("face: the face the die shows")
+        raise _fail(_("face: the face the die shows"))
     dice = list(state.dice)
     dice[i] = Die(face, dice[i].kept)
     return evolve(state, dice=tuple(dice))
 
 
 def _spend_tokens(state: KotdState, data: Mapping[str, Any]) -> KotdState:
-    _need_roll_phase(state, "dice tokens")
+    _need_roll_phase(state, _("dice tokens"))
     if state.rolls:
-        raise _fail("dice tokens are spent before the first roll")
+        raise _fail(_("dice tokens are spent before the first roll"))
     n = data.get("count", 1)
     m = state.monsters[state.current]
     if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= m.dice_tokens:
-        raise _fail(f"{m.name} has {m.dice_tokens} dice token(s)")
+        raise _fail(_("{m} has {dice_tokens} dice token(s)").format(m=m.name, dice_tokens=m.dice_tokens))
     if state.n_dice + n > MAX_DICE:
-        raise _fail(f"never more than {MAX_DICE} dice")
+        raise _fail(_("never more than {max_dice} dice").format(max_dice=MAX_DICE))
     state = _set_monster(state, state.current, evolve(m, dice_tokens=m.dice_tokens - n))
     return evolve(state, n_dice=state.n_dice + n)
 
 
 def _extra_die(state: KotdState, data: Mapping[str, Any]) -> KotdState:
     """A power or card gives an extra die this turn."""
-    _need_roll_phase(state, "extra dice")
+    _need_roll_phase(state, _("extra dice"))
     if state.rolls:
-        raise _fail("extra dice are added before the first roll")
+        raise _fail(_("extra dice are added before the first roll"))
     if state.n_dice >= MAX_DICE:
-        raise _fail(f"never more than {MAX_DICE} dice")
+        raise _fail(_("never more than {max_dice} dice").format(max_dice=MAX_DICE))
     return evolve(state, n_dice=state.n_dice + 1)
 
 
 def _resolve(state: KotdState, data: Mapping[str, Any]) -> KotdState:
     _need_roll_phase(state, "resolve")
     if not state.rolls:
-        raise _fail("roll the dice first")
+        raise _fail(_("roll the dice first"))
     if state.pending:
-        raise _fail("a die was not read cleanly: re-roll it or set it by hand; nothing is "
-                    "resolved on a partial roll")
+        raise _fail(_("a die was not read cleanly: re-roll it or set it by hand; nothing is resolved on "
+                      "a partial roll"))
     after, lines = resolve(state)
     if after.phase == "over":
         return evolve(after, last_resolution=tuple(lines))
@@ -683,26 +711,26 @@ def _resolve(state: KotdState, data: Mapping[str, Any]) -> KotdState:
 
 def _buy(state: KotdState, data: Mapping[str, Any]) -> KotdState:
     if state.phase != "buy":
-        raise _fail("cards are bought after the dice are resolved")
+        raise _fail(_("cards are bought after the dice are resolved"))
     cost = data.get("cost")
     if not isinstance(cost, int) or isinstance(cost, bool) or cost < 0:
-        raise _fail("cost: the energy paid (the card farthest from the deck costs 1 less)")
+        raise _fail(_("cost: the energy paid (the card farthest from the deck costs 1 less)"))
     if state.gained:
-        raise _fail("the free energy was taken instead of buying this turn")
+        raise _fail(_("the free energy was taken instead of buying this turn"))
     return evolve(_energy(state, state.current, -cost), bought=True)
 
 
 def _sweep(state: KotdState, data: Mapping[str, Any]) -> KotdState:
     if state.phase != "buy":
-        raise _fail("the cards are swept in the buying phase")
+        raise _fail(_("the cards are swept in the buying phase"))
     return _energy(state, state.current, -SWEEP_COST)
 
 
 def _gain_energy(state: KotdState, data: Mapping[str, Any]) -> KotdState:
     if state.phase != "buy":
-        raise _fail("the free energy is taken in the buying phase")
+        raise _fail(_("the free energy is taken in the buying phase"))
     if state.bought or state.gained:
-        raise _fail("1 energy is gained only by a player who buys no card this turn")
+        raise _fail(_("1 energy is gained only by a player who buys no card this turn"))
     return evolve(_energy(state, state.current, 1), gained=True)
 
 
@@ -716,7 +744,7 @@ def _end_turn(state: KotdState, data: Mapping[str, Any]) -> KotdState:
     """Phase 4. A player who bought no card gains their 1 energy here, automatically: ending
     the turn cannot skip it (rules edition 2; edition 1 journals ended turns without it)."""
     if state.phase != "buy":
-        raise _fail("resolve the dice before ending the turn")
+        raise _fail(_("resolve the dice before ending the turn"))
     if state.rules >= 2 and free_energy_due(state):
         state = evolve(_energy(state, state.current, 1), gained=True)
     nxt = state.rival
@@ -730,21 +758,22 @@ def _adjust(state: KotdState, data: Mapping[str, Any]) -> KotdState:
     what = data.get("what")
     delta = data.get("delta")
     if not isinstance(delta, int) or isinstance(delta, bool) or delta == 0:
-        raise _fail("delta: a whole number, not 0")
+        raise _fail(_("delta: a whole number, not 0"))
     if what == "hp":
         m = state.monsters[who]
         if delta > 0 and m.hp >= m.max_hp:
-            raise _fail(f"{m.name} is at full HP ({m.max_hp})")
+            raise _fail(_("{m} is at full HP ({max_hp})").format(m=m.name, max_hp=m.max_hp))
         state = _hp(state, who, delta)
     elif what == "energy":
         state = _energy(state, who, delta)
     elif what == "dice_tokens":
         m = state.monsters[who]
         if not 0 <= m.dice_tokens + delta <= MAX_DICE_TOKENS:
-            raise _fail(f"dice tokens: 0 to {MAX_DICE_TOKENS} ({m.name} has {m.dice_tokens})")
+            raise _fail(_("dice tokens: 0 to {max_dice_tokens} ({m} has {dice_tokens})").format(
+                            max_dice_tokens=MAX_DICE_TOKENS, m=m.name, dice_tokens=m.dice_tokens))
         state = _tokens(state, who, delta)
     else:
-        raise _fail(f"what must be hp, energy or dice_tokens, not {what!r}")
+        raise _fail(_("what must be hp, energy or dice_tokens, not {what!r}").format(what=what))
     return check_victory(state)
 
 
@@ -752,11 +781,11 @@ def _pull_event(state: KotdState, data: Mapping[str, Any]) -> KotdState:
     """A pull from a power or a card (Gigazaur's, ...)."""
     track = data.get("track")
     if track not in TRACKS:
-        raise _fail(f"track must be {' or '.join(TRACKS)}")
+        raise _fail(_("track must be {tracks}").format(tracks=' or '.join(TRACKS)))
     who = _player(data, "toward")
     n = data.get("cells", 1)
     if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= 20:
-        raise _fail("cells: how far, 1 or more")
+        raise _fail(_("cells: how far, 1 or more"))
     return pull(state, track, who, n)[0]
 
 
@@ -766,30 +795,34 @@ def _place_buzz(state: KotdState, data: Mapping[str, Any]) -> KotdState:
     token = data.get("token")
     spec = next((b for b in state.buzz if b[0] == token), None)
     if spec is None:
-        raise _fail(f"no Buzz token {token!r} (known: {', '.join(b[0] for b in state.buzz)})")
+        raise _fail(_("no Buzz token {token!r} (known: {items})").format(
+                        token=token, items=', '.join(b[0] for b in state.buzz)))
     tid, cells, covers, king = spec
     track_name = data.get("track")
     if track_name not in TRACKS:
-        raise _fail(f"track must be {' or '.join(TRACKS)}")
+        raise _fail(_("track must be {tracks}").format(tracks=' or '.join(TRACKS)))
     if king and state.monsters[state.current].name != "The King":
-        raise _fail("only The King places his blocking tokens")
+        raise _fail(_("only The King places his blocking tokens"))
     # moving: take it off first (it may not carry a pawn)
     for t in state.tracks:
         for p in t.placements:
             if p.token == tid:
                 if _pawn_base(t) in range(p.base, p.base + p.covers) and _on_token(t, tid):
-                    raise _fail(f"the {t.name.title()} pawn stands on {tid}: it cannot move")
+                    raise _fail(_("the {title} pawn stands on {tid}: it cannot move").format(
+                                    title=t.name.title(), tid=tid))
                 state = _set_track(state, _without(t, tid))
     t = state.track(track_name)
     base = data.get("cell")
     if not isinstance(base, int) or isinstance(base, bool) or not 0 <= base <= len(t.base) - covers:
-        raise _fail(f"cell: the first printed cell covered, 0 to {len(t.base) - covers}")
+        raise _fail(_("cell: the first printed cell covered, 0 to {count}").format(
+                        count=len(t.base) - covers))
     span = range(base, base + covers)
     for p in t.placements:
         if set(span) & set(range(p.base, p.base + p.covers)):
-            raise _fail(f"{tid} would cover {p.token}")
+            raise _fail(_("{tid} would cover {token}").format(tid=tid, token=p.token))
     if _pawn_base(t) in span:
-        raise _fail(f"{tid} cannot cover the cell the {t.name.title()} pawn stands on")
+        raise _fail(_("{tid} cannot cover the cell the {title} pawn stands on").format(
+                        tid=tid, title=t.name.title()))
     pawn_base = _pawn_base(t)
     placements = tuple(sorted(t.placements + (Placement(tid, base, covers, cells, king),),
                               key=lambda p: p.base))
@@ -857,45 +890,57 @@ def describe(before: KotdState, type_: str, data: Mapping[str, Any], after: Kotd
     if type_ == ROLL or kind == "roll":
         source = "tower" if type_ == ROLL else "typed"
         if before.pending:
-            text = f"{me} re-rolls the unread dice ({source}): {dice_text(after.dice)}"
+            text = _("{me} re-rolls the unread dice ({source}): {dice_text}").format(
+                       me=me, source=source, dice_text=dice_text(after.dice))
         else:
-            text = f"{me} roll {after.rolls}/{MAX_ROLLS} ({source}): {dice_text(after.dice)}"
+            text = _("{me} roll {rolls}/{max_rolls} ({source}): {dice_text}").format(
+                       me=me, rolls=after.rolls, max_rolls=MAX_ROLLS, source=source,
+                       dice_text=dice_text(after.dice))
         if after.pending:
-            text += f"; {len(after.pending)} die not read cleanly: re-roll it or set it by hand"
+            text += _("; {count} die not read cleanly: re-roll it or set it by hand").format(
+                        count=len(after.pending))
     elif kind == "keep":
         d = after.dice[data["die"]]
-        text = f"{me} {'keeps' if data['kept'] else 'takes back'} {d.face}"
+        text = (_("{me} keeps {face}") if data["kept"] else _("{me} takes back {face}")).format(
+            me=me, face=_(str(d.face)))
     elif kind == "set_die":
-        text = f"{me} sets a die by hand: {data['face']}"
+        text = _("{me} sets a die by hand: {face}").format(me=me, face=data['face'])
     elif kind == "spend_tokens":
-        text = f"{me} spends {data.get('count', 1)} dice token(s): {after.n_dice} dice"
+        text = ngettext("{me} spends {count} dice token: {n_dice} dice",
+                        "{me} spends {count} dice tokens: {n_dice} dice",
+                        data.get("count", 1)).format(me=me, count=data.get("count", 1),
+                                                     n_dice=after.n_dice)
     elif kind == "extra_die":
-        text = f"{me} gets an extra die: {after.n_dice} dice"
+        text = _("{me} gets an extra die: {n_dice} dice").format(me=me, n_dice=after.n_dice)
     elif kind == "resolve":
-        text = f"{me} resolves {dice_text(before.dice).replace('*', '')}: " + "; ".join(after.last_resolution)
+        text = _("{me} resolves {replace}: ").format(
+                   me=me, replace=dice_text(before.dice).replace('*', '')) + "; ".join(after.last_resolution)
     elif kind == "buy":
-        text = f"{me} buys a card for {data['cost']} energy"
+        text = _("{me} buys a card for {cost} energy").format(me=me, cost=data['cost'])
     elif kind == "sweep":
-        text = f"{me} sweeps the cards (2 energy)"
+        text = _("{me} sweeps the cards (2 energy)").format(me=me)
     elif kind == "gain_energy":
-        text = f"{me} buys nothing: +1 energy"
+        text = _("{me} buys nothing: +1 energy").format(me=me)
     elif kind == "end_turn":
-        text = f"{after.monsters[after.current].name}'s turn"
+        text = _("{monster}'s turn").format(monster=after.monsters[after.current].name)
         if before.rules >= 2 and free_energy_due(before):
-            text = f"{me} buys nothing: +1 energy; " + text
+            text = _("{me} buys nothing: +1 energy; ").format(me=me) + text
     elif kind == "adjust":
         m = before.monsters[data["player"]].name
-        label = {"hp": "HP", "energy": "energy", "dice_tokens": "dice tokens"}[data["what"]]
+        label = {"hp": "HP", "energy": "energy", "dice_tokens": _("dice tokens")}[data["what"]]
         text = f"{m} {data['delta']:+d} {label}"
     elif kind == "pull":
-        text = (f"{before.monsters[data['toward']].name} pulls the {data['track'].title()} "
-                f"pawn {data.get('cells', 1)}")
+        text = (_("{monster} pulls the {track} pawn {cells}").format(
+                    monster=before.monsters[data['toward']].name, track=_(data['track'].title()),
+                    cells=data.get('cells', 1)))
     elif kind == "place_buzz":
-        text = f"{me} places Buzz token {data['token']} on the {data['track'].title()} track"
+        text = _("{me} places Buzz token {token} on the {title} track").format(
+                   me=me, token=data['token'], title=data['track'].title())
     else:
         text = type_
     if after.winner is not None and before.winner is None and kind != "resolve":
-        text += f"; {after.monsters[after.winner].name} wins: {after.win_reason}"
+        text += _("; {monster} wins: {win_reason}").format(
+                    monster=after.monsters[after.winner].name, win_reason=after.win_reason)
     return text
 
 
@@ -943,7 +988,7 @@ def config_data(cfg: KotdConfig) -> dict[str, Any]:
 
 ENTRY = GameEntry(
     id="kotd", rules=f"{__name__}:RULES", setup="kotd_setup", play="kotd_game",
-    tile=HomeTile("King of Tokyo Duel", "with the dice tower", (0.45, 0.25, 0.55, 1),
+    tile=HomeTile(N_("King of Tokyo Duel"), N_("with the dice tower"), (0.45, 0.25, 0.55, 1),
                   (0.6, 0.35, 0.72, 1), 30),
     screens={"kotd_setup": "companion.app.screens.kotd_game:KotdSetupScreen",
              "kotd_game": "companion.app.screens.kotd_game:KotdGameScreen"},

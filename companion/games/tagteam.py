@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..errors import IllegalActionError
+from ..i18n import N_, _, ngettext
 from ..registry import ConfigFile, GameEntry, HomeTile
 from .base import RULES_EDITION, evolve, items, mapping, rules_edition, whole
 
@@ -59,19 +60,23 @@ class FighterConfig:
 
     def validate(self) -> tuple[str, str] | None:
         if not self.name.strip():
-            return ("name", "a Fighter needs a name")
+            return ("name", _("a Fighter needs a name"))
         if not 1 <= self.max_hp <= 60:
-            return ("max_hp", f"{self.max_hp} is not a maximum HP (1 to 60)")
+            return ("max_hp", _("{max_hp} is not a maximum HP (1 to 60)").format(max_hp=self.max_hp))
         if not 0 <= self.initial_power <= 20:
-            return ("initial_power", f"{self.initial_power} is out of range (0 to 20)")
+            return ("initial_power", _("{initial_power} is out of range (0 to 20)").format(
+                                         initial_power=self.initial_power))
         if not 0 <= self.start_hp <= self.max_hp:
-            return ("start_hp", f"{self.start_hp}: the starting cell is 1 to max_hp (0: the top)")
+            return ("start_hp", _("{start_hp}: the starting cell is 1 to max_hp (0: the top)").format(
+                                    start_hp=self.start_hp))
         seen = set()
         for i, ic in enumerate(self.icons):
             if not 0 <= ic.hp <= self.max_hp:
-                return (f"icons[{i}].hp", f"{ic.hp} is not a cell of a 0-{self.max_hp} track")
+                return (f"icons[{i}].hp", _("{hp} is not a cell of a 0-{max_hp} track").format(
+                                              hp=ic.hp, max_hp=self.max_hp))
             if (ic.hp, ic.icon) in seen:
-                return (f"icons[{i}]", f"{ic.icon} on cell {ic.hp} is listed twice")
+                return (f"icons[{i}]", _("{icon} on cell {hp} is listed twice").format(
+                                           icon=ic.icon, hp=ic.hp))
             seen.add((ic.hp, ic.icon))
         return None
 
@@ -84,10 +89,11 @@ class TagTeamConfig:
         names = [f.name for f in self.fighters]
         for i, n in enumerate(names):
             if n in names[:i]:
-                return (f"fighters[{i}].name", f"{n!r} is listed twice")
+                return (f"fighters[{i}].name", _("{n!r} is listed twice").format(n=n))
         for i, f in enumerate(self.fighters):
             if f.other_side and f.other_side not in names:
-                return (f"fighters[{i}].other_side", f"no fighter called {f.other_side!r}")
+                return (f"fighters[{i}].other_side", _("no fighter called {other_side!r}").format(
+                                                         other_side=f.other_side))
         return None
 
     def fighter(self, name: str) -> FighterConfig:
@@ -201,7 +207,7 @@ def _ref(side: int, active: int, ref: str, actives: tuple[int, int]) -> tuple[in
         return 1 - side, actives[1 - side]
     if ref == "opponent_partner":
         return 1 - side, 1 - actives[1 - side]
-    raise _fail(f"{ref!r} is not a fighter reference ({', '.join(REFS)})")
+    raise _fail(_("{ref!r} is not a fighter reference ({refs})").format(ref=ref, refs=', '.join(REFS)))
 
 
 def move(f: Fighter, net: int) -> tuple[int, list[int]]:
@@ -211,7 +217,7 @@ def move(f: Fighter, net: int) -> tuple[int, list[int]]:
     step = 1 if net > 0 else -1
     hp = f.hp
     passed: list[int] = []
-    for _ in range(abs(net)):
+    for _step in range(abs(net)):
         nxt = hp + step
         if nxt > f.max_hp or nxt < 0:
             break
@@ -226,14 +232,15 @@ def _amount(value: Any, start_power: int, what: str) -> int:
     if value == "power":
         return start_power
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise _fail(f"{what}: a number of 0 or more (or \"power\"), not {value!r}")
+        raise _fail(_('{what}: a number of 0 or more (or "power"), not {value!r}').format(
+                        what=what, value=value))
     return value
 
 
 def resolve_turn(state: TagTeamState, sides: list[Mapping[str, Any]]) -> tuple[TagTeamState, list[str]]:
     """Both revealed cards at once. ``sides[p]`` = {"active": 0|1, "effects": [...]}."""
     if len(sides) != 2:
-        raise _fail("a turn has both players' cards")
+        raise _fail(_("a turn has both players' cards"))
     actives: tuple[int, int] = tuple(  # type: ignore[assignment]
         _active(s) for s in sides)
     start_power = [[f.power for f in team] for team in state.teams]
@@ -241,7 +248,8 @@ def resolve_turn(state: TagTeamState, sides: list[Mapping[str, Any]]) -> tuple[T
     for p in (0, 1):
         for e in effects[p]:
             if not isinstance(e, Mapping) or e.get("kind") not in EFFECTS:
-                raise _fail(f"an effect is one of {', '.join(EFFECTS)}: {e!r}")
+                raise _fail(_("an effect is one of {effects}: {e!r}").format(
+                                effects=', '.join(EFFECTS), e=e))
     blocking = [any(e["kind"] == "block" for e in effects[p]) for p in (0, 1)]
     attacks = [[e for e in effects[p] if e["kind"] == "attack"] for p in (0, 1)]
     lines: list[str] = []
@@ -251,10 +259,13 @@ def resolve_turn(state: TagTeamState, sides: list[Mapping[str, Any]]) -> tuple[T
         if blocking[p] and attacks[1 - p]:
             bonus = next(e for e in effects[p] if e["kind"] == "block").get("bonus", [])
             effects[p] += list(bonus)
-            lines.append(f"{me} blocks {len(attacks[1 - p])} attack"
-                         f"{'s' if len(attacks[1 - p]) > 1 else ''}" + (": bonus" if bonus else ""))
+            n_att = len(attacks[1 - p])
+            lines.append((ngettext("{me} blocks {count} attack: bonus", "{me} blocks {count} attacks: bonus",
+                                   n_att) if bonus else
+                          ngettext("{me} blocks {count} attack", "{me} blocks {count} attacks", n_att)
+                          ).format(me=me, count=n_att))
         elif blocking[p]:
-            lines.append(f"{me} blocks, but nothing to block")
+            lines.append(_("{me} blocks, but nothing to block").format(me=me))
         if attacks[p] and not blocking[1 - p]:
             for a in attacks[p]:
                 effects[p] += list(a.get("bonus", []))
@@ -274,7 +285,7 @@ def resolve_turn(state: TagTeamState, sides: list[Mapping[str, Any]]) -> tuple[T
                 loss[target] += start_power[by[0]][by[1]]
             elif kind == "direct":
                 target = _ref(p, act, e.get("target", "opponent"), actives)
-                loss[target] += _amount(e.get("amount"), start_power[p][act], "direct damage")
+                loss[target] += _amount(e.get("amount"), start_power[p][act], _("direct damage"))
             elif kind == "heal":
                 target = _ref(p, act, e.get("target", "self"), actives)
                 heal[target] += _amount(e.get("amount"), start_power[p][act], "heal")
@@ -282,7 +293,7 @@ def resolve_turn(state: TagTeamState, sides: list[Mapping[str, Any]]) -> tuple[T
                 target = _ref(p, act, e.get("target", "self"), actives)
                 delta = e.get("delta")
                 if isinstance(delta, bool) or not isinstance(delta, int):
-                    raise _fail("power: delta, a whole number of cubes")
+                    raise _fail(_("power: delta, a whole number of cubes"))
                 power[target] += delta
             elif kind == "transfer":
                 src = _ref(p, act, e.get("from", "self"), actives)
@@ -300,24 +311,26 @@ def resolve_turn(state: TagTeamState, sides: list[Mapping[str, Any]]) -> tuple[T
         hp, cells = move(fighter, net)
         passed[(t, f)] = cells
         teams[t][f] = evolve(fighter, hp=hp)
-        detail = f"{lost} lost" + (f", {healed} healed" if healed else "")
+        detail = f"{lost} lost" + (_(", {healed} healed").format(healed=healed) if healed else "")
         stopped = abs(hp - fighter.hp) < abs(net) and STOP in fighter.icons_at(hp)
         lines.append(f"{fighter.name} {fighter.hp} -> {hp} HP ({detail})"
-                     + (" — stopped by a STOP cell" if stopped else ""))
+                     + (_(" — stopped by a STOP cell") if stopped else ""))
     # power: gains and losses, then transfers (as much as the giver has)
     for (t, f), delta in power.items():
         if delta:
             fighter = teams[t][f]
             teams[t][f] = evolve(fighter, power=max(0, fighter.power + delta))
-            lines.append(f"{fighter.name} power {fighter.power} -> {teams[t][f].power}")
+            lines.append(_("{fighter} power {power} -> {power2}").format(
+                             fighter=fighter.name, power=fighter.power, power2=teams[t][f].power))
     for src, dst, amount in transfers:
         giver = teams[src[0]][src[1]]
         moved = min(amount, giver.power)
         teams[src[0]][src[1]] = evolve(giver, power=giver.power - moved)
         taker = teams[dst[0]][dst[1]]
         teams[dst[0]][dst[1]] = evolve(taker, power=taker.power + moved)
-        lines.append(f"{giver.name} gives {moved} power to {taker.name}"
-                     + (f" (had only {giver.power})" if moved < amount else ""))
+        lines.append(_("{giver} gives {moved} power to {taker}").format(
+                         giver=giver.name, moved=moved, taker=taker.name)
+                     + (_(" (had only {power})").format(power=giver.power) if moved < amount else ""))
     # icons reached or crossed, all after every marker moved
     for (t, f), cells in passed.items():
         fighter = teams[t][f]
@@ -325,9 +338,11 @@ def resolve_turn(state: TagTeamState, sides: list[Mapping[str, Any]]) -> tuple[T
             for icon in fighter.icons_at(cell):
                 if icon == POWER_GAIN:
                     fighter = evolve(fighter, power=fighter.power + 1)
-                    lines.append(f"{fighter.name} reaches POWER GAIN on {cell}: +1 power")
+                    lines.append(_("{fighter} reaches POWER GAIN on {cell}: +1 power").format(
+                                     fighter=fighter.name, cell=cell))
                 elif icon != STOP:
-                    lines.append(f"{fighter.name} reaches {icon} on {cell}: apply it (Fighters' Guide)")
+                    lines.append(_("{fighter} reaches {icon} on {cell}: apply it (Fighters' Guide)").format(
+                                     fighter=fighter.name, icon=icon, cell=cell))
         teams[t][f] = fighter
     new = evolve(state, teams=((teams[0][0], teams[0][1]), (teams[1][0], teams[1][1])))
     return _after_turn(new, lines)
@@ -336,25 +351,26 @@ def resolve_turn(state: TagTeamState, sides: list[Mapping[str, Any]]) -> tuple[T
 def _active(side: Mapping[str, Any]) -> int:
     a = side.get("active")
     if a not in (0, 1) or isinstance(a, bool):
-        raise _fail(f"active: which fighter's card is revealed, 0 or 1, not {a!r}")
+        raise _fail(_("active: which fighter's card is revealed, 0 or 1, not {a!r}").format(a=a))
     return int(a)
 
 
 def _after_turn(state: TagTeamState, lines: list[str]) -> tuple[TagTeamState, list[str]]:
     kos = [any(f.ko for f in team) for team in state.teams]
     if all(kos):
-        lines.append("Double KO: a draw")
+        lines.append(_("Double KO: a draw"))
         return evolve(state, phase="over", result="draw", last=tuple(lines)), lines
     for p in (0, 1):
         if kos[p]:
-            lines.append(f"KO: {state.names[1 - p]} wins")
+            lines.append(_("KO: {name} wins").format(name=state.names[1 - p]))
             return evolve(state, phase="over", result=str(1 - p), last=tuple(lines)), lines
     if state.turn >= state.turns_in_round:
         if state.rules >= 2 and not state.can_draw:
-            lines.append(f"End of round {state.round}: a Construction deck cannot give "
-                         f"{DRAW} cards ({_decks_text(state)}): a draw")
+            lines.append(_("End of round {round}: a Construction deck cannot give {draw} cards "
+                           "({decks_text}): a draw").format(
+                             round=state.round, draw=DRAW, decks_text=_decks_text(state)))
             return evolve(state, phase="over", result="draw", last=tuple(lines)), lines
-        lines.append(f"End of round {state.round}: deck building")
+        lines.append(_("End of round {round}: deck building").format(round=state.round))
         return evolve(state, phase="building", last=tuple(lines)), lines
     return evolve(state, turn=state.turn + 1, last=tuple(lines)), lines
 
@@ -388,9 +404,9 @@ def flip(f: Fighter) -> Fighter:
     where the marker goes: it keeps its HP value (capped at the new side's maximum) and
     the power cubes stay; the other side's track and icons take over. Nothing triggers."""
     if f.other is None:
-        raise _fail(f"{f.name}'s board has no other side")
+        raise _fail(_("{f}'s board has no other side").format(f=f.name))
     if f.ko:
-        raise _fail(f"{f.name} is KO")
+        raise _fail(_("{f} is KO").format(f=f.name))
     name, max_hp, icons = f.other
     return evolve(f, name=name, max_hp=max_hp, icons=icons, hp=min(f.hp, max_hp),
                   other=(f.name, f.max_hp, f.icons))
@@ -405,7 +421,7 @@ class TagTeamRules:
     def start(self, setup: Mapping[str, Any], rng: random.Random) -> dict[str, Any]:
         teams = setup.get("teams")
         if not isinstance(teams, list) or len(teams) != 2 or any(len(t["fighters"]) != 2 for t in teams):
-            raise _fail("two teams of two Fighters")
+            raise _fail(_("two teams of two Fighters"))
         return {**setup, "rules": RULES_EDITION}
 
     def check(self, state: TagTeamState | None, type_: str, data: Mapping[str, Any]) -> None:
@@ -443,72 +459,79 @@ class TagTeamRules:
 
     def apply(self, state: TagTeamState, type_: str, data: Mapping[str, Any]) -> TagTeamState:
         if state.phase == "over":
-            raise _fail("the fight is over")
+            raise _fail(_("the fight is over"))
         if type_ == "tagteam.turn":
             if state.phase != "combat":
-                raise _fail("deck building first: start the next round")
+                raise _fail(_("deck building first: start the next round"))
             sides = data.get("sides")
             if not isinstance(sides, list):
-                raise _fail("sides: both players' cards")
+                raise _fail(_("sides: both players' cards"))
             return resolve_turn(state, sides)[0]
         if type_ == "tagteam.next_round":
             # PHASE DE CONSTRUCTION DE DECK: draw 3, add 1 to the Combat deck, the other 2 to
             # the bottom of the Construction deck: each Construction deck is one card shorter
             if state.phase != "building":
-                raise _fail(f"round {state.round} still has turns to play")
+                raise _fail(_("round {round} still has turns to play").format(round=state.round))
             if not state.can_draw:   # edition 1 only: edition 2 ends the game by itself
-                raise _fail(f"a Construction deck cannot give {DRAW} cards "
-                            f"({_decks_text(state)}): the game is a draw")
+                raise _fail(_("a Construction deck cannot give {draw} cards ({decks_text}): the game is "
+                              "a draw").format(
+                                draw=DRAW, decks_text=_decks_text(state)))
             return evolve(state, round=state.round + 1, turn=1, phase="combat", last=(),
                           construction=(state.construction[0] - 1, state.construction[1] - 1),
                           combat=(state.combat[0] + 1, state.combat[1] + 1))
         if type_ == "tagteam.deck_exhausted":
             if state.phase != "building":
-                raise _fail("the Construction deck is drawn from in the deck-building phase")
+                raise _fail(_("the Construction deck is drawn from in the deck-building phase"))
             if state.rules >= 2 and state.can_draw:
-                raise _fail(f"both Construction decks can still give {DRAW} cards "
-                            f"({_decks_text(state)}): start the next round")
+                raise _fail(_("both Construction decks can still give {draw} cards ({decks_text}): "
+                              "start the next round").format(
+                                draw=DRAW, decks_text=_decks_text(state)))
             return evolve(state, phase="over", result="draw",
-                          last=("A Construction deck cannot give 3 cards: a draw",))
+                          last=(_("A Construction deck cannot give 3 cards: a draw"),))
         if type_ in ("tagteam.adjust", "tagteam.flip"):
             t, f = data.get("team"), data.get("fighter")
             if t not in (0, 1) or f not in (0, 1):
-                raise _fail("team and fighter: 0 or 1")
+                raise _fail(_("team and fighter: 0 or 1"))
             if type_ == "tagteam.flip":
                 return _with_fighter(state, t, f, flip(state.teams[t][f]))
             what, delta = data.get("what"), data.get("delta")
             if isinstance(delta, bool) or not isinstance(delta, int) or not delta:
-                raise _fail("delta: a whole number, not 0")
+                raise _fail(_("delta: a whole number, not 0"))
             fighter = state.teams[t][f]
             if what == "power":
                 fighter = evolve(fighter, power=max(0, fighter.power + delta))
             elif what == "hp":
                 if delta > 0 and fighter.ko:
-                    raise _fail(f"{fighter.name} is KO: no more healing")
+                    raise _fail(_("{fighter} is KO: no more healing").format(fighter=fighter.name))
                 fighter = evolve(fighter, hp=max(0, min(fighter.max_hp, fighter.hp + delta)))
             else:
-                raise _fail("what: hp or power")
+                raise _fail(_("what: hp or power"))
             if fighter == state.teams[t][f]:
-                raise _fail(f"{fighter.name}'s {what} is already at its "
+                raise _fail(_("{fighter}'s {what} is already at its ").format(
+                                fighter=fighter.name, what=what)
                             + ("lowest" if delta < 0 else "highest"))
             return _with_fighter(state, t, f, fighter)
-        raise _fail(f"unknown Tag Team action {type_!r}")
+        raise _fail(_("unknown Tag Team action {type!r}").format(type=type_))
 
     def describe(self, before: TagTeamState, type_: str, data: Mapping[str, Any],
                  after: TagTeamState) -> str:
         if type_ == "tagteam.turn":
-            return f"Round {before.round}, turn {before.turn}: " + "; ".join(after.last)
+            return _("Round {round}, turn {turn}: ").format(
+                       round=before.round, turn=before.turn) + "; ".join(after.last)
         if type_ == "tagteam.next_round":
-            return (f"Round {after.round} ({after.turns_in_round} turns): each player draws "
-                    f"{DRAW}, adds 1 to the Combat deck ({after.combat[0]} cards) and puts 2 "
-                    f"under the Construction deck ({after.construction[0]} cards)")
+            return (_("Round {round} ({turns_in_round} turns): each player draws {draw}, adds 1 to the "
+                      "Combat deck ({combat} cards) and puts 2 under the Construction deck "
+                      "({construction} cards)").format(
+                        round=after.round, turns_in_round=after.turns_in_round, draw=DRAW,
+                        combat=after.combat[0], construction=after.construction[0]))
         if type_ == "tagteam.deck_exhausted":
             return after.last[0]
         f = before.teams[data["team"]][data["fighter"]]
         if type_ == "tagteam.flip":
             g = after.teams[data["team"]][data["fighter"]]
-            return f"{f.name}'s board flipped: {g.name} ({g.hp}/{g.max_hp} HP, power {g.power})"
-        return f"{f.name} {data['delta']:+d} {data['what']} (by hand)"
+            return _("{f}'s board flipped: {g} ({hp}/{max_hp} HP, power {power})").format(
+                       f=f.name, g=g.name, hp=g.hp, max_hp=g.max_hp, power=g.power)
+        return _("{f} {delta:+d} {what} (by hand)").format(f=f.name, delta=data['delta'], what=data['what'])
 
     def to_json(self, state: TagTeamState, *, reveal_hidden: bool = False) -> dict[str, Any]:
         return {"round": state.round, "turn": state.turn, "phase": state.phase,
@@ -525,10 +548,10 @@ class TagTeamRules:
         a = " & ".join(f.name for f in state.teams[0])
         b = " & ".join(f.name for f in state.teams[1])
         if state.result == "draw":
-            return f"{a} vs {b}, draw"
+            return _("{a} vs {b}, draw").format(a=a, b=b)
         if state.result is not None:
-            return f"{a} vs {b}, {state.names[int(state.result)]} won"
-        return f"{a} vs {b}, round {state.round}"
+            return _("{a} vs {b}, {name} won").format(a=a, b=b, name=state.names[int(state.result)])
+        return _("{a} vs {b}, round {round}").format(a=a, b=b, round=state.round)
 
 
 RULES = TagTeamRules()
@@ -536,7 +559,7 @@ RULES = TagTeamRules()
 
 ENTRY = GameEntry(
     id="tagteam", rules=f"{__name__}:RULES", setup="tagteam_setup", play="tagteam_game",
-    tile=HomeTile("Tag Team", "fight tracker", (0.2, 0.45, 0.3, 1), (0.3, 0.6, 0.4, 1), 40),
+    tile=HomeTile(N_("Tag Team"), N_("fight tracker"), (0.2, 0.45, 0.3, 1), (0.3, 0.6, 0.4, 1), 40),
     screens={"tagteam_setup": "companion.app.screens.tagteam_game:TagTeamSetupScreen",
              "tagteam_game": "companion.app.screens.tagteam_game:TagTeamGameScreen",
              "tagteam_tracks": "companion.app.screens.tagteam_tracks:TagTeamTracksScreen"},

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..errors import IllegalActionError
+from ..i18n import N_, _, ngettext
 from ..registry import ConfigFile, GameEntry, HomeTile
 from . import takkure_dice as dice
 from .base import RULES_EDITION, evolve, rules_edition
@@ -83,38 +84,45 @@ class PlayerCard:
 
     def validate(self) -> tuple[str, str] | None:
         if not self.name.strip():
-            return ("name", "a player needs a name")
+            return ("name", _("a player needs a name"))
         if self.marker_id is not None and not 1 <= self.marker_id <= 999:
-            return ("marker_id", f"{self.marker_id} is not a marker id (1 to 999)")
+            return ("marker_id", _("{marker_id} is not a marker id (1 to 999)").format(
+                                     marker_id=self.marker_id))
         if not 0 <= self.marker_height_mm <= 200:
-            return ("marker_height_mm", f"{self.marker_height_mm} is out of range (0 to 200 mm)")
+            return ("marker_height_mm", _("{marker_height_mm} is out of range (0 to 200 mm)").format(
+                                            marker_height_mm=self.marker_height_mm))
         if self.marker_side_in is not None and not 0.2 <= self.marker_side_in <= 4:
-            return ("marker_side_in", f"{self.marker_side_in} is out of range (0.2 to 4 inches)")
+            return ("marker_side_in", _("{marker_side_in} is out of range (0.2 to 4 inches)").format(
+                                          marker_side_in=self.marker_side_in))
         for i, key in enumerate(self.defaults):
             if key not in CARD_VALUES + ("skills",):
-                return (f"defaults[{i}]", f"{key!r} is not a field of a player card")
+                return (f"defaults[{i}]", _("{key!r} is not a field of a player card").format(key=key))
         for i, value in enumerate(self.mov):
             if not 0 < value <= 12:
-                return (f"mov[{i}]", f"{value} is not a movement in inches (above 0, at most 12)")
+                return (f"mov[{i}]", _("{value} is not a movement in inches (above 0, at most 12)").format(
+                                         value=value))
         for i, value in enumerate(self.bac):
             if not 1 <= value <= 12:
-                return (f"bac[{i}]", f"{value} is out of range (1 to 12)")
+                return (f"bac[{i}]", _("{value} is out of range (1 to 12)").format(value=value))
         for key, value in (("str", self.str_), ("ref", self.ref), ("int", self.int_),
                            ("bdy", self.bdy)):
             if not 1 <= value <= 12:
-                return (key, f"{value} is out of range (1 to 12)")
+                return (key, _("{value} is out of range (1 to 12)").format(value=value))
         if not 0 <= self.prt <= 12:
-            return ("prt", f"{self.prt} is out of range (0 to 12)")
+            return ("prt", _("{prt} is out of range (0 to 12)").format(prt=self.prt))
         if not 20 <= self.base_mm <= 80:
-            return ("base_mm", f"{self.base_mm} mm is not a base size (20 to 80)")
+            return ("base_mm", _("{base_mm} mm is not a base size (20 to 80)").format(base_mm=self.base_mm))
         if not self.positions:
-            return ("positions", "list at least one position the player can line up in")
+            return ("positions", _("list at least one position the player can line up in"))
         for i, pos in enumerate(self.positions):
             if pos not in POSITIONS:
-                return (f"positions[{i}]", f"{pos!r} is not a position ({', '.join(POSITIONS)})")
+                return (f"positions[{i}]", _("{pos!r} is not a position ({positions})").format(
+                                               pos=pos, positions=', '.join(POSITIONS)))
         if self.position_skill not in POSITION_SKILLS:
-            return ("position_skill", f"{self.position_skill!r} is not a skill by position "
-                                      f"({', '.join(POSITION_SKILLS)})")
+            return ("position_skill", _("{position_skill!r} is not a skill by position "
+                                        "({position_skills})").format(
+                                          position_skill=self.position_skill,
+                                          position_skills=', '.join(POSITION_SKILLS)))
         return None
 
 
@@ -126,11 +134,12 @@ class TeamConfig:
 
     def validate(self) -> tuple[str, str] | None:
         if self.team_skill not in TEAM_SKILLS:
-            return ("team_skill", f"{self.team_skill!r} is not a team skill ({', '.join(TEAM_SKILLS)})")
+            return ("team_skill", _("{team_skill!r} is not a team skill ({team_skills})").format(
+                                      team_skill=self.team_skill, team_skills=', '.join(TEAM_SKILLS)))
         names = [p.name for p in self.players]
         for i, name in enumerate(names):
             if name in names[:i]:
-                return (f"players[{i}].name", f"{name!r} is listed twice")
+                return (f"players[{i}].name", _("{name!r} is listed twice").format(name=name))
         return None
 
     def player(self, name: str) -> PlayerCard:
@@ -150,7 +159,7 @@ class TakkureConfig:
         names = [t.name for t in self.teams]
         for i, name in enumerate(names):
             if name in names[:i]:
-                return (f"teams[{i}].name", f"{name!r} is listed twice")
+                return (f"teams[{i}].name", _("{name!r} is listed twice").format(name=name))
         return None
 
     def team(self, name: str) -> TeamConfig:
@@ -176,23 +185,29 @@ def lineup_setup(team: TeamConfig, lineup: Mapping[str, str]) -> dict[str, Any]:
     if set(lineup) != set(POSITIONS):
         missing = [p for p in POSITIONS if p not in lineup]
         extra = [p for p in lineup if p not in POSITIONS]
-        raise IllegalActionError(f"{team.name}: the line-up needs exactly one player per position"
-                                 + (f"; missing {', '.join(missing)}" if missing else "")
-                                 + (f"; unknown {', '.join(extra)}" if extra else ""))
+        raise IllegalActionError(_("{team}: the line-up needs exactly one player per position").format(
+                                     team=team.name)
+                                 + (_("; missing {missing}").format(
+                                         missing=', '.join(missing)) if missing else "")
+                                 + (_("; unknown {extra}").format(extra=', '.join(extra)) if extra else ""))
     seen: dict[str, str] = {}
     players = []
     for pos in POSITIONS:
         name = lineup[pos]
         if name in seen:
-            raise IllegalActionError(f"{team.name}: {name} is lined up twice ({seen[name]} and {pos})")
+            raise IllegalActionError(_("{team}: {name} is lined up twice ({seen} and {pos})").format(
+                                         team=team.name, name=name, seen=seen[name], pos=pos))
         seen[name] = pos
         try:
             card = team.player(name)
         except KeyError:
-            raise IllegalActionError(f"{team.name}: no player called {name!r} in the roster") from None
+            raise IllegalActionError(_("{team}: no player called {name!r} in the roster").format(
+                                         team=team.name, name=name)) from None
         if pos not in card.positions:
-            raise IllegalActionError(f"{team.name}: {name} cannot line up as {pos} "
-                                     f"(card positions: {', '.join(card.positions)})")
+            raise IllegalActionError(_("{team}: {name} cannot line up as {pos} (card positions: "
+                                       "{positions})").format(
+                                         team=team.name, name=name, pos=pos,
+                                         positions=', '.join(card.positions)))
         players.append({"position": pos, **card_data(card)})
     return {"name": team.name, "team_skill": team.team_skill, "players": players}
 
@@ -294,7 +309,8 @@ def _fail(message: str) -> IllegalActionError:
 def _int(data: Mapping[str, Any], key: str, lo: int, hi: int) -> int:
     value = data.get(key)
     if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-        raise _fail(f"{key} must be a whole number from {lo} to {hi}, not {value!r}")
+        raise _fail(_("{key} must be a whole number from {lo} to {hi}, not {value!r}").format(
+                        key=key, lo=lo, hi=hi, value=value))
     return value
 
 
@@ -319,8 +335,9 @@ def _set_team(state: TakkureState, team: int, new: Team) -> TakkureState:
 def _on_field(state: TakkureState, team: int, index: int, what: str) -> Player:
     p = state.player(team, index)
     if p.status != "field":
-        raise _fail(f"{p.name} is {'injured' if p.status == 'injured' else 'out of the game'}: "
-                    f"cannot {what}")
+        raise _fail((_("{player} is injured: cannot {what}") if p.status == "injured" else
+                     _("{player} is out of the game: cannot {what}")).format(player=p.name,
+                                                                            what=what))
     return p
 
 
@@ -344,7 +361,7 @@ def _gain_fatigue(state: TakkureState, team: int, index: int) -> TakkureState:
         i = p.fatigue.index(False)
         return _set_player(state, team, index, evolve(p, fatigue=p.fatigue[:i] + (True,) + p.fatigue[i + 1:]))
     if p.fatigue_tokens + 1 >= MAX_FATIGUE:
-        return _injure(state, team, index, "Max Fatigue")
+        return _injure(state, team, index, _("Max Fatigue"))
     return _set_player(state, team, index, evolve(p, fatigue=p.fatigue + (True,)))
 
 
@@ -430,21 +447,29 @@ and try); "Active MOV" is the attack movement."""
 def grave(roll: int) -> InjuryResult:
     """The Grave injuries table (7.01)."""
     if roll == 1:
-        return InjuryResult("It's not as bad as it looks", fatigue=1, roll_common=True)
+        return InjuryResult(_("It's not as bad as it looks"), fatigue=1, roll_common=True)
     if 2 <= roll <= 4:
-        return InjuryResult("Broken arm", (("bac", -3), ("bac_try", -3), ("str", -3)))
+        return InjuryResult(_("Broken arm"), (("bac", -3), ("bac_try", -3), ("str", -3)))
     if 5 <= roll <= 7:
         # DECISION: printed "-7.5/-5 MOV (down to a minimum of 2.5/2.5 MOV)", applied as
         # printed; the floor keeps it from removing the player.
-        return InjuryResult("Broken leg", (("ref", -3), ("mov_attack", -7.5), ("mov_defense", -5)),
+        return InjuryResult(_("Broken leg"), (("ref", -3), ("mov_attack", -7.5), ("mov_defense", -5)),
                             mov_floor=(2.5, 2.5))
     if 8 <= roll <= 10:
-        return InjuryResult("Fractured vertebrae", (("ref", -3), ("str", -3), ("bac", -3),
+        return InjuryResult(_("Fractured vertebrae"), (("ref", -3), ("str", -3), ("bac", -3),
                                                     ("bac_try", -3)), bdy_roll=True)
     if roll == 11:
-        return InjuryResult("Broken skull", (("int", -3), ("ref", -3), ("bdy", -2)),
+        return InjuryResult(_("Broken skull"), (("int", -3), ("ref", -3), ("bdy", -2)),
                             lose_all_skills=True)
-    return InjuryResult("Severely injured", remove=True)
+    return InjuryResult(_("Severely injured"), remove=True)
+
+
+class InjuryDiceNeeded(IllegalActionError):
+    """The injury roll needs another D12, on ``table`` ("common" or "grave")."""
+
+    def __init__(self, message: str, table: str) -> None:
+        super().__init__(message)
+        self.table = table
 
 
 def read_injury(rolls: list[int]) -> tuple[list[InjuryResult], int]:
@@ -455,10 +480,12 @@ def read_injury(rolls: list[int]) -> tuple[list[InjuryResult], int]:
     table = "common"
     while True:
         if used >= len(rolls):
-            raise _fail(f"the injury needs another D12 (for the {table} injuries table)")
+            raise InjuryDiceNeeded(_("the injury needs another D12 (for the {table} injuries table)").format(
+                                       table=table),
+                                   table)
         roll = rolls[used]
         if isinstance(roll, bool) or not isinstance(roll, int) or not 1 <= roll <= 12:
-            raise _fail(f"an injury die shows 1 to 12, not {roll!r}")
+            raise _fail(_("an injury die shows 1 to 12, not {roll!r}").format(roll=roll))
         used += 1
         r = COMMON[roll] if table == "common" else grave(roll)
         results.append(r)
@@ -475,10 +502,11 @@ def read_injury(rolls: list[int]) -> tuple[list[InjuryResult], int]:
 def _apply_injury(state: TakkureState, team: int, index: int, rolls: list[int]) -> TakkureState:
     p = state.player(team, index)
     if not p.injury_pending:
-        raise _fail(f"{p.name} has no injury to roll for")
+        raise _fail(_("{p} has no injury to roll for").format(p=p.name))
     results, used = read_injury(rolls)
     if used != len(rolls):
-        raise _fail(f"the injury used {used} dice; {len(rolls)} were given")
+        raise _fail(_("the injury used {used} dice; {count} were given").format(
+                        used=used, count=len(rolls)))
     changes = list(p.changes)
     names = list(p.injuries)
     fatigue, permanent, wounds = p.fatigue, p.permanent, p.wounds
@@ -534,13 +562,14 @@ class TakkureRules:
     def start(self, setup: Mapping[str, Any], rng: random.Random) -> dict[str, Any]:
         teams = setup.get("teams")
         if not isinstance(teams, list) or len(teams) != 2:
-            raise _fail("a Takkure match needs exactly two teams")
+            raise _fail(_("a Takkure match needs exactly two teams"))
         for t in teams:
             players = t.get("players")
             if not isinstance(players, list) or len(players) != len(POSITIONS):
-                raise _fail(f"{t.get('name', 'a team')}: four players, one per position")
+                raise _fail(_("{team}: four players, one per position").format(
+                    team=t.get("name", _("a team"))))
             if sorted(p["position"] for p in players) != sorted(POSITIONS):
-                raise _fail(f"{t.get('name')}: one player per position")
+                raise _fail(_("{team}: one player per position").format(team=t.get("name")))
         return {"teams": teams, "rules": RULES_EDITION}
 
     def check(self, state: TakkureState | None, type_: str, data: Mapping[str, Any]) -> None:
@@ -569,9 +598,9 @@ class TakkureRules:
     def apply(self, state: TakkureState, type_: str, data: Mapping[str, Any]) -> TakkureState:
         handler = _HANDLERS.get(type_)
         if handler is None:
-            raise _fail(f"unknown Takkure action {type_!r}")
+            raise _fail(_("unknown Takkure action {type!r}").format(type=type_))
         if state.phase == "over" and type_ != "takkure.roll":
-            raise _fail("the match is over")
+            raise _fail(_("the match is over"))
         return handler(state, data)
 
     def describe(self, before: TakkureState, type_: str, data: Mapping[str, Any],
@@ -590,17 +619,17 @@ class TakkureRules:
         if state.phase == "over":
             winner = state.teams[int(state.result or 0)].name
             return f"{score}, " + ("draw" if state.result == "draw" else f"{winner} win")
-        return f"{score}, half {state.half}"
+        return _("{score}, half {half}").format(score=score, half=state.half)
 
 
 def _kickoff(state: TakkureState, data: Mapping[str, Any]) -> TakkureState:
     if state.phase != "kickoff":
-        raise _fail("no kick-off is due now")
+        raise _fail(_("no kick-off is due now"))
     kicking = _int(data, "kicking", 0, 1)
     if state.half == 2 and state.first_kicker is not None and state.attacker is None \
             and kicking == state.first_kicker:
-        raise _fail(f"the 2nd half is kicked off by the team that did not kick the 1st "
-                    f"({state.teams[1 - state.first_kicker].name})")
+        raise _fail(_("the 2nd half is kicked off by the team that did not kick the 1st ({team})").format(
+                        team=state.teams[1 - state.first_kicker].name))
     # activation tokens come off every player; injured players may come back now
     teams = []
     for t in state.teams:
@@ -615,20 +644,22 @@ def _kickoff(state: TakkureState, data: Mapping[str, Any]) -> TakkureState:
 
 def _take_tokens(state: TakkureState, data: Mapping[str, Any]) -> TakkureState:
     if state.phase != "play" or state.attacker is None:
-        raise _fail("activation tokens are taken during play")
+        raise _fail(_("activation tokens are taken during play"))
     if state.pool > 0:
-        raise _fail(f"{state.teams[state.attacker].name} still has {state.pool} activation "
-                    f"token{'s' if state.pool > 1 else ''} to use")
+        raise _fail(ngettext("{team} still has {count} activation token to use",
+                             "{team} still has {count} activation tokens to use",
+                             state.pool).format(team=state.teams[state.attacker].name,
+                                                count=state.pool))
     return _grant(state)
 
 
 def _activate(state: TakkureState, data: Mapping[str, Any]) -> TakkureState:
     team, index = _who(state, data)
     if state.phase != "play" or state.attacker != team:
-        raise _fail("only the attacking team activates players")
+        raise _fail(_("only the attacking team activates players"))
     if state.pool <= 0:
-        raise _fail("no activation token left: take the next four first")
-    p = _on_field(state, team, index, "be activated")
+        raise _fail(_("no activation token left: take the next four first"))
+    p = _on_field(state, team, index, _("be activated"))
     p = evolve(p, activations=p.activations + 1)
     state = evolve(_set_player(state, team, index, p), pool=state.pool - 1,
                    activation=(team, index), acts=(), bdy=0)
@@ -640,15 +671,16 @@ def _activate(state: TakkureState, data: Mapping[str, Any]) -> TakkureState:
 def _fatigue(state: TakkureState, data: Mapping[str, Any]) -> TakkureState:
     team, index = _who(state, data)
     op = data.get("op")
-    p = _on_field(state, team, index, "take or shed fatigue")
+    p = _on_field(state, team, index, _("take or shed fatigue"))
     if op == "gain":
         return _gain_fatigue(state, team, index)
     if op == "rest":  # remove an inactive token; if none, flip an active one to inactive
         # 4.03 REST: "This action, which can only be performed on defense"
         if state.rules >= 2 and (state.phase != "play" or state.attacker == team):
-            why = (f"{state.teams[team].name} are attacking" if state.phase == "play"
-                   else "the ball is not in play")
-            raise _fail(f"{p.name} cannot REST: REST can only be performed on defense ({why})")
+            why = (_("{team} are attacking").format(team=state.teams[team].name) if state.phase == "play"
+                   else _("the ball is not in play"))
+            raise _fail(_("{p} cannot REST: REST can only be performed on defense ({why})").format(
+                            p=p.name, why=why))
         if False in p.fatigue:
             i = p.fatigue.index(False)
             return _set_player(state, team, index, evolve(p, fatigue=p.fatigue[:i] + p.fatigue[i + 1:]))
@@ -656,25 +688,26 @@ def _fatigue(state: TakkureState, data: Mapping[str, Any]) -> TakkureState:
             i = p.fatigue.index(True)
             rested = p.fatigue[:i] + (False,) + p.fatigue[i + 1:]
             return _set_player(state, team, index, evolve(p, fatigue=rested))
-        raise _fail(f"{p.name} has no fatigue token that REST can take")
+        raise _fail(_("{p} has no fatigue token that REST can take").format(p=p.name))
     if op == "flip":  # a tap on one token: the screen's correction, or the Yamato skill
         i = _int(data, "token", 0, max(0, len(p.fatigue) - 1))
         if i >= len(p.fatigue):
-            raise _fail(f"{p.name} has no fatigue token to flip (a permanent one never flips)")
+            raise _fail(_("{p} has no fatigue token to flip (a permanent one never flips)").format(
+                            p=p.name))
         flipped = p.fatigue[:i] + (not p.fatigue[i],) + p.fatigue[i + 1:]
         return _set_player(state, team, index, evolve(p, fatigue=flipped))
-    raise _fail(f"fatigue op must be gain, rest or flip, not {op!r}")
+    raise _fail(_("fatigue op must be gain, rest or flip, not {op!r}").format(op=op))
 
 
 def _wound_event(state: TakkureState, data: Mapping[str, Any]) -> TakkureState:
     team, index = _who(state, data)
-    _on_field(state, team, index, "take a wound")
+    _on_field(state, team, index, _("take a wound"))
     return _wound(state, team, index, _int(data, "count", 1, 12) if "count" in data else 1)
 
 
 def _endurance(state: TakkureState, data: Mapping[str, Any]) -> TakkureState:
     team, index = _who(state, data)
-    p = _on_field(state, team, index, "roll ENDURANCE")
+    p = _on_field(state, team, index, _("roll ENDURANCE"))
     roll = _int(data, "roll", 1, 12)
     if dice.succeeds(roll, int(p.stat("bdy") + p.stat("prt"))):
         return state
@@ -685,20 +718,21 @@ def _injury(state: TakkureState, data: Mapping[str, Any]) -> TakkureState:
     team, index = _who(state, data)
     rolls = data.get("rolls")
     if not isinstance(rolls, list):
-        raise _fail("rolls: the injury dice, in the order rolled")
+        raise _fail(_("rolls: the injury dice, in the order rolled"))
     return _apply_injury(state, team, index, rolls)
 
 
 def _grounded(state: TakkureState, data: Mapping[str, Any]) -> TakkureState:
     team, index = _who(state, data)
-    p = _on_field(state, team, index, "be grounded or stand up")
+    p = _on_field(state, team, index, _("be grounded or stand up"))
     value = data.get("value")
     if not isinstance(value, bool):
-        raise _fail("value must be true (grounded) or false (standing)")
+        raise _fail(_("value must be true (grounded) or false (standing)"))
     # 3.02 STAND UP: "Once tackled you cannot get up while you have the ball in your hands"
     if state.rules >= 2 and not value and p.grounded and state.ball == (team, index):
-        raise _fail(f"{p.name} carries the ball: a GROUNDED ball carrier cannot STAND UP "
-                    "(a pass from the ground is allowed)")
+        raise _fail(_("{p} carries the ball: a GROUNDED ball carrier cannot STAND UP (a pass from the "
+                      "ground is allowed)").format(
+                        p=p.name))
     return _set_player(state, team, index, evolve(p, grounded=value))
 
 
@@ -706,25 +740,25 @@ def _ball(state: TakkureState, data: Mapping[str, Any]) -> TakkureState:
     """The ball goes to a player of the attacking team, or falls loose (``team`` missing).
     A defender taking it is a steal (``takkure.steal``)."""
     if state.phase != "play":
-        raise _fail("the ball is in play only during play")
+        raise _fail(_("the ball is in play only during play"))
     if data.get("team") is None:
         return evolve(state, ball=None)
     team, index = _who(state, data)
     if team != state.attacker:
-        raise _fail("a defender who takes the ball steals it: record a steal")
-    _on_field(state, team, index, "take the ball")
+        raise _fail(_("a defender who takes the ball steals it: record a steal"))
+    _on_field(state, team, index, _("take the ball"))
     return evolve(state, ball=(team, index))
 
 
 def _steal(state: TakkureState, data: Mapping[str, Any]) -> TakkureState:
     team, index = _who(state, data)
     if state.phase != "play" or state.attacker is None or team == state.attacker:
-        raise _fail("only a defender steals the ball")
-    p = _on_field(state, team, index, "steal the ball")
+        raise _fail(_("only a defender steals the ball"))
+    p = _on_field(state, team, index, _("steal the ball"))
     # BALL STEAL: "A GROUNDED player cannot perform this action"
     if state.rules >= 2 and p.grounded:
-        raise _fail(f"{p.name} is GROUNDED: a GROUNDED player can only STAND UP, not steal "
-                    "the ball")
+        raise _fail(_("{p} is GROUNDED: a GROUNDED player can only STAND UP, not steal the ball").format(
+                        p=p.name))
     # the old attacker discards what is left; the new attacker takes tokens by the clock
     state = evolve(state, attacker=team, pool=0, ball=(team, index), activation=None, acts=(),
                    bdy=0)
@@ -733,17 +767,18 @@ def _steal(state: TakkureState, data: Mapping[str, Any]) -> TakkureState:
 
 def _try(state: TakkureState, data: Mapping[str, Any]) -> TakkureState:
     if state.phase != "play" or state.ball is None or state.ball[0] != state.attacker:
-        raise _fail("a try is attempted by the attacking team's ball carrier")
+        raise _fail(_("a try is attempted by the attacking team's ball carrier"))
     success = data.get("success")
     if not isinstance(success, bool):
-        raise _fail("success must be true or false")
+        raise _fail(_("success must be true or false"))
     team, index = state.ball
     carrier = state.player(team, index)
     # GROUND TOKEN: "You can only perform the STAND UP action" (a carrier: a pass from the
     # ground)
     if state.rules >= 2 and carrier.grounded:
-        raise _fail(f"{carrier.name} is GROUNDED: a GROUNDED ball carrier cannot SCORE A TRY, "
-                    "only pass from the ground")
+        raise _fail(_("{carrier} is GROUNDED: a GROUNDED ball carrier cannot SCORE A TRY, only pass "
+                      "from the ground").format(
+                        carrier=carrier.name))
     scorer = state.teams[team]
     if success:
         extra = 1 if scorer.team_skill == "teriomorphs" else 0  # Superstars
@@ -760,26 +795,28 @@ def _try(state: TakkureState, data: Mapping[str, Any]) -> TakkureState:
 def _kick_out(state: TakkureState, data: Mapping[str, Any]) -> TakkureState:
     a = state.attacker
     if state.phase != "play" or a is None:
-        raise _fail("only the attacking team kicks the ball out, during play")
+        raise _fail(_("only the attacking team kicks the ball out, during play"))
     if state.box != 1:
-        raise _fail(f"the ball can be kicked out only with the time tokens on box 1 (now {state.box})")
+        raise _fail(_("the ball can be kicked out only with the time tokens on box 1 (now {box})").format(
+                        box=state.box))
     if state.teams[a].score >= state.teams[1 - a].score:
-        raise _fail("only a trailing attacking team may kick the ball out")
+        raise _fail(_("only a trailing attacking team may kick the ball out"))
     return _end_half(evolve(state, box=1))
 
 
 def _halftime_rest(state: TakkureState, data: Mapping[str, Any]) -> TakkureState:
     team, index = _who(state, data)
     if state.phase != "halftime":
-        raise _fail("this is done at halftime")
+        raise _fail(_("this is done at halftime"))
     p = state.player(team, index)
     if p.halftime_rested:
-        raise _fail(f"{p.name} has already removed a fatigue token this halftime")
+        raise _fail(_("{p} has already removed a fatigue token this halftime").format(p=p.name))
     if not p.fatigue:
-        raise _fail(f"{p.name} has no fatigue token to remove (a permanent one stays)")
+        raise _fail(_("{p} has no fatigue token to remove (a permanent one stays)").format(p=p.name))
     active = data.get("active")
     if active not in (True, False) or active not in p.fatigue:
-        raise _fail(f"{p.name} has no {'active' if active else 'inactive'} token to remove")
+        raise _fail((_("{player} has no active token to remove") if active else
+                     _("{player} has no inactive token to remove")).format(player=p.name))
     i = p.fatigue.index(active)
     return _set_player(state, team, index, evolve(p, fatigue=p.fatigue[:i] + p.fatigue[i + 1:],
                                                   halftime_rested=True))
@@ -792,11 +829,11 @@ def halftime_rest_due(p: Player) -> bool:
 
 def _second_half(state: TakkureState, data: Mapping[str, Any]) -> TakkureState:
     if state.phase != "halftime":
-        raise _fail("the 2nd half starts after halftime")
+        raise _fail(_("the 2nd half starts after halftime"))
     # 6.02 HALFTIME: "All players remove a fatigue token"
     tired = [p.name for t in state.teams for p in t.players if halftime_rest_due(p)]
     if state.rules >= 2 and tired:
-        raise _fail("Halftime: every player removes a fatigue token first ("
+        raise _fail(_("Halftime: every player removes a fatigue token first (")
                     + ", ".join(tired) + (" has" if len(tired) == 1 else " have") + " not)")
     state = _clear_activations(state)
     kicking = 1 - (state.first_kicker or 0)
@@ -808,16 +845,18 @@ def _skill_token(state: TakkureState, data: Mapping[str, Any]) -> TakkureState:
     team = _int(data, "team", 0, 1)
     delta = data.get("delta")
     if isinstance(delta, bool) or not isinstance(delta, int) or delta == 0:
-        raise _fail("delta: tokens gained (+) or spent (-)")
+        raise _fail(_("delta: tokens gained (+) or spent (-)"))
     t = state.teams[team]
     if t.team_skill == "yamato":
-        _, index = _who(state, data)
+        _team, index = _who(state, data)
         p = t.players[index]
         if p.skill_tokens + delta < 0:
-            raise _fail(f"{p.name} has {p.skill_tokens} team skill token(s)")
+            raise _fail(_("{p} has {skill_tokens} team skill token(s)").format(
+                            p=p.name, skill_tokens=p.skill_tokens))
         return _set_player(state, team, index, evolve(p, skill_tokens=p.skill_tokens + delta))
     if t.skill_tokens + delta < 0:
-        raise _fail(f"{t.name} has {t.skill_tokens} team skill token(s)")
+        raise _fail(_("{t} has {skill_tokens} team skill token(s)").format(
+                        t=t.name, skill_tokens=t.skill_tokens))
     return _set_team(state, team, evolve(t, skill_tokens=t.skill_tokens + delta))
 
 
@@ -831,43 +870,45 @@ def action_problem(state: TakkureState, team: int, index: int, action: str) -> s
     perform one MOV action per activation"; Fractured vertebrae: "you need to succeed on a
     BOD roll before performing any action"."""
     if action not in FIRST_ACTIONS + SECOND_ACTIONS:
-        return (f"{action!r} is not an attacker's action ("
+        return (_("{action!r} is not an attacker's action (").format(action=action)
                 + ", ".join(FIRST_ACTIONS + SECOND_ACTIONS) + ")")
     if state.phase != "play" or state.activation != (team, index):
-        return "only the active player (the one activated last) declares actions"
+        return _("only the active player (the one activated last) declares actions")
     p = state.player(team, index)
     if p.status != "field":
-        return f"{p.name} is not on the field"
+        return _("{p} is not on the field").format(p=p.name)
     if p.needs_bdy_roll and state.bdy != 1:
-        return (f"{p.name} has Fractured vertebrae: a BDY roll must succeed before any action"
-                + (" (it failed: no action this activation)" if state.bdy == -1 else ""))
+        return (_("{p} has Fractured vertebrae: a BDY roll must succeed before any action").format(p=p.name)
+                + (_(" (it failed: no action this activation)") if state.bdy == -1 else ""))
     first = [a for a in state.acts if a in FIRST_ACTIONS]
     second = [a for a in state.acts if a in SECOND_ACTIONS]
     carrier = state.ball == (team, index)
     if action in FIRST_ACTIONS:
         if first:
-            return f"{p.name} has done their first action ({first[0]})"
+            return _("{p} has done their first action ({first})").format(p=p.name, first=first[0])
         if p.grounded and action == "MOVE":
-            return f"{p.name} is GROUNDED: the first action can only be STAND UP" + (
-                " — a carrier cannot: a pass from the ground" if carrier else "")
+            return _("{p} is GROUNDED: the first action can only be STAND UP").format(p=p.name) + (
+                _(" — a carrier cannot: a pass from the ground") if carrier else "")
         if action == "STAND UP":
             if not p.grounded:
-                return f"{p.name} is not GROUNDED"
+                return _("{p} is not GROUNDED").format(p=p.name)
             if carrier:
-                return (f"{p.name} carries the ball: a GROUNDED ball carrier cannot STAND UP "
-                        "(a pass from the ground is allowed)")
+                return (_("{p} carries the ball: a GROUNDED ball carrier cannot STAND UP (a pass from "
+                          "the ground is allowed)").format(
+                            p=p.name))
         if action == "PASS FROM THE GROUND" and not (carrier and p.grounded):
-            return "only a GROUNDED ball carrier passes from the ground"
+            return _("only a GROUNDED ball carrier passes from the ground")
         return None
     if second:
-        return f"{p.name} has done their second action ({second[0]})"
+        return _("{p} has done their second action ({second})").format(p=p.name, second=second[0])
     if "PASS FROM THE GROUND" in first:
-        return (f"{p.name} passed from the ground: no second action in this activation")
+        return (_("{p} passed from the ground: no second action in this activation").format(p=p.name))
     if p.grounded:
-        return f"{p.name} is GROUNDED: only STAND UP (a carrier: a pass from the ground)"
+        return _("{p} is GROUNDED: only STAND UP (a carrier: a pass from the ground)").format(p=p.name)
     if action in MOV_ACTIONS and p.one_mov_action and any(a in MOV_ACTIONS for a in first):
-        return (f"{p.name} has {p.active_fatigue} active fatigue tokens: only one MOV action "
-                "per activation")
+        return (_("{p} has {active_fatigue} active fatigue tokens: only one MOV action "
+                  "per activation").format(
+                    p=p.name, active_fatigue=p.active_fatigue))
     return None
 
 
@@ -886,7 +927,7 @@ def _action(state: TakkureState, data: Mapping[str, Any]) -> TakkureState:
     team, index = _who(state, data)
     action = data.get("action")
     if not isinstance(action, str):
-        raise _fail("action: the attacker's action, e.g. MOVE")
+        raise _fail(_("action: the attacker's action, e.g. MOVE"))
     return _declare(state, team, index, action)
 
 
@@ -894,13 +935,13 @@ def _bdy_roll(state: TakkureState, data: Mapping[str, Any]) -> TakkureState:
     """Fractured vertebrae: "you need to succeed on a BOD roll before performing any action"
     (an unopposed D12 against BDY, once per activation)."""
     team, index = _who(state, data)
-    p = _on_field(state, team, index, "roll BDY")
+    p = _on_field(state, team, index, _("roll BDY"))
     if not p.needs_bdy_roll:
-        raise _fail(f"{p.name} has no Fractured vertebrae: no BDY roll to make")
+        raise _fail(_("{p} has no Fractured vertebrae: no BDY roll to make").format(p=p.name))
     if state.activation != (team, index) or state.phase != "play":
-        raise _fail(f"{p.name} rolls BDY when activated, before any action")
+        raise _fail(_("{p} rolls BDY when activated, before any action").format(p=p.name))
     if state.bdy:
-        raise _fail(f"{p.name} has rolled BDY in this activation already")
+        raise _fail(_("{p} has rolled BDY in this activation already").format(p=p.name))
     roll = _int(data, "roll", 1, 12)
     return evolve(state, bdy=1 if dice.succeeds(roll, int(p.stat("bdy"))) else -1)
 
@@ -915,11 +956,11 @@ def _roll(state: TakkureState, data: Mapping[str, Any]) -> TakkureState:
     (``superstars``: +1 per token to a roller, at most +3; ``rerolls``: 3 tokens a die, once
     per roll)."""
     if not isinstance(data.get("text"), str):
-        raise _fail("a recorded roll carries its explanation")
+        raise _fail(_("a recorded roll carries its explanation"))
     act = data.get("action")
     if act is not None:
         if not isinstance(act, Mapping):
-            raise _fail("action: {team, player, action}")
+            raise _fail(_("action: {{team, player, action}}"))
         state = _declare(state, *_who(state, act), str(act.get("action")))
     spent: dict[int, int] = {}
     for boost in data.get("superstars", []) or []:
@@ -928,17 +969,18 @@ def _roll(state: TakkureState, data: Mapping[str, Any]) -> TakkureState:
         spent[team] = spent.get(team, 0) + n
     rerolls = data.get("rerolls", []) or []
     for i, r in enumerate(rerolls):
-        team, _ = _who(state, r)
+        team, _player = _who(state, r)
         if any(_who(state, x)[0] == team for x in rerolls[:i]):
-            raise _fail("Superstars: a die is re-rolled only once per roll")
+            raise _fail(_("Superstars: a die is re-rolled only once per roll"))
         spent[team] = spent.get(team, 0) + SUPERSTARS_REROLL
     for team, n in spent.items():
         t = state.teams[team]
         if t.team_skill != "teriomorphs":
-            raise _fail(f"{t.name} have no Superstars tokens to spend")
+            raise _fail(_("{t} have no Superstars tokens to spend").format(t=t.name))
         if t.skill_tokens < n:
-            raise _fail(f"{t.name} have {t.skill_tokens} Superstars token"
-                        f"{'s' if t.skill_tokens != 1 else ''}; this roll spends {n}")
+            raise _fail(ngettext("{team} have {count} Superstars token; this roll spends {n}",
+                                 "{team} have {count} Superstars tokens; this roll spends {n}",
+                                 t.skill_tokens).format(team=t.name, count=t.skill_tokens, n=n))
         state = _set_team(state, team, evolve(t, skill_tokens=t.skill_tokens - n))
     return state
 
@@ -973,21 +1015,21 @@ def reminders(before: TakkureState, after: TakkureState) -> list[str]:
     for t in (0, 1):
         for b, a in zip(before.teams[t].players, after.teams[t].players):
             if a.activations == 3 and b.activations == 2:
-                out.append(f"3rd activation: {a.name} +1 fatigue")
+                out.append(_("3rd activation: {a} +1 fatigue").format(a=a.name))
             if a.status == "injured" and b.status == "field":
-                out.append(f"{a.name} is injured ({a.injuries[-1]}): off the field, "
-                           "roll on the injuries table")
+                out.append(_("{a} is injured ({injurie}): off the field, roll on the injuries table").format(
+                               a=a.name, injurie=a.injuries[-1]))
             if a.status == "out" and b.status != "out":
-                out.append(f"{a.name} is out of the game")
+                out.append(_("{a} is out of the game").format(a=a.name))
     if after.phase == "halftime" and before.phase != "halftime":
-        out.append("Halftime: each player removes one fatigue token")
+        out.append(_("Halftime: each player removes one fatigue token"))
     if after.phase == "over" and before.phase != "over":
-        out.append("Full time: " + ("a draw" if after.result == "draw"
+        out.append(_("Full time: ") + (_("a draw") if after.result == "draw"
                                     else f"{after.teams[int(after.result or 0)].name} win"))
     if after.box < before.box and after.phase == "play":
-        out.append(f"Time tokens down to box {after.box}")
+        out.append(_("Time tokens down to box {box}").format(box=after.box))
     if before.ball is not None and after.ball is None and after.phase == "play":
-        out.append("The ball is loose: scatter it")
+        out.append(_("The ball is loose: scatter it"))
     return out
 
 
@@ -998,59 +1040,73 @@ def describe(before: TakkureState, type_: str, data: Mapping[str, Any], after: T
     kind = type_.split(".", 1)[1]
     if kind == "kickoff":
         attackers = after.teams[after.attacker or 0].name
-        text = (f"Kick-off by {before.teams[data['kicking']].name}; {attackers} attack with 4 "
-                "activation tokens")
+        text = (_("Kick-off by {team}; {attackers} attack with 4 activation tokens").format(
+                    team=before.teams[data['kicking']].name, attackers=attackers))
     elif kind == "take_tokens":
-        text = f"{before.teams[before.attacker or 0].name} take 4 activation tokens"
+        text = _("{team} take 4 activation tokens").format(team=before.teams[before.attacker or 0].name)
     elif kind == "activate":
-        text = f"{name()} activated ({after.pool} token{'s' if after.pool != 1 else ''} left)"
+        text = ngettext("{name} activated ({count} token left)",
+                        "{name} activated ({count} tokens left)", after.pool).format(
+            name=name(), count=after.pool)
     elif kind == "fatigue":
-        text = {"gain": f"{name()} +1 fatigue", "rest": f"{name()} rests",
-                "flip": f"{name()} flips a fatigue token"}.get(str(data.get("op")), "fatigue")
+        text = {"gain": _("{name} +1 fatigue"), "rest": _("{name} rests"),
+                "flip": _("{name} flips a fatigue token")}.get(str(data.get("op")),
+                                                               _("fatigue")).format(name=name())
     elif kind == "wound":
         text = f"{name()} wounded"
     elif kind == "endurance":
         p = before.player(data["team"], data["player"])
         target = int(p.stat("bdy") + p.stat("prt"))
         ok = dice.succeeds(data["roll"], target)
-        text = (f"{p.name} ENDURANCE: BDY+PRT {target}; rolled {data['roll']}: "
-                + ("no damage" if ok else "fail, +1 wound"))
+        text = (_("{p} ENDURANCE: BDY+PRT {target}; rolled {roll}: ").format(
+                    p=p.name, target=target, roll=data['roll'])
+                + (_("no damage") if ok else _("fail, +1 wound")))
     elif kind == "injury":
         p = after.player(data["team"], data["player"])
-        text = f"{p.name} injury roll {', '.join(str(r) for r in data['rolls'])}: {p.injuries[-1]}"
+        text = _("{p} injury roll {items}: {injurie}").format(
+                   p=p.name, items=', '.join(str(r) for r in data['rolls']), injurie=p.injuries[-1])
     elif kind == "grounded":
-        text = f"{name()} {'grounded' if data['value'] else 'stands up'}"
+        text = (_("{name} grounded") if data["value"] else _("{name} stands up")).format(
+            name=name())
     elif kind == "ball":
-        text = "The ball is loose" if data.get("team") is None else f"{name()} has the ball"
+        text = _("The ball is loose") if data.get("team") is None else _("{name} has the ball").format(
+                                                                name=name())
     elif kind == "steal":
-        text = f"{name()} steals the ball: {before.teams[data['team']].name} attack"
+        text = _("{name} steals the ball: {team} attack").format(
+                   name=name(), team=before.teams[data['team']].name)
     elif kind == "try":
         scorer = before.player(*before.ball) if before.ball else None
         who = scorer.name if scorer else "?"
-        text = f"TRY by {who}! {after.teams[0].score}–{after.teams[1].score}" if data["success"] \
-            else f"{who} fails to score: kick-off"
+        text = _("TRY by {who}! {score}–{score2}").format(
+                   who=who, score=after.teams[0].score, score2=after.teams[1].score) if data["success"] \
+            else _("{who} fails to score: kick-off").format(who=who)
     elif kind == "kick_out":
-        text = f"{before.teams[before.attacker or 0].name} kick the ball out: the half ends"
+        text = _("{team} kick the ball out: the half ends").format(
+                   team=before.teams[before.attacker or 0].name)
     elif kind == "halftime_rest":
-        text = f"{name()} removes an {'active' if data['active'] else 'inactive'} fatigue token"
+        text = (_("{name} removes an active fatigue token") if data["active"] else
+                _("{name} removes an inactive fatigue token")).format(name=name())
     elif kind == "second_half":
-        text = "Second half"
+        text = _("Second half")
     elif kind == "skill_token":
         verb = "gain" if data["delta"] > 0 else "spend"
-        text = f"{before.teams[data['team']].name} {verb} {abs(data['delta'])} team skill token(s)"
+        text = _("{team} {verb} {delta} team skill token(s)").format(
+                   team=before.teams[data['team']].name, verb=verb, delta=abs(data['delta']))
     elif kind == "roll":
         text = data["text"]
         spent = sum(int(b.get("tokens", 0)) for b in data.get("superstars", []) or []) \
             + SUPERSTARS_REROLL * len(data.get("rerolls", []) or [])
         if spent:
-            text += f" (Superstars: {spent} token{'s' if spent > 1 else ''} spent)"
+            text += ngettext(" (Superstars: {count} token spent)",
+                             " (Superstars: {count} tokens spent)", spent).format(count=spent)
     elif kind == "action":
         text = f"{name()}: {data['action']}"
     elif kind == "bdy_roll":
         p = before.player(data["team"], data["player"])
         ok = dice.succeeds(data["roll"], int(p.stat("bdy")))
-        text = (f"{p.name} Fractured vertebrae: BDY {int(p.stat('bdy'))}; rolled {data['roll']}: "
-                + ("may act" if ok else "fail: no action this activation"))
+        text = (_("{p} Fractured vertebrae: BDY {stat}; rolled {roll}: ").format(
+                    p=p.name, stat=int(p.stat('bdy')), roll=data['roll'])
+                + (_("may act") if ok else _("fail: no action this activation")))
     else:
         text = type_
     extra = reminders(before, after)
@@ -1104,7 +1160,7 @@ def config_data(cfg: TakkureConfig) -> dict[str, Any]:
 
 ENTRY = GameEntry(
     id="takkure", rules=f"{__name__}:RULES", setup="takkure_setup", play="takkure_game",
-    tile=HomeTile("Takkure", "match tracker", (0.1, 0.36, 0.5, 1), (0.16, 0.5, 0.7, 1), 20),
+    tile=HomeTile(N_("Takkure"), N_("match tracker"), (0.1, 0.36, 0.5, 1), (0.16, 0.5, 0.7, 1), 20),
     screens={"takkure_setup": "companion.app.screens.takkure_setup:TakkureSetupScreen",
              "takkure_roster": "companion.app.screens.takkure_setup:TakkureRosterScreen",
              "takkure_game": "companion.app.screens.takkure_game:TakkureGameScreen",

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from ..errors import IllegalActionError
+from ..i18n import N_, _
 
 CRITICAL = 1
 FUMBLE = 12
@@ -28,7 +29,7 @@ class Modifier:
     value: int
 
     def text(self) -> str:
-        return f"{self.value:+d} {self.label}"
+        return f"{self.value:+d} {_(self.label)}"
 
 
 # -- modifiers from the tables (distances in inches) ------------------------------------------
@@ -44,7 +45,8 @@ PRESSURE_RANGE_IN = 2.0
 
 def _distance(inches: float) -> float:
     if not isinstance(inches, (int, float)) or inches != inches or inches < 0:
-        raise IllegalActionError(f"a distance is a number of inches, 0 or more, not {inches!r}")
+        raise IllegalActionError(_("a distance is a number of inches, 0 or more, not {inches!r}").format(
+                                     inches=inches))
     return float(inches)
 
 
@@ -59,37 +61,39 @@ def pass_modifier(inches: float, *, from_ground: bool = False) -> list[Modifier]
     """The pass distance modifier (and -2 from the ground, where 8" is the limit)."""
     d = _distance(inches)
     if from_ground and d > 8.0:
-        raise IllegalActionError(f'a pass from the ground cannot go beyond 8" ({d:g}" asked)')
-    mods = [Modifier(f'pass {d:g}"', _band(d, PASS_BANDS, PASS_BEYOND))]
+        raise IllegalActionError(_('a pass from the ground cannot go beyond 8" ({d:g}" asked)').format(d=d))
+    mods = [Modifier(_('pass {d:g}"').format(d=d), _band(d, PASS_BANDS, PASS_BEYOND))]
     if from_ground:
-        mods.append(Modifier("pass from the ground", -2))
+        mods.append(Modifier(_("pass from the ground"), -2))
     return mods
 
 
 def reception_modifier(inches: float) -> Modifier:
     d = _distance(inches)
-    return Modifier(f'reception {d:g}"', _band(d, RECEPTION_BANDS, RECEPTION_BEYOND))
+    return Modifier(_('reception {d:g}"').format(d=d), _band(d, RECEPTION_BANDS, RECEPTION_BEYOND))
 
 
 def pressure(defenders: int) -> list[Modifier]:
     """-1 per defending player within 2" doing PRESSURE (they stack)."""
     if defenders < 0:
-        raise IllegalActionError("the number of pressing defenders cannot be negative")
+        raise IllegalActionError(_("the number of pressing defenders cannot be negative"))
     if not defenders:
         return []
-    return [Modifier("pressure" if defenders == 1 else f"pressure x{defenders}", -defenders)]
+    return [Modifier(_("pressure") if defenders == 1 else _("pressure x{count}").format(count=defenders),
+                     -defenders)]
 
 
-PICK_UP = Modifier("ball pick-up", 4)
-STEAL_LOOSE = Modifier("steal a loose ball", 4)
-STEAL_GROUNDED = Modifier("steal from a grounded carrier", 0)
-INTERCEPTION = Modifier("interception", -2)
-KICKOFF_CATCH_CLOSE = Modifier('kick-off caught within 2"', -2)
+PICK_UP = Modifier(N_("ball pick-up"), 4)
+STEAL_LOOSE = Modifier(N_("steal a loose ball"), 4)
+STEAL_GROUNDED = Modifier(N_("steal from a grounded carrier"), 0)
+INTERCEPTION = Modifier(N_("interception"), -2)
+KICKOFF_CATCH_CLOSE = Modifier(N_('kick-off caught within 2"'), -2)
 
 
 def try_fatigue(tokens: int) -> list[Modifier]:
     """SCORE A TRY: -1 BaC per fatigue token, active or not."""
-    return [Modifier("fatigue" if tokens == 1 else f"fatigue x{tokens}", -tokens)] if tokens else []
+    return [Modifier(_("fatigue") if tokens == 1 else _("fatigue x{count}").format(count=tokens),
+                     -tokens)] if tokens else []
 
 
 # -- a characteristic and a die ----------------------------------------------------------------
@@ -114,7 +118,7 @@ class Check:
 
 def _die(roll: int) -> int:
     if isinstance(roll, bool) or not isinstance(roll, int) or not 1 <= roll <= 12:
-        raise IllegalActionError(f"a D12 shows 1 to 12, not {roll!r}")
+        raise IllegalActionError(_("a D12 shows 1 to 12, not {roll!r}").format(roll=roll))
     return roll
 
 
@@ -149,7 +153,8 @@ class Rolled:
     def text(self) -> str:
         kept = f"rolled {self.roll}"
         if self.others:
-            kept = f"rolled {', '.join(str(r) for r in (self.roll, *self.others))}, kept {self.roll}"
+            kept = _("rolled {items}, kept {roll}").format(
+                       items=', '.join(str(r) for r in (self.roll, *self.others)), roll=self.roll)
         word = _roll_word(self.roll, self.check.target)
         tail = "" if self.outcome in ("success", "fail") else f" -> {self.outcome}"
         return f"{self.check.who}: {self.check.text()}; {kept}: {word}{tail}"
@@ -175,12 +180,12 @@ class Resolution:
             if self.winner is not None:
                 parts.append(f"{self.results[self.winner].check.who} wins")
             elif self.tied and self.kind == "melee":
-                parts.append("tie for best: " + ", ".join(self.results[i].check.who for i in self.tied)
-                             + " roll again")
+                parts.append(_("tie for best: ") + ", ".join(self.results[i].check.who for i in self.tied)
+                             + _(" roll again"))
             elif all(r.outcome == "fail" for r in self.results):
-                parts.append("nobody succeeds")
+                parts.append(_("nobody succeeds"))
             else:
-                parts.append("tie: all cancelled")
+                parts.append(_("tie: all cancelled"))
         return "; ".join(parts + list(self.notes))
 
 
@@ -193,7 +198,7 @@ def best_die(check: Check, rolls: Sequence[int]) -> tuple[int, tuple[int, ...]]:
     """Multiple dice, keep the best: a critical, else the highest success, else (all failed)
     the lowest die. Returns (kept, the others in the order rolled)."""
     if not rolls:
-        raise IllegalActionError(f"{check.who} has no die to keep")
+        raise IllegalActionError(_("{who} has no die to keep").format(who=check.who))
     rolls = [_die(r) for r in rolls]
     successes = [r for r in rolls if succeeds(r, check.target)]
     kept = max(successes, key=lambda r: _rank(r, check.target)) if successes else min(rolls)
@@ -218,7 +223,7 @@ def face_to_face(*entries: tuple[Check, int | Sequence[int]]) -> Resolution:
     a tie and everyone is cancelled. A critical beats any non-critical; several criticals tie.
     """
     if len(entries) < 2:
-        raise IllegalActionError("a face-to-face roll needs at least two players")
+        raise IllegalActionError(_("a face-to-face roll needs at least two players"))
     kept: list[tuple[Check, int, tuple[int, ...]]] = []
     for check, dice in entries:
         rolls = [dice] if isinstance(dice, int) else list(dice)
@@ -267,7 +272,7 @@ def melee(*entries: tuple[Check, int | Sequence[int]]) -> Resolution:
     equal best successes roll again between the tied players. A player with several dice
     (Expert Tackler) keeps their best, as in any roll."""
     if len(entries) < 2:
-        raise IllegalActionError("a melee needs at least two players")
+        raise IllegalActionError(_("a melee needs at least two players"))
     rolled = []
     for c, r in entries:
         kept, others = best_die(c, [r] if isinstance(r, int) else list(r))
@@ -299,7 +304,7 @@ def tower_dice(dice_json: Sequence[Mapping[str, object]], colour: str) -> list[i
         if die.get("kind") != "d12" or die.get("colour") != colour:
             continue
         if die.get("status", "clean") != "clean" or die.get("face") is None:
-            raise IllegalActionError(f"a {colour} die is {die.get('status', 'unreadable')}: "
-                                     "roll it again or type its face")
+            raise IllegalActionError(_("a {colour} die is {status}: roll it again or type its face").format(
+                                         colour=_(colour), status=_(str(die.get("status", "unreadable")))))
         faces.append(_die(int(str(die["face"]))))
     return faces

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..errors import IllegalActionError
+from ..i18n import N_, _, ngettext
 from . import takkure_dice as dice
 from .takkure import STAT_NAMES, SUPERSTARS_MAX, SUPERSTARS_REROLL, TakkureState, action_problem
 
@@ -61,65 +62,65 @@ _TACKLE = Part(DEFENDER, "TACKLE", "str", skill="Expert Tackler")
 # assigned to the tacklers in the order they were tapped)
 _TACKLERS = Part(DEFENDER, "TACKLE", "str", skill="Expert Tackler", many=True)
 KINDS: tuple[RollKind, ...] = (
-    RollKind("tackle_dodge", "Tackle vs Dodge", "face_to_face",
+    RollKind("tackle_dodge", N_("Tackle vs Dodge"), "face_to_face",
              (Part(ATTACKER, "DODGE", "ref", skill="Side step", pressure=True), _TACKLERS),
-             "The carrier dodges a declared TACKLE (1.19); several tacklers: tap them in the "
-             "order the carrier faces them"),
-    RollKind("tackle_break", "Tackle vs Break through", "face_to_face",
+             N_("The carrier dodges a declared TACKLE (1.19); several tacklers: tap them in the "
+               "order the carrier faces them")),
+    RollKind("tackle_break", N_("Tackle vs Break through"), "face_to_face",
              (Part(ATTACKER, "BREAK THROUGH", "str", skill="Onslaught", pressure=True),
               _TACKLERS),
-             "The carrier breaks through a declared TACKLE (1.20); several tacklers: tap them "
-             "in the order the carrier faces them"),
-    RollKind("tackle_pass", "Tackle vs Pass", "face_to_face",
+             N_("The carrier breaks through a declared TACKLE (1.20); several tacklers: tap them "
+               "in the order the carrier faces them")),
+    RollKind("tackle_pass", N_("Tackle vs Pass"), "face_to_face",
              (Part(ATTACKER, "PASS", "bac", skill="Precise Pass", pressure=True,
                    distance="pass"), _TACKLE),
-             "A pass thrown past the tackler's action"),
-    RollKind("tackle_try", "Tackle vs Try", "face_to_face",
+             N_("A pass thrown past the tackler's action")),
+    RollKind("tackle_try", N_("Tackle vs Try"), "face_to_face",
              (Part(ATTACKER, "SCORE A TRY", "bac_try", pressure=True, try_fatigue=True), _TACKLE),
-             "One tackler against a try"),
-    RollKind("try_melee", "Try vs tacklers", "melee",
+             N_("One tackler against a try")),
+    RollKind("try_melee", N_("Try vs tacklers"), "melee",
              (Part(ATTACKER, "SCORE A TRY", "bac_try", pressure=True, try_fatigue=True),
               Part(DEFENDER, "TACKLE", "str", skill="Expert Tackler", many=True)),
-             "Several tacklers against a try: a melee"),
-    RollKind("tackle", "Tackle", "unopposed", (_TACKLE,),
-             "The attacker does something that does not affect the tackler"),
-    RollKind("tackle_ref", "REF after a missed tackle", "unopposed",
+             N_("Several tacklers against a try: a melee")),
+    RollKind("tackle", N_("Tackle"), "unopposed", (_TACKLE,),
+             N_("The attacker does something that does not affect the tackler")),
+    RollKind("tackle_ref", N_("REF after a missed tackle"), "unopposed",
              (Part(DEFENDER, "REF after a missed TACKLE", "ref"),),
-             "A failed TACKLE: fail this and the tackler is GROUNDED"),
-    RollKind("pass", "Pass", "unopposed",
+             N_("A failed TACKLE: fail this and the tackler is GROUNDED")),
+    RollKind("pass", N_("Pass"), "unopposed",
              (Part(ATTACKER, "PASS", "bac", skill="Precise Pass", pressure=True,
                    distance="pass"),),
-             "Distance passer to receiver, measured in step 5"),
-    RollKind("reception", "Ball reception", "unopposed",
+             N_("Distance passer to receiver, measured in step 5")),
+    RollKind("reception", N_("Ball reception"), "unopposed",
              (Part(ATTACKER, "RECEPTION", "bac", distance="reception"),),
-             "After a missed pass: the receiver's roll"),
-    RollKind("pick_up", "Pick up the ball", "unopposed",
+             N_("After a missed pass: the receiver's roll")),
+    RollKind("pick_up", N_("Pick up the ball"), "unopposed",
              (Part(ATTACKER, "PICK UP", "bac", pressure=True, fixed=(dice.PICK_UP,)),),
-             "A second action: PRESSURE applies"),
-    RollKind("steal_loose", "Steal a loose ball", "unopposed",
+             N_("A second action: PRESSURE applies")),
+    RollKind("steal_loose", N_("Steal a loose ball"), "unopposed",
              (Part(DEFENDER, "STEAL", "bac", fixed=(dice.STEAL_LOOSE,)),)),
-    RollKind("steal_grounded", "Steal from a grounded carrier", "unopposed",
+    RollKind("steal_grounded", N_("Steal from a grounded carrier"), "unopposed",
              (Part(DEFENDER, "STEAL", "bac", fixed=(dice.STEAL_GROUNDED,)),)),
-    RollKind("interception", "Interception", "unopposed",
+    RollKind("interception", N_("Interception"), "unopposed",
              (Part(DEFENDER, "INTERCEPTION", "bac", fixed=(dice.INTERCEPTION,)),),
-             "A defender on the pass's path"),
-    RollKind("scrum", "Scrum for the ball", "melee",
+             N_("A defender on the pass's path")),
+    RollKind("scrum", N_("Scrum for the ball"), "melee",
              (Part(ATTACKER, "PICK UP", "bac", pressure=True, fixed=(dice.PICK_UP,), many=True),
               Part(DEFENDER, "STEAL", "bac", fixed=(dice.STEAL_LOOSE,), many=True)),
-             "Players of both teams go for a loose ball: a melee"),
-    RollKind("try", "Score a try", "unopposed",
+             N_("Players of both teams go for a loose ball: a melee")),
+    RollKind("try", N_("Score a try"), "unopposed",
              (Part(ATTACKER, "SCORE A TRY", "bac_try", pressure=True, try_fatigue=True),)),
-    RollKind("kickoff_kick", "Kick-off kick", "unopposed",
+    RollKind("kickoff_kick", N_("Kick-off kick"), "unopposed",
              (Part(DEFENDER, "KICK-OFF", "bac"),),
-             "The kicking team's BaC roll, a player of the coach's choice (5.03)"),
-    RollKind("kickoff_catch", 'Kick-off catch within 2"', "unopposed",
+             N_("The kicking team's BaC roll, a player of the coach's choice (5.03)")),
+    RollKind("kickoff_catch", N_('Kick-off catch within 2"'), "unopposed",
              (Part(ATTACKER, "CATCH", "bac", fixed=(dice.KICKOFF_CATCH_CLOSE,)),)),
-    RollKind("bdy_roll", "BDY roll (Fractured vertebrae)", "unopposed",
+    RollKind("bdy_roll", N_("BDY roll (Fractured vertebrae)"), "unopposed",
              (Part(ATTACKER, "BDY ROLL", "bdy"),),
-             "The active player with Fractured vertebrae, before any action"),
-    RollKind("endurance_attacker", "ENDURANCE: attacker", "endurance",
+             N_("The active player with Fractured vertebrae, before any action")),
+    RollKind("endurance_attacker", N_("ENDURANCE: attacker"), "endurance",
              (Part(ATTACKER, "ENDURANCE", ENDURANCE),)),
-    RollKind("endurance_defender", "ENDURANCE: defender", "endurance",
+    RollKind("endurance_defender", N_("ENDURANCE: defender"), "endurance",
              (Part(DEFENDER, "ENDURANCE", ENDURANCE),)),
 )
 KIND = {k.key: k for k in KINDS}
@@ -139,45 +140,48 @@ def _actions(kind: RollKind) -> set[str]:
 def kind_problem(state: TakkureState, kind: RollKind) -> str | None:
     """Why this roll cannot be made now, in the coaches' words (None: it can)."""
     if state.phase == "over":
-        return "the match is over"
+        return _("the match is over")
     if state.phase == "halftime":
-        return "it is halftime"
+        return _("it is halftime")
     if state.phase == "kickoff":
-        return "the ball is not in play yet: record who kicks off first"
+        return _("the ball is not in play yet: record who kicks off first")
     acts = _actions(kind)
     if kind.key == "bdy_roll":
         a = state.activation
         if a is None or not state.player(*a).needs_bdy_roll:
-            return "only an activated player with Fractured vertebrae rolls BDY"
+            return _("only an activated player with Fractured vertebrae rolls BDY")
         if state.bdy:
-            return f"{state.player(*a).name} has rolled BDY in this activation already"
+            return _("{name} has rolled BDY in this activation already").format(name=state.player(*a).name)
         return None
     carrier = state.player(*state.ball) if state.ball is not None else None
     if acts & {"TACKLE", "DODGE", "BREAK THROUGH", "SCORE A TRY", "PASS", "INTERCEPTION"} \
             and kind.key not in ("tackle_ref",):
         if carrier is None:
             if acts & {"INTERCEPTION"}:
-                return "nobody carries the ball: there is no pass to intercept"
-            return ("nobody carries the ball: only the ball carrier can be tackled, pass, "
-                    "dodge, break through or score")
+                return _("nobody carries the ball: there is no pass to intercept")
+            return (_("nobody carries the ball: only the ball carrier can be tackled, pass, dodge, "
+                      "break through or score"))
         if "TACKLE" in acts and carrier.grounded:
-            return f"{carrier.name} is on the ground: you cannot tackle a player on the ground"
+            return _("{carrier} is on the ground: you cannot tackle a player on the ground").format(
+                       carrier=carrier.name)
         if acts & {"DODGE", "BREAK THROUGH", "SCORE A TRY"} and carrier.grounded:
-            return (f"{carrier.name} is GROUNDED: a GROUNDED ball carrier can only pass from "
-                    "the ground")
+            return (_("{carrier} is GROUNDED: a GROUNDED ball carrier can only pass from the ground").format(
+                        carrier=carrier.name))
     if acts & {"PICK UP"} or kind.key == "steal_loose":
         if carrier is not None and not carrier.grounded and kind.key != "steal_grounded":
-            return (f"{carrier.name} carries the ball standing: only a loose ball"
-                    + (" or one held by a GROUNDED player" if "PICK UP" in acts else "")
-                    + " can be " + ("picked up" if "PICK UP" in acts else "stolen this way"))
+            return (_("{carrier} carries the ball standing: only a loose ball").format(carrier=carrier.name)
+                    + (_(" or one held by a GROUNDED player") if "PICK UP" in acts else "")
+                    + _(" can be ") + (_("picked up") if "PICK UP" in acts else _("stolen this way")))
         if kind.key == "steal_loose" and carrier is not None:
-            return f"{carrier.name} holds the ball: it is not loose (steal from a grounded carrier)"
+            return _("{carrier} holds the ball: it is not loose (steal from a grounded carrier)").format(
+                       carrier=carrier.name)
     if kind.key == "steal_grounded" and (carrier is None or not carrier.grounded):
-        return ("the ball is loose: steal a loose ball instead" if carrier is None else
-                f"{carrier.name} is standing: you cannot steal the ball from a player who is "
-                "not GROUNDED")
+        return (_("the ball is loose: steal a loose ball instead") if carrier is None else
+                _("{carrier} is standing: you cannot steal the ball from a player who is not "
+                      "GROUNDED").format(
+                        carrier=carrier.name))
     if acts & {"KICK-OFF", "CATCH"} and carrier is not None:
-        return f"{carrier.name} has the ball: the kick-off is over"
+        return _("{carrier} has the ball: the kick-off is over").format(carrier=carrier.name)
     return None
 
 
@@ -186,24 +190,25 @@ def participant_problem(state: TakkureState, team: int, index: int, part: Part,
     """Why this player cannot make this part of the roll (None: they can)."""
     p = state.player(team, index)
     if p.status != "field":
-        return f"{p.name} is {'injured' if p.status == 'injured' else 'out of the game'}: " \
-               "not on the field"
+        return (_("{player} is injured: not on the field") if p.status == "injured" else
+                _("{player} is out of the game: not on the field")).format(player=p.name)
     carrier = state.ball == (team, index)
     action = part.action
     if action == "BDY ROLL" and state.activation != (team, index):
-        return f"{p.name} is not the active player: the BDY roll is made when activated"
+        return _("{p} is not the active player: the BDY roll is made when activated").format(p=p.name)
     if action in CARRIER_ACTIONS:
         if not carrier:
-            return f"{p.name} does not carry the ball: only the ball carrier can {action}"
+            return _("{p} does not carry the ball: only the ball carrier can {action}").format(
+                       p=p.name, action=action)
         if p.grounded and action != "PASS":
-            return (f"{p.name} is GROUNDED: a GROUNDED ball carrier can only pass from the "
-                    "ground")
+            return (_("{p} is GROUNDED: a GROUNDED ball carrier can only pass from the ground").format(
+                        p=p.name))
     if action in STANDING_ACTIONS and p.grounded:
-        return f"{p.name} is GROUNDED: a GROUNDED player can only STAND UP"
+        return _("{p} is GROUNDED: a GROUNDED player can only STAND UP").format(p=p.name)
     if action == "PICK UP" and carrier:
-        return f"{p.name} already carries the ball"
+        return _("{p} already carries the ball").format(p=p.name)
     if action == "RECEPTION" and carrier:
-        return f"{p.name} threw the pass: the receiver is another player"
+        return _("{p} threw the pass: the receiver is another player").format(p=p.name)
     return None
 
 
@@ -255,11 +260,11 @@ class RollPanel:
         """Pick a roll. With ``state``, a roll the match does not allow now is refused with
         the reason (``kind_problem``)."""
         if key not in KIND:
-            raise IllegalActionError(f"unknown roll {key!r}")
+            raise IllegalActionError(_("unknown roll {key!r}").format(key=key))
         if state is not None:
             why = kind_problem(state, KIND[key])
             if why:
-                raise IllegalActionError(f"{KIND[key].title}: {why}")
+                raise IllegalActionError(f"{_(KIND[key].title)}: {why}")
         self.kind = KIND[key]
         self.clear_dice()
         for role in (ATTACKER, DEFENDER):
@@ -303,8 +308,8 @@ class RollPanel:
         p = state.player(team, player)
         if part is None:
             other = "attacking" if role == DEFENDER else "defending"
-            return (f"{p.name} is not on the {other} team: only "
-                    f"{state.teams[1 - team].name} players roll in a {self.kind.title}")
+            return (_("{p} is not on the {other} team: only {team} players roll in a {kind}").format(
+                        p=p.name, other=other, team=state.teams[1 - team].name, kind=_(self.kind.title)))
         return participant_problem(state, team, player, part, self.kind)
 
     def picked(self, state: TakkureState, team: int, player: int) -> bool:
@@ -317,7 +322,7 @@ class RollPanel:
         out = []
         why = kind_problem(state, self.kind)
         if why:
-            out.append(f"{self.kind.title}: {why}")
+            out.append(f"{_(self.kind.title)}: {why}")
         for part in self.kind.parts:
             team = self.team_of(state, part.role)
             for index in self.picks[part.role]:
@@ -332,10 +337,11 @@ class RollPanel:
         for part in self.kind.parts:
             team = self.team_of(state, part.role)
             if not self.picks[part.role]:
-                out.append(f"tap the {state.teams[team].name} player{'s' if part.many else ''} "
-                           f"who {'roll' if part.many else 'rolls'} {part.action}")
+                out.append((_("tap the {team} players who roll {action}") if part.many else
+                            _("tap the {team} player who rolls {action}")).format(
+                    team=state.teams[team].name, action=part.action))
             if part.distance and self.distance is None:
-                out.append(f"type the {part.distance} distance in inches")
+                out.append(_("type the {distance} distance in inches").format(distance=part.distance))
         return out
 
     def rollers(self, state: TakkureState) -> list[Roller]:
@@ -359,7 +365,7 @@ class RollPanel:
             return dice.Check(p.name, "BDY+PRT", int(p.stat("bdy") + p.stat("prt")))
         mods: list[dice.Modifier] = []
         if p.active_fatigue >= 3 and p.effective(part.stat) != p.stat(part.stat):
-            mods.append(dice.Modifier("fatigue (3 active)", -1))
+            mods.append(dice.Modifier(_("fatigue (3 active)"), -1))
         ground_pass = part.distance == "pass" and self.ground_pass(state)
         if part.distance == "pass" and self.distance is not None:
             mods += dice.pass_modifier(self.distance, from_ground=ground_pass)
@@ -404,7 +410,7 @@ class RollPanel:
             dice._die(f)  # 1..12 or a clear refusal
         rollers = self.rollers(state)
         if not rollers:
-            raise IllegalActionError("pick the players first: " + "; ".join(self.missing(state)))
+            raise IllegalActionError(_("pick the players first: ") + "; ".join(self.missing(state)))
         if team is None:
             todo = list(faces)
             for r in rollers:
@@ -412,7 +418,7 @@ class RollPanel:
                 while todo and len(got) < r.n_dice:
                     got.append(todo.pop(0))
             if todo:
-                raise IllegalActionError("every die of this roll is already in: tap a die to clear it")
+                raise IllegalActionError(_("every die of this roll is already in: tap a die to clear it"))
         else:
             mine = [r for r in rollers if r.team == team]
             need = sum(r.n_dice for r in mine)
@@ -420,9 +426,13 @@ class RollPanel:
                 return
             if len(faces) != need:
                 raise IllegalActionError(
-                    f"{state.teams[team].name}: {need} {TEAM_COLOURS[team]} "
-                    f"D12{'s' if need != 1 else ''} in this roll; "
-                    f"the tower read {len(faces)}")
+                    (ngettext("{team}: {count} red D12 in this roll; the tower read {read}",
+                              "{team}: {count} red D12s in this roll; the tower read {read}", need)
+                     if TEAM_COLOURS[team] == "red" else
+                     ngettext("{team}: {count} yellow D12 in this roll; the tower read {read}",
+                              "{team}: {count} yellow D12s in this roll; the tower read {read}",
+                              need)).format(team=state.teams[team].name, count=need,
+                                            read=len(faces)))
             todo = list(faces)
             for r in mine:
                 self.dice_in[(r.team, r.player)] = [todo.pop(0) for _ in range(r.n_dice)]
@@ -439,8 +449,8 @@ class RollPanel:
                 self.receive(state, faces, team=t, source="tower")
                 taken.append(t)
         if not taken:
-            wanted = " or ".join(TEAM_COLOURS[t] for t in sorted(teams)) or "red or yellow"
-            raise IllegalActionError(f"no {wanted} D12 in that throw")
+            wanted = " or ".join(TEAM_COLOURS[t] for t in sorted(teams)) or _("red or yellow")
+            raise IllegalActionError(_("no {wanted} D12 in that throw").format(wanted=wanted))
         return taken
 
     def clear_die(self, team: int, player: int) -> None:
@@ -486,17 +496,19 @@ class RollPanel:
         t = state.teams[team]
         key = (team, player)
         if not any((r.team, r.player) == key for r in self.rollers(state)):
-            raise IllegalActionError(f"{state.player(team, player).name} does not roll here")
+            raise IllegalActionError(_("{name} does not roll here").format(
+                                         name=state.player(team, player).name))
         if t.team_skill != "teriomorphs":
-            raise IllegalActionError(f"{t.name} have no Superstars tokens")
+            raise IllegalActionError(_("{t} have no Superstars tokens").format(t=t.name))
         n = self.boost.get(key, 0) + delta
         if delta > 0 and self.dice_in.get(key):
-            raise IllegalActionError("Superstars +1 is spent before making the roll: clear "
-                                     "the dice first")
+            raise IllegalActionError(_("Superstars +1 is spent before making the roll: clear the dice "
+                                       "first"))
         if not 0 <= n <= SUPERSTARS_MAX:
-            raise IllegalActionError(f"Superstars: +{SUPERSTARS_MAX} at most to one roll")
+            raise IllegalActionError(_("Superstars: +{superstars_max} at most to one roll").format(
+                                         superstars_max=SUPERSTARS_MAX))
         if delta > 0 and self._tokens_left(state, team) < delta:
-            raise IllegalActionError(f"{t.name} have no Superstars token left to spend")
+            raise IllegalActionError(_("{t} have no Superstars token left to spend").format(t=t.name))
         if n:
             self.boost[key] = n
         else:
@@ -507,14 +519,15 @@ class RollPanel:
         t = state.teams[team]
         key = (team, player)
         if t.team_skill != "teriomorphs":
-            raise IllegalActionError(f"{t.name} have no Superstars tokens")
+            raise IllegalActionError(_("{t} have no Superstars tokens").format(t=t.name))
         if any(k[0] == team for k in self.rerolled):
-            raise IllegalActionError("Superstars: a die is re-rolled only once per roll")
+            raise IllegalActionError(_("Superstars: a die is re-rolled only once per roll"))
         if not self.dice_in.get(key):
-            raise IllegalActionError("roll first: a die is re-rolled after the roll")
+            raise IllegalActionError(_("roll first: a die is re-rolled after the roll"))
         if self._tokens_left(state, team) < SUPERSTARS_REROLL:
-            raise IllegalActionError(f"{t.name} need {SUPERSTARS_REROLL} Superstars tokens to "
-                                     "re-roll a die")
+            raise IllegalActionError(_("{t} need {superstars_reroll} Superstars tokens to re-roll "
+                                     "a die").format(
+                                         t=t.name, superstars_reroll=SUPERSTARS_REROLL))
         self.rerolled[key] = list(self.dice_in.pop(key))
 
     def set_distance(self, inches: float | None, source: str = "typed") -> None:
@@ -580,15 +593,15 @@ class RollPanel:
             return ""
         if self.kind.mode == "endurance":
             ok = res.winner is not None
-            return res.text() + ("; no damage" if ok else "; +1 WOUND")
+            return res.text() + (_("; no damage") if ok else _("; +1 WOUND"))
         effect = "; ".join(e for e in (_effects(self, state, res),) if e)
         return res.text() + (f" -> {effect}" if effect else "")
 
     def record(self, state: TakkureState) -> tuple[str, dict[str, Any]]:
         """The event that records this roll in the match journal."""
         if not self.ready(state):
-            raise IllegalActionError("the roll is not complete: " + "; ".join(self.missing(state))
-                                     if self.missing(state) else "the roll is not complete: dice missing")
+            raise IllegalActionError(_("the roll is not complete: ") + "; ".join(self.missing(state))
+                                     if self.missing(state) else _("the roll is not complete: dice missing"))
         rollers = self.rollers(state)
         if self.kind.mode == "endurance" or self.kind.key == "bdy_roll":
             r = rollers[0]
@@ -625,7 +638,7 @@ class RollPanel:
                 continue
             action = r.part.action
             if action == "PASS" and self.ground_pass(state):
-                action = "PASS FROM THE GROUND"
+                action = _("PASS FROM THE GROUND")
             if action in SECOND_ACTION_ROLLS + ("PASS FROM THE GROUND",) \
                     and not (self.kind.mode == "melee" and action in state.acts):
                 return (r.team, r.player, action)
@@ -666,52 +679,59 @@ def _effects(panel: RollPanel, state: TakkureState, res: dice.Resolution) -> str
     if "TACKLE" in acts:
         for roller, rolled in acts["TACKLE"]:
             carrier = acts.get(next((k for k in acts if k != "TACKLE"), ""), [])
-            held = state.player(*state.ball).name if state.ball is not None else "the carrier"
+            held = state.player(*state.ball).name if state.ball is not None else _("the carrier")
             target = name(carrier[0][0]) if carrier else held
             if _won(rolled):
                 if rolled.critical:
-                    out.append(f"tackle succeeds (critical): both GROUNDED, {target} takes a WOUND")
+                    out.append(_("tackle succeeds (critical): both GROUNDED, {target} takes a WOUND").format(
+                                   target=target))
                 else:
-                    out.append(f"tackle succeeds: both GROUNDED, {target} rolls ENDURANCE")
+                    out.append(_("tackle succeeds: both GROUNDED, {target} rolls ENDURANCE").format(
+                                   target=target))
             elif rolled.outcome == "fail" and panel.kind.mode != "melee":
-                out.append(f"tackle fails: {name(roller)} rolls REF (a fail: GROUNDED, ENDURANCE)")
+                out.append(_("tackle fails: {name} rolls REF (a fail: GROUNDED, ENDURANCE)").format(
+                               name=name(roller)))
             elif rolled.outcome in ("cancelled", "tie") and panel.kind.mode != "melee":
-                out.append("tackle cancelled: not performed, nobody GROUNDED")
+                out.append(_("tackle cancelled: not performed, nobody GROUNDED"))
     for action, entries in acts.items():
         for roller, rolled in entries:
             who = name(roller)
             win = _won(rolled)
             if action == "DODGE" and win:
-                out.append(f"{who} dodges: move {'4' if rolled.critical else '2'}\"")
+                out.append(_("{who} dodges: move {inches}\"").format(
+                    who=who, inches=4 if rolled.critical else 2))
             elif action == "BREAK THROUGH" and win:
-                out.append("breaks through: the tackler is GROUNDED and "
-                           + ("takes a WOUND" if rolled.critical else "rolls ENDURANCE"))
+                out.append(_("breaks through: the tackler is GROUNDED and ")
+                           + (_("takes a WOUND") if rolled.critical else _("rolls ENDURANCE")))
             elif action == "PASS":
                 if win:
-                    out.append("the ball reaches the receiver"
-                               + (' (critical: the receiver may move 2")' if rolled.critical else ""))
+                    out.append(_("the ball reaches the receiver")
+                               + (_(' (critical: the receiver may move 2")') if rolled.critical else ""))
                 elif panel.kind.mode == "unopposed" or all(r.outcome == "fail" for r in res.results):
-                    out.append("missed: the receiver rolls BALL RECEPTION")
+                    out.append(_("missed: the receiver rolls BALL RECEPTION"))
                 else:
-                    out.append("the pass is not performed, no RECEPTION roll")
+                    out.append(_("the pass is not performed, no RECEPTION roll"))
             elif action == "RECEPTION":
-                out.append(f"{who} catches the ball" if win else "dropped: the ball is loose, scatter it")
+                out.append(_("{who} catches the ball").format(
+                               who=who) if win else _("dropped: the ball is loose, scatter it"))
             elif action in ("PICK UP", "CATCH") and win:
-                out.append(f"{who} has the ball")
+                out.append(_("{who} has the ball").format(who=who))
             elif action in ("STEAL", "INTERCEPTION") and win:
-                out.append(f"{who} steals the ball")
+                out.append(_("{who} steals the ball").format(who=who))
             elif action == "INTERCEPTION" and not win:
-                out.append("the pass continues as normal")
+                out.append(_("the pass continues as normal"))
             elif action == "SCORE A TRY":
-                out.append("TRY!" if win else "no try")
+                out.append("TRY!" if win else _("no try"))
             elif action == "BDY ROLL":
-                out.append(f"{who} may act" if win else f"{who} performs no action this activation")
+                out.append(_("{who} may act").format(
+                               who=who) if win else _("{who} performs no action this activation").format(
+                                                            who=who))
             elif action == "KICK-OFF":
-                out.append("place the ball anywhere along the scatter template's edge" if win
-                           else "place the ball in the centre of the template and make a "
-                                "scatter roll")
+                out.append(_("place the ball anywhere along the scatter template's edge") if win
+                           else _("place the ball in the centre of the template and make a scatter roll"))
             elif action == "REF after a missed TACKLE":
-                out.append("stays up" if win else f"{who} is GROUNDED and rolls ENDURANCE")
+                out.append(_("stays up") if win else _("{who} is GROUNDED and rolls ENDURANCE").format(
+                                                      who=who))
     return "; ".join(o for o in out if o)
 
 
@@ -739,24 +759,24 @@ def _explain_multiple(panel: RollPanel, state: TakkureState,
                 dodged.append(mine)
                 effect = f"{me} dodges {t}"
             else:
-                effect = (f"{t} is GROUNDED and "
-                          + ("takes a WOUND" if mine.critical else "rolls ENDURANCE"))
+                effect = (_("{t} is GROUNDED and ").format(t=t)
+                          + (_("takes a WOUND") if mine.critical else _("rolls ENDURANCE")))
         elif theirs.outcome == "success":
-            effect = (f"{t} tackles {me}: both GROUNDED, {me} "
-                      + ("takes a WOUND" if theirs.critical else "rolls ENDURANCE"))
+            effect = (_("{t} tackles {me}: both GROUNDED, {me} ").format(t=t, me=me)
+                      + (_("takes a WOUND") if theirs.critical else _("rolls ENDURANCE")))
         elif theirs.outcome == "fail":
-            effect = f"{t}'s tackle fails: {t} rolls REF"
+            effect = _("{t}'s tackle fails: {t} rolls REF").format(t=t)
         else:
-            effect = f"{t}'s tackle is cancelled"
+            effect = _("{t}'s tackle is cancelled").format(t=t)
         parts.append(f"vs {t}: {res.text()} -> {effect}")
         if theirs.outcome == "success" and not (mine is not None and mine.outcome == "success"):
             rest = [state.player(r.team, r.player).name for r, _ in pairs[k + 1:]]
             if rest:
-                parts.append(f"{', '.join(rest)}: no roll, {me} is GROUNDED")
+                parts.append(_("{rest}: no roll, {me} is GROUNDED").format(rest=', '.join(rest), me=me))
             return " | ".join(parts)
     if dodged:
         far = "4" if any(r.critical for r in dodged) else "2"
-        parts.append(f'{me} dodges: move {far}" (once)')
+        parts.append(_('{me} dodges: move {far}" (once)').format(me=me, far=far))
     return " | ".join(parts)
 
 
@@ -780,7 +800,7 @@ class _Consequences:
 
     def hurt(self, r: Roller, critical: bool) -> FollowUp:
         if critical:
-            return FollowUp(f"{self.name(r)} +1 WOUND", ("takkure.wound", self.who(r)))
+            return FollowUp(_("{name} +1 WOUND").format(name=self.name(r)), ("takkure.wound", self.who(r)))
         role = "attacker" if r.team == self.panel.attacking_team(self.state) else "defender"
         return FollowUp(f"ENDURANCE: {self.name(r)}", next_kind=f"endurance_{role}",
                         picks=((r.team, r.player),))
@@ -809,7 +829,7 @@ def _follow_ups_multiple(panel: RollPanel, state: TakkureState,
                     *superstar(tackler)]
             break                       # the carrier is GROUNDED: no more rolls
         elif theirs.outcome == "fail":
-            out.append(FollowUp(f"REF roll: {name(tackler)}", next_kind="tackle_ref",
+            out.append(FollowUp(_("REF roll: {name}").format(name=name(tackler)), next_kind="tackle_ref",
                                 picks=((tackler.team, tackler.player),)))
     return out
 
@@ -836,7 +856,7 @@ def _follow_ups(panel: RollPanel, state: TakkureState, res: dice.Resolution) -> 
                 out += [ground(carrier), hurt(carrier, rolled.critical)]
             out += superstar(roller)
         elif rolled.outcome == "fail" and panel.kind.mode != "melee":
-            out.append(FollowUp(f"REF roll: {name(roller)}", next_kind="tackle_ref",
+            out.append(FollowUp(_("REF roll: {name}").format(name=name(roller)), next_kind="tackle_ref",
                                 picks=((roller.team, roller.player),)))
     tacklers = [r for r, _ in acts.get("TACKLE", [])]
     for roller, rolled in others:
@@ -848,19 +868,21 @@ def _follow_ups(panel: RollPanel, state: TakkureState, res: dice.Resolution) -> 
             out += superstar(roller)
         elif action == "PASS" and not win and (panel.kind.mode == "unopposed"
                                                or all(r.outcome == "fail" for r in res.results)):
-            out.append(FollowUp("BALL RECEPTION roll", next_kind="reception"))
+            out.append(FollowUp(_("BALL RECEPTION roll"), next_kind="reception"))
         elif action in ("RECEPTION", "PICK UP", "CATCH") and win:
-            out.append(FollowUp(f"Ball to {name(roller)}", ("takkure.ball", who(roller))))
+            out.append(FollowUp(_("Ball to {name}").format(
+                                    name=name(roller)), ("takkure.ball", who(roller))))
         elif action == "RECEPTION" and not win:
-            out.append(FollowUp("Ball loose", ("takkure.ball", {})))
+            out.append(FollowUp(_("Ball loose"), ("takkure.ball", {})))
         elif action in ("STEAL", "INTERCEPTION") and win:
-            out.append(FollowUp(f"{name(roller)} steals the ball", ("takkure.steal", who(roller))))
+            out.append(FollowUp(_("{name} steals the ball").format(
+                                    name=name(roller)), ("takkure.steal", who(roller))))
         elif action == "SCORE A TRY":
             tackled = any(_won(x) for _, x in acts.get("TACKLE", []))
             if win:
                 out.append(FollowUp("TRY!", ("takkure.try", {"success": True})))
             elif not tackled:
-                out.append(FollowUp("Failed try: kick-off", ("takkure.try", {"success": False})))
+                out.append(FollowUp(_("Failed try: kick-off"), ("takkure.try", {"success": False})))
         elif action == "REF after a missed TACKLE" and not win:
             out += [ground(roller), hurt(roller, False)]
     return out

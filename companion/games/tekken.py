@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..errors import CompanionError, IllegalActionError
+from ..i18n import N_, _, ngettext
 from ..registry import ConfigFile, GameEntry, HomeTile
 from .base import evolver, items, mapping, text, whole
 
@@ -43,10 +44,10 @@ class CharacterConfig:
 
     def validate(self) -> tuple[str, str] | None:
         if not self.name.strip():
-            return ("name", "a character needs a name")
+            return ("name", _("a character needs a name"))
         if not RED_ZONE_HP < self.max_hp <= 99:
-            return ("max_hp", f"max HP must be between {RED_ZONE_HP + 1} and 99, "
-                              f"got {self.max_hp}")
+            return ("max_hp", _("max HP must be between {red_zone_hp} and 99, got {max_hp}").format(
+                                  red_zone_hp=RED_ZONE_HP + 1, max_hp=self.max_hp))
         return None
 
 
@@ -60,9 +61,10 @@ class FloorBreakConfig:
 
     def validate(self) -> tuple[str, str] | None:
         if self.cracked < 1:
-            return ("cracked", f"at least 1 cracked token is needed, got {self.cracked}")
+            return ("cracked", _("at least 1 cracked token is needed, got {cracked}").format(
+                                   cracked=self.cracked))
         if self.empty < 0:
-            return ("empty", f"cannot be negative, got {self.empty}")
+            return ("empty", _("cannot be negative, got {empty}").format(empty=self.empty))
         return None
 
 
@@ -91,15 +93,16 @@ class TekkenConfig:
 
     def validate(self) -> tuple[str, str] | None:
         if len(self.characters) < 1:
-            return ("characters", "at least one character is needed")
+            return ("characters", _("at least one character is needed"))
         names = [c.name for c in self.characters]
         for i, name in enumerate(names):
             if name in names[:i]:
-                return (f"characters[{i}].name", f"{name!r} is listed twice")
+                return (f"characters[{i}].name", _("{name!r} is listed twice").format(name=name))
         if len(self.stages) < 1:
-            return ("stages", "at least one stage is needed")
+            return ("stages", _("at least one stage is needed"))
         if not 1 <= self.rounds_to_win <= 9:
-            return ("rounds_to_win", f"must be between 1 and 9, got {self.rounds_to_win}")
+            return ("rounds_to_win", _("must be between 1 and 9, got {rounds_to_win}").format(
+                                         rounds_to_win=self.rounds_to_win))
         return None
 
     def character(self, name: str) -> CharacterConfig:
@@ -212,7 +215,7 @@ def _fail(message: str) -> IllegalActionError:
 def _player(data: Mapping[str, Any], key: str = "player") -> int:
     p = data.get(key)
     if p not in (0, 1) or isinstance(p, bool):
-        raise _fail(f"{key!r} must be 0 or 1, got {p!r}")
+        raise _fail(_("{key!r} must be 0 or 1, got {p!r}").format(key=key, p=p))
     return p
 
 
@@ -231,11 +234,12 @@ def _shuffle(n_cracked: int, n_empty: int, rng: random.Random) -> dict[str, Any]
 def _order(data: Mapping[str, Any], expected: tuple[int, int] | None = None) -> tuple[bool, ...]:
     raw = data["order"]
     if not isinstance(raw, list) or any(t not in ("cracked", "empty") for t in raw):
-        raise _fail(f"a breakage token order must list 'cracked'/'empty', got {raw!r}")
+        raise _fail(_("a breakage token order must list 'cracked'/'empty', got {raw!r}").format(raw=raw))
     order = tuple(t == "cracked" for t in raw)
     if expected is not None and (sum(order), len(order) - sum(order)) != expected:
-        raise _fail(f"a breakage token order must hold {expected[0]} cracked and "
-                    f"{expected[1]} empty tokens, got {raw!r}")
+        raise _fail(_("a breakage token order must hold {expected} cracked and {expected2} empty "
+                      "tokens, got {raw!r}").format(
+                        expected=expected[0], expected2=expected[1], raw=raw))
     return order
 
 
@@ -289,14 +293,14 @@ def _reveal(state: TekkenState, count: int, reshuffle: Mapping[str, Any] | None)
     revealed, shown = floor.revealed, floor.cracked_shown
     order = floor.order
     # DECISION: asking for more reveals than tokens remain reveals what remains.
-    for _ in range(min(count, len(order) - revealed)):
+    for _token in range(min(count, len(order) - revealed)):
         shown += order[revealed]
         revealed += 1
         if shown == total_cracked:
             # The Stage flips, the Offensive player gains a Punishment token, and all
             # tokens are reset and reshuffled. DECISION: reveals left over are dropped.
             if reshuffle is None:
-                raise _fail("the floor breaks here but the event carries no reshuffle")
+                raise _fail(_("the floor breaks here but the event carries no reshuffle"))
             new_order = _order(reshuffle, (total_cracked, len(order) - total_cracked))
             off = state.fighters[state.offensive]
             fighters = _set(state.fighters, state.offensive,
@@ -317,7 +321,8 @@ def _symbols(data: Mapping[str, Any]) -> list[int]:
     symbols = data.get("symbols")
     if not isinstance(symbols, list) or not symbols or any(
             isinstance(s, bool) or not isinstance(s, int) or not 1 <= s <= 9 for s in symbols):
-        raise _fail(f"'symbols' must list the Strike values (1-9 each), got {symbols!r}")
+        raise _fail(_("'symbols' must list the Strike values (1-9 each), got {symbols!r}").format(
+                        symbols=symbols))
     return symbols
 
 
@@ -342,26 +347,28 @@ class TekkenRules:
         offensive (who opens the first String)."""
         fighters = setup.get("fighters")
         if not isinstance(fighters, list) or len(fighters) != 2:
-            raise _fail("a TEKKEN game needs exactly two fighters")
+            raise _fail(_("a TEKKEN game needs exactly two fighters"))
         out_f = []
         for i, f in enumerate(fighters):
             name, max_hp = f.get("name"), f.get("max_hp")
             if not isinstance(name, str) or not name:
-                raise _fail(f"fighter {i + 1} needs a name")
+                raise _fail(_("fighter {i} needs a name").format(i=i + 1))
             if isinstance(max_hp, bool) or not isinstance(max_hp, int) or \
                     not RED_ZONE_HP < max_hp <= 99:
-                raise _fail(f"{name}: max HP must be {RED_ZONE_HP + 1}-99, got {max_hp!r}")
+                raise _fail(_("{name}: max HP must be {red_zone_hp}-99, got {max_hp!r}").format(
+                                name=name, red_zone_hp=RED_ZONE_HP + 1, max_hp=max_hp))
             entry: dict[str, Any] = {"name": name, "max_hp": max_hp}
             player = f.get("player", "")
             if not isinstance(player, str):
-                raise _fail(f"{name}: the player's name must be text, got {player!r}")
+                raise _fail(_("{name}: the player's name must be text, got {player!r}").format(
+                                name=name, player=player))
             player = " ".join(player.split())[:40]
             if player:
                 entry["player"] = player
             out_f.append(entry)
         stage = setup.get("stage") or {}
         if not isinstance(stage.get("name"), str):
-            raise _fail("the stage needs a name")
+            raise _fail(_("the stage needs a name"))
         out_stage: dict[str, Any] = {"name": stage["name"]}
         fb = stage.get("floor_break")
         if fb:
@@ -370,7 +377,7 @@ class TekkenRules:
             out_stage["shuffle"] = _shuffle(fb["cracked"], fb["empty"], rng)
         rounds = setup.get("rounds_to_win", 3)
         if isinstance(rounds, bool) or not isinstance(rounds, int) or not 1 <= rounds <= 9:
-            raise _fail(f"rounds to win must be 1-9, got {rounds!r}")
+            raise _fail(_("rounds to win must be 1-9, got {rounds!r}").format(rounds=rounds))
         offensive = _player(setup, "offensive") if "offensive" in setup else 0
         return {"fighters": out_f, "stage": out_stage, "rounds_to_win": rounds,
                 "offensive": offensive}
@@ -430,12 +437,13 @@ class TekkenRules:
     def apply(self, state: TekkenState, type_: str, data: Mapping[str, Any]) -> TekkenState:
         handler = _HANDLERS.get(type_)
         if handler is None:
-            raise _fail(f"unknown TEKKEN action {type_!r}")
+            raise _fail(_("unknown TEKKEN action {type!r}").format(type=type_))
         if type_ != "tekken.next_round":
             if state.phase == "game_over":
-                raise _fail("the game is over")
+                raise _fail(_("the game is over"))
             if state.phase == "round_over":
-                raise _fail(f"round {state.round} is over: start the next round first")
+                raise _fail(_("round {round} is over: start the next round first").format(
+                                round=state.round))
         return handler(state, data)
 
     # -- presentation ----------------------------------------------------------------------
@@ -455,17 +463,17 @@ class TekkenRules:
         if state.phase == "game_over":
             result = "draw" if state.winner is None else f"{state.fighters[state.winner].name} wins"
             return f"{score}, {result}"
-        return f"{score}, round {state.round}"
+        return _("{score}, round {round}").format(score=score, round=state.round)
 
 
 def _rage_chosen(state: TekkenState, data: Mapping[str, Any]) -> TekkenState:
     p = _player(data)
     card = data.get("card")
     if card not in (0, 1) or isinstance(card, bool):
-        raise _fail(f"the Rage card must be 0 or 1, got {card!r}")
+        raise _fail(_("the Rage card must be 0 or 1, got {card!r}").format(card=card))
     f = state.fighters[p]
     if f.rage != "unchosen":
-        raise _fail(f"{f.name} has already chosen a Rage card this round")
+        raise _fail(_("{f} has already chosen a Rage card this round").format(f=f.name))
     rage: RageState = "revealed" if f.in_red_zone else "chosen"
     return _state(state, fighters=_set(state.fighters, p, _fighter(f, rage=rage, rage_card=card)))
 
@@ -473,9 +481,9 @@ def _rage_chosen(state: TekkenState, data: Mapping[str, Any]) -> TekkenState:
 def _heat(state: TekkenState, data: Mapping[str, Any]) -> TekkenState:
     off = state.fighters[state.offensive]
     if "player" in data and _player(data) != state.offensive:
-        raise _fail(f"only the Offensive player ({off.name}) can activate Heat")
+        raise _fail(_("only the Offensive player ({off}) can activate Heat").format(off=off.name))
     if off.heat != "charged":
-        raise _fail(f"{off.name}'s Heat is already used this round (once per round)")
+        raise _fail(_("{off}'s Heat is already used this round (once per round)").format(off=off.name))
     return _state(state, fighters=_set(state.fighters, state.offensive,
                                         _fighter(off, heat="active")),
                    heat_this_string=True)
@@ -484,15 +492,16 @@ def _heat(state: TekkenState, data: Mapping[str, Any]) -> TekkenState:
 def _card(state: TekkenState, data: Mapping[str, Any]) -> TekkenState:
     result = data.get("result")
     if result not in ("hit", "blocked"):
-        raise _fail(f"a card's result must be 'hit' or 'blocked', got {result!r}")
+        raise _fail(_("a card's result must be 'hit' or 'blocked', got {result!r}").format(result=result))
     off_i, def_i = state.offensive, state.defender
     off = state.fighters[off_i]
     if state.free_slots == 0:
-        raise _fail(f"{off.name} has no free Attack Slot: end the String"
-                    + (" or activate Heat" if off.heat == "charged" else ""))
+        raise _fail(_("{off} has no free Attack Slot: end the String").format(off=off.name)
+                    + (_(" or activate Heat") if off.heat == "charged" else ""))
     if off.punishment:
         if result == "blocked":
-            raise _fail(f"{off.name}'s card is played as a Punishment: it cannot be blocked")
+            raise _fail(_("{off}'s card is played as a Punishment: it cannot be blocked").format(
+                            off=off.name))
         fighters = _set(state.fighters, off_i, _fighter(off, punishment=off.punishment - 1))
         return _state(state, fighters=fighters, slots=state.slots + ("punishment",))
     if result == "hit":
@@ -510,19 +519,19 @@ def _card(state: TekkenState, data: Mapping[str, Any]) -> TekkenState:
 
 def _require_resolving(state: TekkenState, what: str) -> None:
     if not state.resolving:
-        raise _fail(f"{what} only after a card of {state.fighters[state.offensive].name}'s "
-                    "String has connected")
+        raise _fail(_("{what} only after a card of {fighter}'s String has connected").format(
+                        what=what, fighter=state.fighters[state.offensive].name))
 
 
 def _strike(state: TekkenState, data: Mapping[str, Any]) -> TekkenState:
     symbols = _symbols(data)
-    _require_resolving(state, "a Strike comes")
+    _require_resolving(state, _("a Strike comes"))
     target = state.fighters[state.defender]
     bonus = len(symbols) if target.knocked_down else 0  # +1 per Strike symbol while down
     after = _damage(state, state.defender, sum(symbols) + bonus)
     if data.get("cracked_floor"):
         if after.floor is None:
-            raise _fail(f"the stage {state.stage!r} has no Cracked Floor")
+            raise _fail(_("the stage {stage!r} has no Cracked Floor").format(stage=state.stage))
         # Reveal as many tokens as Strike symbols (not damage; the knock-down bonus
         # does not count).
         after = _reveal(after, len(symbols), data.get("reshuffle"))
@@ -532,22 +541,22 @@ def _strike(state: TekkenState, data: Mapping[str, Any]) -> TekkenState:
 def _wall(state: TekkenState, data: Mapping[str, Any]) -> TekkenState:
     kind = data.get("kind")
     if kind not in ("regular", "blasting"):
-        raise _fail(f"a wall is 'regular' or 'blasting', got {kind!r}")
-    _require_resolving(state, "a Push into a wall comes")
+        raise _fail(_("a wall is 'regular' or 'blasting', got {kind!r}").format(kind=kind))
+    _require_resolving(state, _("a Push into a wall comes"))
     return _check_ko(_damage(state, state.defender, 1 if kind == "regular" else 2))
 
 
 def _sweep(state: TekkenState, data: Mapping[str, Any]) -> TekkenState:
-    _require_resolving(state, "a Sweep comes")
+    _require_resolving(state, _("a Sweep comes"))
     d = state.fighters[state.defender]
     if d.knocked_down:
-        raise _fail(f"{d.name} is already knocked down")
+        raise _fail(_("{d} is already knocked down").format(d=d.name))
     return _state(state, fighters=_set(state.fighters, state.defender,
                                         _fighter(d, knocked_down=True)))
 
 
 def _stun(state: TekkenState, data: Mapping[str, Any]) -> TekkenState:
-    _require_resolving(state, "a Stun comes")
+    _require_resolving(state, _("a Stun comes"))
     d = state.fighters[state.defender]
     return _state(state, fighters=_set(state.fighters, state.defender,
                                         _fighter(d, stun=d.stun + 1)))
@@ -556,15 +565,15 @@ def _stun(state: TekkenState, data: Mapping[str, Any]) -> TekkenState:
 def _rage(state: TekkenState, data: Mapping[str, Any]) -> TekkenState:
     off = state.fighters[state.offensive]
     if "player" in data and _player(data) != state.offensive:
-        raise _fail(f"Rage is used during its owner's String; it is {off.name}'s String")
+        raise _fail(_("Rage is used during its owner's String; it is {off}'s String").format(off=off.name))
     if off.rage == "used":
-        raise _fail(f"{off.name} has already used Rage this round (once per round)")
+        raise _fail(_("{off} has already used Rage this round (once per round)").format(off=off.name))
     if off.rage == "unchosen":
-        raise _fail(f"{off.name} has not chosen a Rage card this round")
+        raise _fail(_("{off} has not chosen a Rage card this round").format(off=off.name))
     if off.rage == "chosen":
-        raise _fail(f"{off.name}'s Rage is not available above {RED_ZONE_HP} HP "
-                    f"(HP is {off.hp})")
-    _require_resolving(state, "Rage is resolved")
+        raise _fail(_("{off}'s Rage is not available above {red_zone_hp} HP (HP is {hp})").format(
+                        off=off.name, red_zone_hp=RED_ZONE_HP, hp=off.hp))
+    _require_resolving(state, _("Rage is resolved"))
     return _state(state, fighters=_set(state.fighters, state.offensive,
                                         _fighter(off, rage="used")))
 
@@ -572,8 +581,8 @@ def _rage(state: TekkenState, data: Mapping[str, Any]) -> TekkenState:
 def _end(state: TekkenState, data: Mapping[str, Any]) -> TekkenState:
     if state.free_slots:
         off = state.fighters[state.offensive]
-        raise _fail(f"{off.name}'s String goes on while an Attack Slot is free "
-                    f"({state.free_slots} left)")
+        raise _fail(_("{off}'s String goes on while an Attack Slot is free ({free_slots} left)").format(
+                        off=off.name, free_slots=state.free_slots))
     return _end_string(state)
 
 
@@ -587,18 +596,21 @@ def _adjust(state: TekkenState, data: Mapping[str, Any]) -> TekkenState:
         deltas = data["deltas"]
         if not isinstance(deltas, list) or len(deltas) != 2 or any(
                 isinstance(d, bool) or not isinstance(d, int) for d in deltas) or deltas == [0, 0]:
-            raise _fail(f"'deltas' must be two whole numbers, not both 0, got {deltas!r}")
+            raise _fail(_("'deltas' must be two whole numbers, not both 0, got {deltas!r}").format(
+                            deltas=deltas))
         changes = list(enumerate(deltas))
     else:
         delta = data.get("delta")
         if isinstance(delta, bool) or not isinstance(delta, int) or delta == 0:
-            raise _fail(f"an HP adjustment needs a non-zero whole 'delta', got {delta!r}")
+            raise _fail(_("an HP adjustment needs a non-zero whole 'delta', got {delta!r}").format(
+                            delta=delta))
         changes = [(_player(data), delta)]
     for p, delta in changes:
         f = state.fighters[p]
         if delta > 0:
             if f.hp + delta > f.max_hp:
-                raise _fail(f"{f.name} cannot go above max HP {f.max_hp} (HP is {f.hp})")
+                raise _fail(_("{f} cannot go above max HP {max_hp} (HP is {hp})").format(
+                                f=f.name, max_hp=f.max_hp, hp=f.hp))
             state = _state(state, fighters=_set(state.fighters, p, _fighter(f, hp=f.hp + delta)))
         elif delta < 0:
             state = _damage(state, p, -delta)
@@ -607,9 +619,9 @@ def _adjust(state: TekkenState, data: Mapping[str, Any]) -> TekkenState:
 
 def _next_round(state: TekkenState, data: Mapping[str, Any]) -> TekkenState:
     if state.phase == "game_over":
-        raise _fail("the game is over")
+        raise _fail(_("the game is over"))
     if state.phase != "round_over":
-        raise _fail(f"round {state.round} is still being fought")
+        raise _fail(_("round {round} is still being fought").format(round=state.round))
     offensive = _player(data, "offensive")
     # A new Round resets HP, Heat, Rage, Punishment, Stun and knock-down.
     # DECISION: the stage side and the breakage tokens carry over between Rounds.
@@ -637,37 +649,35 @@ _HANDLERS = {
 # ----------------------------------------------------------------------------- text
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" + ("" if n == 1 else "s")
-
-
 def _aftermath(before: TekkenState, after: TekkenState) -> list[str]:
     """Sentences for what an action triggered: Rage revealed, floor, String end, KO."""
     parts: list[str] = []
     for b, a in zip(before.fighters, after.fighters):
         if b.rage == "chosen" and a.rage == "revealed":
-            parts.append(f"{a.name}'s Rage is revealed")
+            parts.append(_("{a}'s Rage is revealed").format(a=a.name))
     if before.floor is not None and after.floor is not None:
         bf, af = before.floor, after.floor
         if af.breaks > bf.breaks:
             gainer = after.fighters[before.offensive].name
-            parts.append(f"THE FLOOR BREAKS: the stage flips to {af.sides[af.side]}, "
-                         f"{gainer} gains a Punishment token, tokens reshuffled")
+            parts.append(_("THE FLOOR BREAKS: the stage flips to {side}, {gainer} gains a Punishment "
+                           "token, tokens reshuffled").format(
+                             side=af.sides[af.side], gainer=gainer))
         elif af.revealed > bf.revealed:
             shown = ", ".join("cracked" if c else "empty"
                               for c in af.order[bf.revealed:af.revealed])
-            parts.append(f"floor: {shown} ({af.cracked_shown} of {af.cracked_total} "
-                         "cracked)")
+            parts.append(_("floor: {shown} ({cracked_shown} of {cracked_total} cracked)").format(
+                             shown=shown, cracked_shown=af.cracked_shown, cracked_total=af.cracked_total))
     if after.phase != "fight" and before.phase == "fight":
         names = [after.fighters[i].name for i in after.last_round_winners]
         won = " and ".join(names)
-        parts.append(f"ROUND {before.round} to {won}" if len(names) == 1
-                     else f"ROUND {before.round}: double KO, both win it")
+        parts.append(_("ROUND {round} to {won}").format(round=before.round, won=won) if len(names) == 1
+                     else _("ROUND {round}: double KO, both win it").format(round=before.round))
         if after.phase == "game_over":
-            parts.append("GAME DRAWN" if after.winner is None
-                         else f"{after.fighters[after.winner].name.upper()} WINS THE GAME")
+            parts.append(_("GAME DRAWN") if after.winner is None
+                         else _("{upper} WINS THE GAME").format(
+                                  upper=after.fighters[after.winner].name.upper()))
     elif after.offensive != before.offensive and after.round == before.round:
-        parts.append(f"{after.fighters[after.offensive].name}'s String")
+        parts.append(_("{fighter}'s String").format(fighter=after.fighters[after.offensive].name))
     return parts
 
 
@@ -677,37 +687,42 @@ def describe(before: TekkenState, type_: str, data: Mapping[str, Any],
     dfd = before.fighters[before.defender]
     text: str
     if type_ == "tekken.rage_chosen":
-        text = f"{before.fighters[data['player']].name} picks a secret Rage card"
+        text = _("{fighter} picks a secret Rage card").format(fighter=before.fighters[data['player']].name)
     elif type_ == "tekken.heat":
-        text = f"{off.name} activates Heat (4th slot, no Punishment for the Defender)"
+        text = _("{off} activates Heat (4th slot, no Punishment for the Defender)").format(off=off.name)
     elif type_ == "tekken.card":
         n = len(before.slots) + 1
         if off.punishment:
-            text = f"{off.name}: card {n} played as a Punishment (unblockable)"
+            text = _("{off}: card {n} played as a Punishment (unblockable)").format(off=off.name, n=n)
         elif data["result"] == "hit":
-            text = f"{off.name}: card {n} connects"
+            text = _("{off}: card {n} connects").format(off=off.name, n=n)
         elif before.heat_this_string:
-            text = f"{dfd.name} blocks card {n}: Heat keeps the String going, slot stunned"
+            text = _("{dfd} blocks card {n}: Heat keeps the String going, slot stunned").format(
+                       dfd=dfd.name, n=n)
         else:
-            text = f"{dfd.name} blocks card {n}, gains a Punishment token"
+            text = _("{dfd} blocks card {n}, gains a Punishment token").format(dfd=dfd.name, n=n)
     elif type_ == "tekken.strike":
         symbols = data["symbols"]
         loss = before.fighters[before.defender].hp - after.fighters[before.defender].hp
         what = " + ".join(f"Strike {s}" for s in symbols)
         if dfd.knocked_down:
-            what += f", knocked down +{len(symbols)}"
+            what += _(", knocked down +{count}").format(count=len(symbols))
         text = f"{dfd.name} -{loss} HP ({what})"
     elif type_ == "tekken.wall":
         loss = before.fighters[before.defender].hp - after.fighters[before.defender].hp
-        text = f"{dfd.name} -{loss} HP (pushed into a {data['kind']} wall)"
+        text = _("{dfd} -{loss} HP (pushed into a {kind} wall)").format(
+                   dfd=dfd.name, loss=loss, kind=data['kind'])
     elif type_ == "tekken.sweep":
-        text = f"{dfd.name} is knocked down (Sweep)"
+        text = _("{dfd} is knocked down (Sweep)").format(dfd=dfd.name)
     elif type_ == "tekken.stun":
-        text = f"{dfd.name} gets a Stun card ({_plural(dfd.stun + 1, 'slot')} fewer next String)"
+        slots = dfd.stun + 1
+        text = ngettext("{dfd} gets a Stun card ({count} slot fewer next String)",
+                        "{dfd} gets a Stun card ({count} slots fewer next String)", slots).format(
+            dfd=dfd.name, count=slots)
     elif type_ == "tekken.rage":
-        text = f"{off.name} unleashes Rage"
+        text = _("{off} unleashes Rage").format(off=off.name)
     elif type_ == "tekken.end_string":
-        text = f"{off.name} ends the String"
+        text = _("{off} ends the String").format(off=off.name)
     elif type_ == "tekken.adjust_hp":
         reason = f" ({data['reason']})" if data.get("reason") else " (manual)"
         deltas = data["deltas"] if "deltas" in data else [
@@ -715,8 +730,8 @@ def describe(before: TekkenState, type_: str, data: Mapping[str, Any],
         text = ", ".join(f"{before.fighters[i].name} {'+' if d > 0 else ''}{d} HP"
                          for i, d in enumerate(deltas) if d) + reason
     elif type_ == "tekken.next_round":
-        text = (f"Round {after.round} begins, "
-                f"{after.fighters[after.offensive].name} on the offensive")
+        text = (_("Round {round} begins, {fighter} on the offensive").format(
+                    round=after.round, fighter=after.fighters[after.offensive].name))
         return text
     else:  # pragma: no cover - apply() refuses unknown types first
         text = type_
@@ -776,14 +791,14 @@ def config_data(cfg: TekkenConfig) -> dict[str, Any]:
 
 def cli_arguments(parser: Any) -> None:
     """``companion new tekken``'s options."""
-    parser.add_argument("--p1", help="first fighter (default: the first in config)")
-    parser.add_argument("--p2", help="second fighter")
-    parser.add_argument("--hp1", type=int, help="first fighter's max HP (default: config)")
-    parser.add_argument("--hp2", type=int, help="second fighter's max HP")
-    parser.add_argument("--stage", help="stage name (default: the first in config)")
-    parser.add_argument("--rounds", type=int, help="rounds to win (default: config)")
+    parser.add_argument("--p1", help=_("first fighter (default: the first in config)"))
+    parser.add_argument("--p2", help=_("second fighter"))
+    parser.add_argument("--hp1", type=int, help=_("first fighter's max HP (default: config)"))
+    parser.add_argument("--hp2", type=int, help=_("second fighter's max HP"))
+    parser.add_argument("--stage", help=_("stage name (default: the first in config)"))
+    parser.add_argument("--rounds", type=int, help=_("rounds to win (default: config)"))
     parser.add_argument("--offensive", type=int, choices=[1, 2], default=1,
-                        help="who opens the first String (1 or 2)")
+                        help=_("who opens the first String (1 or 2)"))
 
 
 def cli_setup(cfg: TekkenConfig, args: Any) -> tuple[dict[str, Any], str]:
@@ -804,14 +819,14 @@ def new_setup(cfg: TekkenConfig, p1: str | None, p2: str | None, stage: str | No
         try:
             c = cfg.character(name)
         except KeyError:
-            raise CompanionError(f"unknown character {name!r} (config has: "
-                                 f"{', '.join(names)})") from None
+            raise CompanionError(_("unknown character {name!r} (config has: {names})").format(
+                                     name=name, names=', '.join(names))) from None
         fighters.append({"name": c.name, "max_hp": hp if hp is not None else c.max_hp})
     try:
         st = cfg.stage(stage) if stage else cfg.stages[0]
     except KeyError:
-        raise CompanionError(f"unknown stage {stage!r} (config has: "
-                             f"{', '.join(s.name for s in cfg.stages)})") from None
+        raise CompanionError(_("unknown stage {stage!r} (config has: {items})").format(
+                                 stage=stage, items=', '.join(s.name for s in cfg.stages))) from None
     return {"fighters": fighters, "stage": stage_data(st),
             "rounds_to_win": rounds if rounds is not None else cfg.rounds_to_win,
             "offensive": offensive}
@@ -819,10 +834,10 @@ def new_setup(cfg: TekkenConfig, p1: str | None, p2: str | None, stage: str | No
 
 ENTRY = GameEntry(
     id="tekken", rules=f"{__name__}:RULES", setup="tekken_setup", play="tekken_game",
-    tile=HomeTile("TEKKEN", "The Board Game", (0.62, 0.12, 0.12, 1), (0.85, 0.2, 0.2, 1), 10),
+    tile=HomeTile(N_("TEKKEN"), N_("The Board Game"), (0.62, 0.12, 0.12, 1), (0.85, 0.2, 0.2, 1), 10),
     screens={"tekken_setup": "companion.app.screens.tekken_setup:TekkenSetupScreen",
              "tekken_game": "companion.app.screens.tekken_game:TekkenGameScreen"},
     config=ConfigFile("tekken", f"{__name__}:TekkenConfig", "companion.config:tekken.yaml",
                       f"{__name__}:config_data"),
-    confirm="companion.app.screens.tekken_game:confirm_text", confirm_title="End of round",
+    confirm="companion.app.screens.tekken_game:confirm_text", confirm_title=N_("End of round"),
     cli_arguments=f"{__name__}:cli_arguments", cli_setup=f"{__name__}:cli_setup")

@@ -10,8 +10,9 @@ from kivy.properties import ColorProperty, StringProperty
 from kivy.uix.label import Label
 from kivy.uix.screenmanager import Screen
 
+from ...i18n import _
 from .. import widgets  # noqa: F401  (its <Label> rule must load before the rules below)
-from ..dice_look import DIE_COLOURS, UNKNOWN_COLOUR
+from ..dice_look import COLOUR_WORDS, DIE_COLOURS, STATUS_WORDS, UNKNOWN_COLOUR, face_words
 from ..kv import load_kv
 
 
@@ -28,14 +29,15 @@ class DieFace(Label):
         colour = die.get("colour")
         bg = DIE_COLOURS.get(colour or "", UNKNOWN_COLOUR)
         dark_text = colour in ("yellow", "white")
-        face = die.get("face") if die.get("face") is not None else "?"
         status = die.get("status", "clean")
-        widget = cls(text=str(face), die_bg=bg,
+        widget = cls(text=face_words(die.get("face")), die_bg=bg,
                      color=(0.08, 0.08, 0.1, 1) if dark_text else (1, 1, 1, 1))
-        widget.caption = f"{colour or ''} {die.get('kind', '')}".strip()
+        kind = str(die.get("kind", ""))
+        widget.caption = (f"{_(COLOUR_WORDS[colour])} {kind}" if colour in COLOUR_WORDS else kind) \
+            if kind in ("d6", "d12") else ""
         if status != "clean":
             widget.ring = (1.0, 0.62, 0.15, 1)
-            widget.caption = status.upper()
+            widget.caption = (_(STATUS_WORDS[status]) if status in STATUS_WORDS else status).upper()
         return widget
 
 

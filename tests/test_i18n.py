@@ -1,0 +1,183 @@
+"""French and English: the catalogues hold every string of the code (extracted afresh here,
+from the Python sources and the .kv files), translated, not fuzzy, with the source's
+placeholders; plural forms; the language switch; the settings file."""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from companion import i18n, settings
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _messages():
+    spec = importlib.util.spec_from_file_location("messages_tool", ROOT / "scripts" / "messages.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["messages_tool"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+messages = _messages()
+
+
+@pytest.fixture(autouse=True)
+def english_after():
+    yield
+    i18n.set_language("en")
+
+
+@pytest.fixture(scope="module")
+def template():
+    return messages.extract_template()
+
+
+def test_extraction_reads_python_and_kv(template):
+    ids = {m.id for m in template if m.id}
+    assert "Saved games" in ids                                  # home.kv: tr._('Saved games')
+    assert ("Throw {count} die (simulated)", "Throw {count} dice (simulated)") in ids   # kv ngettext
+    assert "Pick two different characters" in ids                # a screen's Python
+    assert "{off}'s Heat is already used this round (once per round)" in ids  # a rule's refusal
+    assert len(ids) > 1000
+
+
+@pytest.mark.parametrize("lang", messages.LANGUAGES)
+def test_catalogue_is_complete_translated_and_not_fuzzy(template, lang):
+    """Fails naming every string of the code that the catalogue lacks, leaves untranslated
+    or fuzzy, or whose placeholders differ from the source's: run `make messages`, then
+    translate what it names."""
+    cat = messages.updated(lang, template)
+    problems = messages.problems(cat, template)
+    assert not problems, f"{len(problems)} problems, e.g.:\n" + "\n".join(problems[:40])
+
+
+@pytest.mark.parametrize("lang", messages.LANGUAGES)
+def test_compiled_catalogue_is_the_po_file(lang):
+    """The shipped .mo is the .po compiled (a .po edited without `make messages` fails)."""
+    cat = messages.read_catalogue(lang)
+    assert messages.mo_path(lang).read_bytes() == messages.compiled(cat)
+
+
+def test_a_problem_is_named_by_the_checker(template):
+    """The checker itself: a missing, an untranslated, a fuzzy and a mangled string."""
+    from babel.messages.catalog import Catalog
+
+    cat = Catalog(locale="fr")
+    some = [m for m in template if m.id and isinstance(m.id, str) and "{" in m.id][:3]
+    cat.add(some[0].id, "")                                  # untranslated
+    cat.add(some[1].id, "traduit", flags=["fuzzy"])          # fuzzy (and placeholders lost)
+    cat.add(some[2].id, "sans les accolades")                # placeholders lost
+    found = "\n".join(messages.problems(cat, template))
+    assert "untranslated" in found and "fuzzy" in found and "placeholders differ" in found
+    assert "missing" in found                                # every other string
+
+
+def test_french_plural_forms_and_english_ones():
+    assert "nplurals=2; plural=(n > 1)" in messages.read_catalogue("fr").plural_forms
+    i18n.set_language("fr")
+    one, many = (i18n.ngettext("{count} action set per turn", "{count} action sets per turn", n)
+                 for n in (0, 2))
+    assert one != many                      # French: 0 takes the singular...
+    assert one == i18n.ngettext("{count} action set per turn", "{count} action sets per turn", 1)
+    i18n.set_language("en")                 # ...English: the plural
+    assert i18n.ngettext("{count} action set per turn", "{count} action sets per turn", 0) == \
+        "{count} action sets per turn"
+
+
+def test_switch_speaks_french_then_english_again():
+    i18n.set_language("fr")
+    assert i18n.language() == "fr"
+    assert i18n._("Saved games") != "Saved games"
+    i18n.set_language("en")
+    assert i18n._("Saved games") == "Saved games"
+
+
+def test_a_rule_refuses_in_the_language_spoken():
+    """A refusal is built when it is raised: in French after a switch."""
+    from companion.errors import IllegalActionError
+    from companion.games import tekken
+    from tests.tekken_support import new
+
+    state = new()
+    i18n.set_language("fr")
+    with pytest.raises(IllegalActionError) as fr:
+        tekken.RULES.apply(state, "tekken.rage_chosen", {"player": 0, "card": 7})
+    i18n.set_language("en")
+    with pytest.raises(IllegalActionError) as en:
+        tekken.RULES.apply(state, "tekken.rage_chosen", {"player": 0, "card": 7})
+    assert str(en.value) == "the Rage card must be 0 or 1, got 7"
+    assert str(fr.value) != str(en.value) and "7" in str(fr.value)
+
+
+@pytest.mark.gui
+def test_kv_translator_calls_the_rules_bound_to_it_on_a_switch(app):
+    """``tr._`` in a kv rule: Kivy binds the rule to ``tr``; a switch re-evaluates it (in the
+    app's window: a Label made before it would open Kivy's window at the wrong size)."""
+    from kivy.lang import Builder
+
+    label = Builder.load_string("#:import tr companion.i18n.tr\n"
+                                "Label:\n    text: tr._('Saved games') + '!'\n")
+    assert label.text == "Saved games!"
+    i18n.set_language("fr")
+    assert label.text == i18n._("Saved games") + "!" != "Saved games!"
+    i18n.set_language("en")
+    assert label.text == "Saved games!"
+
+
+@pytest.mark.parametrize("env, expected", [
+    ({"LANGUAGE": "fr_FR:en"}, "fr"), ({"LANG": "fr_CA.UTF-8"}, "fr"),
+    ({"LANG": "de_DE.UTF-8"}, "en"), ({"LC_ALL": "en_GB.UTF-8"}, "en"),
+])
+def test_system_language_with_english_fallback(monkeypatch, env, expected):
+    for var in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"):
+        monkeypatch.delenv(var, raising=False)
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    assert i18n.system_language() == expected
+    assert i18n.set_language("system") == expected
+
+
+def test_an_unknown_language_is_refused_by_name():
+    with pytest.raises(ValueError, match="'de' is not one the app speaks"):
+        i18n.set_language("de")
+
+
+def test_ordinals_follow_the_language():
+    assert [i18n.ordinal(n) for n in (1, 2, 3, 4, 11, 22)] == ["1st", "2nd", "3rd", "4th", "11th", "22nd"]
+    i18n.set_language("fr")
+    assert [i18n.ordinal(n) for n in (1, 2)] == ["1er", "2e"]
+
+
+def test_kv_extractor_names_the_line_it_cannot_read():
+    good = io.BytesIO(b"<X>:\n    text: tr._('Hello') if a else tr.ngettext('one', 'many', n)\n")
+    assert [m[2] for m in messages.extract_kv(good, None, None, {})] == ["Hello", ("one", "many")]
+    bad = io.BytesIO(b"<X>:\n    text: tr._('Hello'\n")
+    with pytest.raises(messages.ExtractionError, match=r"bad\.kv:2: cannot read"):
+        list(messages.extract_kv(bad, None, None, {"filename": "bad.kv"}))
+
+
+# -- the settings file ---------------------------------------------------------------------
+
+def test_settings_remember_the_language(tmp_path):
+    assert settings.load(tmp_path).language == "system"          # no file: the default
+    settings.save(tmp_path, settings.Settings(language="fr"))
+    assert settings.load(tmp_path).language == "fr"
+    assert json.loads((tmp_path / "settings.json").read_text()) == {"language": "fr"}
+
+
+@pytest.mark.parametrize("text, logged", [
+    ("{", "not settings this app wrote"), ('{"language": "de"}', "language: 'de' is not"),
+    ('{"colour": 1}', "colour: unknown key"), ("[]", "not a JSON object"),
+])
+def test_damaged_settings_are_named_in_the_log_and_the_defaults_used(tmp_path, caplog, text,
+                                                                     logged):
+    (tmp_path / "settings.json").write_text(text)
+    assert settings.load(tmp_path).language == "system"
+    assert logged in caplog.text and "settings.json" in caplog.text
