@@ -155,3 +155,19 @@ def test_typed_faces_do_not_carry_into_another_throw(app):
     wait_for(lambda: not s.state.dice[0].kept, what="the undo")
     pump(3)
     assert game.typed == []
+
+
+def test_players_names_typed_at_set_up_stand_beside_their_monsters(app):
+    setup = open_from_home(app, "kotd", "kotd_setup", "the duel set-up")
+    setup.choose(0, "Gigazaur")
+    setup.choose(1, "Alienoid")
+    setup.ids.player_name0.text = "  Ana "
+    setup.ids.player_name1.text = ""
+    before = app.session
+    tap(setup.ids.start)
+    wait_for(lambda: app.session is not before and on_screen(app, "kotd_game"), what="the duel")
+    game = screen(app)
+    assert [m.player for m in app.session.state.monsters] == ["Ana", ""]
+    assert game.ids.monster0.name_text == "Gigazaur · Ana"
+    assert game.ids.monster1.name_text == "Alienoid"
+    setup.ids.player_name0.text = ""

@@ -122,16 +122,81 @@ def test_red_zone_turns_the_bar_red(app):
     assert tuple(game.ids.fighter0.ids.hp_bar.bar_color)[:3] != tuple(bar.bar_color)[:3]
 
 
+def pick_rage(app, panel, card):
+    """The hand-over, by taps: open it, "show my cards", a card, Done."""
+    tap(panel.ids.rage_pick)
+    view = panel.rage_view
+    assert view is not None and view.step == "hand"
+    tap(view.ids.go)
+    tap(view.ids[f"card{card}"])
+    tap(view.ids.go)
+    wait_for(lambda: panel.rage_view is None or panel.rage_view.parent is None, what="the pick closed")
+
+
 def test_rage_choice_stays_secret_until_revealed(app):
     game = new_game(app)
     panel = game.ids.fighter1
-    tap(panel.ids.rage_b)
+    pick_rage(app, panel, 1)
     assert app.session.state.fighters[1].rage == "chosen"
     assert plain(panel.ids.rage.text) == "Rage card chosen"
     assert panel.ids.rage_pick.disabled
     connect_and_deal(game, 3, 3, 3, 3, 2)          # Kazuya to 6 HP: Rage revealed
     assert app.session.state.fighters[1].rage == "revealed"
     assert "Rage card B" in panel.ids.rage.text and "REVEALED" in panel.ids.rage.text
+
+
+def visible_texts(widget):
+    """Every text a player can see in ``widget`` (shown, non-empty)."""
+    out = []
+    for w in widget.walk():
+        if getattr(w, "opacity", 1) > 0 and getattr(w, "text", "") and w.height > 0:
+            out.append(plain(w.text))
+    return out
+
+
+def test_rage_pick_is_a_hand_over_the_opponent_never_sees(app):
+    """Hand the tablet over, the others look away: the card names are on screen only at the
+    'pick' step, the game screen is covered the whole time, and after the pick nothing says
+    which card it was. Cancel chooses nothing."""
+    game = new_game(app)
+    panel = game.ids.fighter0
+    tap(panel.ids.rage_pick)
+    view = panel.rage_view
+    assert view.parent is not None and tuple(view.size) == tuple(app.root_window.size)
+    assert view.background_color[3] == 1               # opaque: the game is hidden behind it
+    shown = " ".join(visible_texts(view))
+    assert "look away" in shown and "Rage card A" not in shown and "Rage card B" not in shown
+    tap(view.ids.cancel)                               # not now: nothing chosen
+    assert view.parent is None and app.session.state.fighters[0].rage == "unchosen"
+    actions = len(app.session.actions)
+
+    tap(panel.ids.rage_pick)
+    view = panel.rage_view
+    tap(view.ids.go)                                   # "I'm ...: show my Rage cards"
+    shown = " ".join(visible_texts(view))
+    assert "Rage card A" in shown and "Rage card B" in shown
+    tap(view.ids.card0)
+    assert app.session.state.fighters[0].rage == "chosen" and len(app.session.actions) == actions + 1
+    shown = " ".join(visible_texts(view))
+    assert "Hand the tablet back" in shown and "Rage card A" not in shown
+    tap(view.ids.go)                                   # Done
+    assert view.parent is None
+    assert "Rage card A" not in " ".join(visible_texts(game))
+    tap(game.ids.undo)                                 # Undo takes the pick back
+    assert app.session.state.fighters[0].rage == "unchosen"
+    assert not panel.ids.rage_pick.disabled
+
+
+def test_rage_hand_over_names_the_player_and_closes_with_the_screen(app):
+    game = new_game(app)
+    panel = game.ids.fighter1
+    tap(panel.ids.rage_pick)
+    view = panel.rage_view
+    who = app.session.state.fighters[1].player or f"{app.session.state.fighters[1].name}'s player"
+    assert who in plain(view.ids.prompt.text)
+    app.go("home")
+    wait_for(lambda: on_screen(app, "home"), what="home")
+    assert view.parent is None and panel.rage_view is None
 
 
 def test_cracked_floor_reveals_tokens_then_breaks(app):

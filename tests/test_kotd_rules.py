@@ -376,3 +376,28 @@ def test_a_journal_of_a_newer_rules_edition_is_refused_with_its_line(tmp_path):
     with pytest.raises(JournalError, match=r"newer.jsonl:1: bad game.start: rules: edition 1 "
                                            r"to 2, not 3 \(a journal from a newer version"):
         Session.open(path)
+
+
+def test_players_names_beside_the_monsters_are_kept_tidy_and_replayed(tmp_path):
+    """Each player's name may be typed beside their Monster: spaces are tidied, a blank name
+    is no name, and the journal's ``game.start`` carries it so a replay shows it again."""
+    setup = setup_from_config(CFG, ("Gigazaur", "Alienoid"), players=("  Ana   María ", "  "))
+    start = RULES.start(setup, random.Random(1))
+    assert start["monsters"][0]["player"] == "Ana María"
+    assert "player" not in start["monsters"][1]
+    s = RULES.initial(start)
+    assert (s.monsters[0].player, s.monsters[1].player) == ("Ana María", "")
+    session = Session.create(tmp_path / "g.jsonl", "kotd", setup, random.Random(1))
+    session.close()
+    assert Session.open(tmp_path / "g.jsonl").state.monsters[0].player == "Ana María"
+
+
+def test_a_players_name_that_is_not_text_is_refused_with_its_place():
+    setup = setup_from_config(CFG, ("Gigazaur", "Alienoid"))
+    setup["monsters"][1]["player"] = 7
+    with pytest.raises(IllegalActionError, match="Alienoid: the player's name must be text"):
+        RULES.start(setup, random.Random(1))
+    start = {**setup_from_config(CFG, ("Gigazaur", "Alienoid")), "rules": 2}
+    start["monsters"][0]["player"] = ["Ana"]
+    with pytest.raises(IllegalActionError, match=r"data\.monsters\[0\]\.player"):
+        RULES.check(None, "game.start", start)

@@ -157,12 +157,19 @@ class KotdConfig:
 
 
 def setup_from_config(cfg: KotdConfig, monsters: tuple[str, str], first: int = 0,
-                      hp: tuple[int, int] | None = None) -> dict[str, Any]:
-    """The ``game.start`` data: everything copied, so a journal never depends on config."""
+                      hp: tuple[int, int] | None = None,
+                      players: tuple[str, str] = ("", "")) -> dict[str, Any]:
+    """The ``game.start`` data: everything copied, so a journal never depends on config.
+    ``players``: the players' names beside the Monsters ("" for none)."""
     chosen = [cfg.monster(n) for n in monsters]
+    out = []
+    for i, m in enumerate(chosen):
+        entry: dict[str, Any] = {"name": m.name, "hp": int(hp[i]) if hp else m.hp, "power": m.power}
+        if players[i].strip():
+            entry["player"] = players[i]
+        out.append(entry)
     return {
-        "monsters": [{"name": m.name, "hp": int(hp[i]) if hp else m.hp, "power": m.power}
-                     for i, m in enumerate(chosen)],
+        "monsters": out,
         "first": first,
         "tracks": [{"name": t.name, "cells": t.cells, "spotlight": t.spotlight}
                    for t in sorted(cfg.tracks, key=lambda t: TRACKS.index(t.name))],
@@ -184,6 +191,7 @@ class Monster:
     energy: int = 0
     dice_tokens: int = 0
     power: str = ""
+    player: str = ""          # the player's name beside the Monster ("": none typed)
 
 
 @dataclass(frozen=True, slots=True)
@@ -501,7 +509,17 @@ class KotdRules:
         if monsters[0]["name"] == monsters[1]["name"]:
             raise _fail(_("pick two different Monsters"))
         _player(setup, "first")
-        return {**setup, "rules": RULES_EDITION}
+        out = []
+        for m in monsters:
+            m = dict(m)
+            player = m.pop("player", "")
+            if not isinstance(player, str):
+                raise _fail(f"{m['name']}: the player's name must be text, got {player!r}")
+            player = " ".join(player.split())[:40]
+            if player:
+                m["player"] = player
+            out.append(m)
+        return {**setup, "monsters": out, "rules": RULES_EDITION}
 
     def check(self, state: KotdState | None, type_: str, data: Mapping[str, Any]) -> None:
         """The config's bounds on a duel's set-up, checked again when a journal is
@@ -511,6 +529,8 @@ class KotdRules:
         for i, m in enumerate(items(data.get("monsters"), "data.monsters", 2)):
             text(mapping(m, f"data.monsters[{i}]").get("name"), f"data.monsters[{i}].name")
             whole(m.get("hp"), f"data.monsters[{i}].hp", 1, 99)
+            if "player" in m:
+                text(m["player"], f"data.monsters[{i}].player")
         whole(data.get("first"), "data.first", 0, 1)
         for i, t in enumerate(items(data.get("tracks"), "data.tracks", 2)):
             cells = whole(mapping(t, f"data.tracks[{i}]").get("cells"),
@@ -522,7 +542,8 @@ class KotdRules:
         self.start(data, random.Random(0))  # and the set-up's own checks (it draws nothing)
 
     def initial(self, data: Mapping[str, Any]) -> KotdState:
-        ms = [Monster(m["name"], int(m["hp"]), int(m["hp"]), power=m.get("power", ""))
+        ms = [Monster(m["name"], int(m["hp"]), int(m["hp"]), power=m.get("power", ""),
+                      player=m.get("player", ""))
               for m in data["monsters"]]
         first = int(data["first"])
         second = 1 - first

@@ -70,7 +70,7 @@ def kotd_view(session: Session[Any], typed: list[str]) -> dict[str, Any]:
     monsters = []
     for i, m in enumerate(s.monsters):
         monsters.append({
-            "name": m.name, "hp": m.hp, "max_hp": m.max_hp, "energy": m.energy,
+            "name": m.name, "player": m.player, "hp": m.hp, "max_hp": m.max_hp, "energy": m.energy,
             "tokens": m.dice_tokens, "power": m.power, "active": i == s.current and s.phase != "over",
             "winner": s.winner == i,
             "can": {key: session.allows("kotd.adjust", player=i, what=what, delta=d)
@@ -254,7 +254,8 @@ class KotdGameScreen(GameScreen):
         self.typed_text = (" ".join(self.typed) + "  " + " ".join(["_"] * (view["need"] - len(self.typed)))
                            ).strip() if view["need"] else ""
         for panel, mv in zip((self.ids.monster0, self.ids.monster1), view["monsters"]):
-            panel.name_text = mv["name"]
+            panel.name_text = (_("{monster} · {player}").format(monster=mv["name"], player=mv["player"])
+                               if mv["player"] else mv["name"])
             copy_props(panel, mv, ("hp", "max_hp", "energy", "tokens", "power", "active",
                                    "winner", "can", "can_pull"))
         link = App.get_running_app().tower_link
@@ -432,7 +433,8 @@ class KotdSetupScreen(Screen):
             app.toast(_("Pick two different Monsters"))
             return
         setup = k.setup_from_config(app.config_of("kotd"), (self.names[0], self.names[1]),
-                                    int(self.first), hp=(int(self.hps[0]), int(self.hps[1])))
+                                    int(self.first), hp=(int(self.hps[0]), int(self.hps[1])),
+                                    players=(self.ids.player_name0.text, self.ids.player_name1.text))
         app.start_game("kotd", setup, f"{self.names[0]}-vs-{self.names[1]}")
 
 

@@ -12,7 +12,14 @@ from __future__ import annotations
 from typing import Any
 
 from kivy.app import App
-from kivy.properties import BooleanProperty, ListProperty, NumericProperty, ObjectProperty, StringProperty
+from kivy.properties import (
+    BooleanProperty,
+    ListProperty,
+    NumericProperty,
+    ObjectProperty,
+    OptionProperty,
+    StringProperty,
+)
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.modalview import ModalView
 
@@ -175,8 +182,64 @@ class FighterPanel(BoxLayout):
         App.get_running_app().act("tekken.adjust_hp", player=self.player, delta=delta,
                                   reason="manual")
 
-    def pick_rage(self, card: int) -> None:
-        App.get_running_app().act("tekken.rage_chosen", player=self.player, card=card)
+    rage_view = ObjectProperty(None, allownone=True)
+
+    def open_rage_pick(self) -> None:
+        """The secret pick as a hand-over: the tablet goes to this fighter's player while the
+        others look away, and only then are the two cards shown."""
+        who = self.player_name or _("{fighter}'s player").format(fighter=self.fighter_name)
+        self.close_rage_pick()
+        self.rage_view = RagePick(player=self.player, who=who, cards=list(self.rage_names))
+        self.rage_view.open(animation=False)
+
+    def close_rage_pick(self) -> None:
+        if self.rage_view is not None:
+            self.rage_view.dismiss(animation=False)
+            self.rage_view = None
+
+
+class RagePick(ModalView):
+    """The secret Rage pick, full screen: "hand the tablet to X, the others look away",
+    then X's two cards, then "chosen and hidden, hand the tablet back". Nothing of the
+    choice stays on screen; Undo on the game screen takes it back."""
+
+    step = OptionProperty("hand", options=["hand", "pick", "done"])
+    player = NumericProperty(0)
+    who = StringProperty("")
+    cards = ListProperty(["", ""])
+    prompt = StringProperty("")
+    go_text = StringProperty("")
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.on_step(self, self.step)
+
+    def on_step(self, _view: Any, step: str) -> None:
+        if step == "hand":
+            self.prompt = _("Hand the tablet to {who}.\nEveryone else, look away.").format(who=self.who)
+            self.go_text = _("I'm {who}: show my Rage cards").format(who=self.who)
+        elif step == "pick":
+            self.prompt = _("{who}: pick your secret Rage card").format(who=self.who)
+            self.go_text = ""
+        else:
+            self.prompt = _("Rage card chosen and hidden.\nHand the tablet back.")
+            self.go_text = _("Done")
+
+    def advance(self) -> None:
+        if self.step == "hand":
+            self.step = "pick"
+        elif self.step == "done":
+            self.dismiss(animation=False)
+
+    def choose(self, card: int) -> None:
+        app = App.get_running_app()
+        session = app.session
+        app.act("tekken.rage_chosen", player=self.player, card=card)
+        chosen = session is not None and session.state.fighters[self.player].rage != "unchosen"
+        if chosen:
+            self.step = "done"
+        else:                       # refused (the toast says why): nothing was chosen
+            self.dismiss(animation=False)
 
 
 class ResultView(ModalView):
@@ -246,6 +309,8 @@ class TekkenGameScreen(GameScreen):
         if self.result_view is not None:
             self.result_view.dismiss(animation=False)
             self.result_view = None
+        for i in (0, 1):            # a hand-over left open does not wait over another screen
+            self.ids[f"fighter{i}"].close_rage_pick()
 
     def bind_session(self, session: Any) -> None:
         self.session = session
