@@ -18,7 +18,7 @@ import struct
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -171,6 +171,10 @@ class Teacher:
             return self._refuse(msg.kind, "the pip D6 is read without teaching")
         if self.profile_path is None:
             return self._refuse(msg.kind, "the tower has no profile file to save to")
+        from vision.dice import KNOWN_KINDS
+
+        if not msg.faces and kind not in self.profile.kinds and kind not in KNOWN_KINDS:
+            return self._refuse(msg.kind, f"{kind!r} is new: a new kind needs its faces")
         existed = kind in self.profile.kinds
         before = self._state_of(kind) if existed else None
         try:
@@ -257,10 +261,13 @@ class Teacher:
         a = self.answers.pop()
         assert self.kind is not None
         self._restore(self.kind, a.before)
-        a.waiting.out.acked, a.waiting.out.due = False, self.clock()
-        a.waiting.out.wait = RESEND_FIRST
-        self.waiting[picture_id] = a.waiting
-        self.waiting.move_to_end(picture_id, last=False)
+        # the picture is asked again under a new id (the host is done with the old one)
+        pid = self._id()
+        out = _Out(replace(a.waiting.out.header, picture_id=pid), a.waiting.out.jpeg,
+                   self.clock() + RESEND_FIRST)
+        self.waiting[pid] = _Waiting(out, a.waiting.frame, a.waiting.at)
+        for packet in out.packets():
+            self.send(packet)
         self.message = f"{a.face}: taken back"
         self.on_changed(False)
         self._say_status()
