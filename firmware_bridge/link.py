@@ -163,7 +163,8 @@ class Link:
                 "rolls_lost": p.rolls_lost, "resets": p.resets, "reconnects": self.reconnects,
                 "late_rolls": p.late_rolls, "reused_boot_ids": p.reused_boot_ids,
                 "unreadable_dice": p.unreadable_dice, "stale_frames": p.stale_frames,
-                "unknown_types": p.unknown_types}
+                "unknown_types": p.unknown_types, "pictures": p.pictures,
+                "picture_gaps": p.picture_gaps}
 
     # -- internals ------------------------------------------------------------------------
     def _emit(self, event: LinkEvent) -> None:
