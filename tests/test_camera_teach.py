@@ -296,3 +296,16 @@ def test_commands_go_only_to_a_1_2_tower():
     host = connected_host(minor=2)
     host.command(m.TeachAnswer(5, "CLAW"))
     assert sent(host) == [m.TeachAnswer(5, "CLAW")]
+
+
+def test_the_roll_journal_keeps_the_confidence_and_reads_journals_without_it(tmp_path):
+    from firmware_bridge.events import DieReading
+    from firmware_bridge.rolls import RollJournal
+
+    journal = RollJournal(tmp_path / "rolls.jsonl")
+    journal.record(RollEvent(9, 0, (DieReading(0, "kotd", "CLAW", "black", "clean", 0.97),)))
+    journal.record(RollEvent(9, 1, (DieReading(0, "d12", "7", "red", "clean"),)))  # a 1.1 tower
+    journal.close()
+    again = RollJournal(tmp_path / "rolls.jsonl")
+    assert [r.dice[0].confidence for r in again.recent_rolls()] == [0.97, None]
+    again.close()
