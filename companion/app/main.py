@@ -91,6 +91,8 @@ log = logging.getLogger(__name__)
 # the registry. Start-up builds only home, saved games and the dice panel.
 SHELL_SCREENS = {
     "camera_calibrate": "companion.app.screens.camera_calibrate:CameraCalibrateScreen",
+    "teach": "companion.app.screens.teach:TeachScreen",
+    "tray": "companion.app.screens.teach:TrayScreen",
 }
 
 
@@ -150,6 +152,8 @@ class CompanionApp(App):
     last_roll_unclean = BooleanProperty(False)
     last_roll_note = StringProperty("")                # what became of the last roll
     roll_history = ListProperty([])                    # newest first, readable lines
+    tower_kinds = ListProperty([])                     # the kinds the tower's HELLO declares
+    teach_why = StringProperty("no dice tower is connected")  # "" : it can be taught (1.2)
     sim_dice = StringProperty(next(iter(DICE_SETS)))
 
     def __init__(self, data_root: Path | None = None, tower_url: str | None = None,
@@ -337,9 +341,18 @@ class CompanionApp(App):
         if isinstance(event, tower_events.Connected):
             self.tower_detail = (("Simulated tower " if self.tower_simulated else "")
                                  + f"{event.firmware} on {event.port}, protocol {event.proto}")
+            self.tower_kinds = list(event.kinds)
             deliver_undelivered(self.roll_journal, self._on_roll)  # exactly once to the game
         elif isinstance(event, tower_events.RollEvent):
             self._on_roll(event)
+        elif isinstance(event, tower_events.TeachPicture | tower_events.TeachStatus):
+            screen = self.root.get_screen("teach") if self.root is not None else None
+            if screen is not None:
+                (screen.on_picture if isinstance(event, tower_events.TeachPicture)
+                 else screen.on_status)(event)
+        elif isinstance(event, tower_events.TraySnapshot):
+            if self.root is not None:
+                self.root.get_screen("tray").on_snapshot(event)
         elif isinstance(event, tower_events.RollsDropped):
             n = event.count
             self.toast(f"The dice tower lost {n} roll{'s' if n > 1 else ''} "
@@ -355,6 +368,7 @@ class CompanionApp(App):
                                  f"{event.host_version}. Update the tower's firmware.")
         else:
             log.warning("dice tower event not shown to the player: %r", event)
+        self.teach_why = link.teaching_unavailable()
         if self.root is not None and self.root.current == "dice":
             self._refresh_dice_panel()
 

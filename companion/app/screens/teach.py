@@ -1,0 +1,318 @@
+"""Teaching the camera dice tower from the tablet (protocol 1.2), and the Tray view.
+
+**Teach a die** (screen ``teach``): pick a kind the games use (or name a new one with its
+faces), throw dice of that kind through the tower again and again; each die the tower cannot
+name yet comes as a picture, shown big, with one button per face to tap, Skip and Undo last
+answer; a progress line per face; "Saved" when the tower has saved its profile. Cancel (and
+leaving the screen while teaching) stops teaching on the tower: nothing is saved.
+
+**Tray view** (screen ``tray``): the latest picture of the tray, the tower's reading drawn
+on it, refreshed on request and every few seconds while shown (to set focus and light).
+
+Both only talk to the tower through the App's link (``Link.teach_*``, ``Link.snapshot``);
+the link's events reach them from ``CompanionApp._on_tower_event`` on the GUI thread.
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+from kivy.clock import Clock
+from kivy.properties import BooleanProperty, ListProperty, NumericProperty, StringProperty
+from kivy.uix.screenmanager import Screen
+
+from .. import widgets  # noqa: F401  (its rules first)
+from ..kv import load_kv
+
+GAME_DIE_WORD = {"d12": "D12", "kotd": "die", "spawn": "spawn die"}
+"""How a game's die is called after the game's name: "Takkure D12", "Danchie Go spawn die"."""
+TRAY_REFRESH_S = 3.0
+UNDO_DEPTH = 4  # answers the tower can take back (firmware_bridge/camera_teach.py)
+
+
+def texture_of(jpeg: bytes) -> Any:
+    """A JPEG from the tower as a Kivy texture."""
+    from kivy.core.image import Image as CoreImage
+
+    return CoreImage(io.BytesIO(jpeg), ext="jpg").texture
+
+
+def kinds_to_teach(tower_kinds: list[str] | tuple[str, ...]) -> list[tuple[str, str]]:
+    """(kind, label) for each kind the games use, then the tower's own others; never the pip
+    D6 (read without teaching) nor the tower's ``unknown``."""
+    from companion import registry
+
+    out: list[tuple[str, str]] = []
+    for entry in registry.games():
+        for kind in entry.dice_kinds:
+            if kind not in (k for k, _ in out):
+                out.append((kind, f"{entry.tile.title} {GAME_DIE_WORD.get(kind, kind)}"))
+    for kind in tower_kinds:
+        if kind not in ("d6", "unknown") and kind not in (k for k, _ in out):
+            out.append((kind, kind))
+    return out
+
+
+def parse_faces(text: str) -> list[str]:
+    """"HEADS, TAILS" -> ["HEADS", "TAILS"] (commas or spaces)."""
+    return [f for f in text.replace(",", " ").split() if f]
+
+
+class TeachScreen(Screen):
+    phase = StringProperty("pick")  # "pick", "teaching", "saved"
+    kind = StringProperty("")  # the kind being taught (its name on the wire)
+    kind_label = StringProperty("")
+    faces = ListProperty([])  # [(face, examples so far)]
+    needed = NumericProperty(3)
+    message = StringProperty("")  # the tower's last word
+    problem = StringProperty("")  # why something the player asked for did not happen
+    picture_id = NumericProperty(0)  # the picture shown (0: none)
+    waiting = NumericProperty(0)  # pictures still to answer, the one shown included
+    can_undo = BooleanProperty(False)
+    guess = StringProperty("")
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._pictures: list[Any] = []  # TeachPicture events to answer, the shown one first
+        self._answered: list[int] = []  # picture ids answered, newest last (for Undo)
+        self._undoing = False
+
+    # -- the pick phase -------------------------------------------------------------------
+    def on_pre_enter(self, *args: Any) -> None:
+        if self.phase != "teaching":
+            self.phase = "pick"
+            self.problem = ""
+            self.build_kinds()
+
+    def build_kinds(self) -> None:
+        from kivy.app import App
+
+        from ..widgets import BigButton
+
+        app = App.get_running_app()
+        box = self.ids.kinds
+        box.clear_widgets()
+        for kind, label in kinds_to_teach(list(app.tower_kinds)):
+            button = BigButton(text=label, height="64dp")
+            button.kind = kind
+            button.bind(on_release=lambda b: self.start(b.kind, (), b.text))
+            box.add_widget(button)
+
+    def start_new(self) -> None:
+        name = self.ids.new_name.text.strip()
+        faces = parse_faces(self.ids.new_faces.text)
+        if not name:
+            self.problem = "Name the new kind of die first"
+            return
+        if len(faces) < 2 or len(set(faces)) != len(faces):
+            self.problem = "A die needs two or more different faces, separated by commas"
+            return
+        self.start(name, faces, name)
+
+    def start(self, kind: str, faces: Any, label: str) -> None:
+        from kivy.app import App
+
+        from firmware_bridge.protocol import TeachingUnavailable
+
+        app = App.get_running_app()
+        link = app.tower_link
+        try:
+            if link is None:
+                raise TeachingUnavailable("no dice tower is connected")
+            link.teach_start(kind, tuple(faces))
+        except TeachingUnavailable as exc:
+            self.problem = f"Cannot teach now: {exc}"
+            return
+        self.kind, self.kind_label, self.problem = kind, label, ""
+        self.faces = [(f, 0) for f in faces]
+        self.message = "Waiting for the tower…"
+        self._pictures.clear()
+        self._answered.clear()
+        self._show()
+        self.phase = "teaching"
+
+    # -- from the tower -------------------------------------------------------------------
+    def on_status(self, status: Any) -> None:
+        if self.phase == "pick" or (status.kind and status.kind != self.kind):
+            return  # teaching another kind (a start from an earlier visit): not ours
+        self.needed = status.needed
+        if status.faces:
+            self.faces = list(status.faces)
+        self.message = status.message
+        if status.state == "saved":
+            self.phase = "saved"
+            self._pictures.clear()
+            self._show()
+        elif status.state == "refused":
+            self.phase = "pick"
+            self.problem = f"The tower cannot learn {self.kind_label}: {status.message}"
+        elif status.state == "off" and self.phase == "teaching":
+            self.phase = "pick"
+
+    def on_picture(self, picture: Any) -> None:
+        if self.phase != "teaching" or picture.kind != self.kind:
+            return
+        if any(p.picture_id == picture.picture_id for p in self._pictures):
+            return
+        if self._undoing:  # the die taken back comes again: asked first
+            self._undoing = False
+            self._pictures.insert(0, picture)
+        else:
+            self._pictures.append(picture)
+        self._show()
+
+    # -- answers --------------------------------------------------------------------------
+    def _show(self) -> None:
+        self.waiting = len(self._pictures)
+        if not self._pictures:
+            self.picture_id, self.guess = 0, ""
+            self.ids.picture.texture = None
+            self.ids.picture.opacity = 0
+        else:
+            pic = self._pictures[0]
+            self.picture_id, self.guess = pic.picture_id, pic.guess
+            self.ids.picture.texture = texture_of(pic.jpeg)
+            self.ids.picture.opacity = 1
+        self.can_undo = bool(self._answered)
+        self._face_buttons()
+
+    def _face_buttons(self) -> None:
+        from ..widgets import BigButton
+
+        box = self.ids.face_buttons
+        box.clear_widgets()
+        for face, _ in self.faces:
+            button = BigButton(text=face, height="64dp", font_size="20sp",
+                               disabled=not self.picture_id)
+            button.face = face
+            if face == self.guess:
+                button.bg = (0.16, 0.5, 0.3, 1)
+            button.bind(on_release=lambda b: self.answer(b.face))
+            box.add_widget(button)
+
+    def current(self) -> Any:
+        """The picture shown (its TeachPicture event), or None."""
+        return self._pictures[0] if self._pictures else None
+
+    def answer(self, face: str | None) -> None:
+        """The shown picture's face (None: skip it)."""
+        from kivy.app import App
+
+        from firmware_bridge.protocol import TeachingUnavailable
+
+        pic = self.current()
+        link = App.get_running_app().tower_link
+        if pic is None or link is None:
+            return
+        try:
+            link.teach_answer(pic.picture_id, face)
+        except TeachingUnavailable as exc:
+            self.problem = f"Not sent: {exc}"
+            return
+        self.problem = ""
+        self._pictures.pop(0)
+        if face is not None:
+            self._answered.append(pic.picture_id)
+            del self._answered[:-UNDO_DEPTH]
+        self._show()
+
+    def undo(self) -> None:
+        from kivy.app import App
+
+        from firmware_bridge.protocol import TeachingUnavailable
+
+        link = App.get_running_app().tower_link
+        if not self._answered or link is None:
+            return
+        try:
+            link.teach_undo(self._answered[-1])
+        except TeachingUnavailable as exc:
+            self.problem = f"Not sent: {exc}"
+            return
+        self._answered.pop()
+        self._undoing = True
+        self._show()
+
+    def cancel(self) -> None:
+        """Stop teaching on the tower (nothing saved) and go back to the dice panel."""
+        self._stop_on_tower()
+        self.phase = "pick"
+        from kivy.app import App
+
+        App.get_running_app().go("dice")
+
+    def _stop_on_tower(self) -> None:
+        from kivy.app import App
+
+        from firmware_bridge.protocol import TeachingUnavailable
+
+        link = App.get_running_app().tower_link
+        if self.phase == "teaching" and link is not None:
+            try:
+                link.teach_stop()
+            except TeachingUnavailable:
+                pass  # the tower is gone: it was not teaching for us any more
+        self._pictures.clear()
+        self._answered.clear()
+
+    def on_leave(self, *args: Any) -> None:
+        if self.phase == "teaching":  # never left teaching on the tower behind the player
+            self._stop_on_tower()
+            self.phase = "pick"
+
+    def progress_lines(self, faces: list, needed: int) -> str:
+        lines = []
+        for face, n in faces:
+            mark = "done" if n >= needed else f"{needed - n} more"
+            lines.append(f"{face}: {min(n, needed)}/{needed} ({mark})")
+        return "\n".join(lines)
+
+
+class TrayScreen(Screen):
+    caption = StringProperty("")
+    problem = StringProperty("")
+    has_picture = BooleanProperty(False)
+    auto = BooleanProperty(True)
+    snapshots = NumericProperty(0)  # snapshots shown since the app started
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._timer: Any = None
+
+    def on_enter(self, *args: Any) -> None:
+        self.refresh()
+        self._timer = Clock.schedule_interval(self._tick, TRAY_REFRESH_S)
+
+    def on_leave(self, *args: Any) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def _tick(self, dt: float) -> None:
+        if self.auto:
+            self.refresh()
+
+    def refresh(self) -> None:
+        from kivy.app import App
+
+        from firmware_bridge.protocol import TeachingUnavailable
+
+        link = App.get_running_app().tower_link
+        try:
+            if link is None:
+                raise TeachingUnavailable("no dice tower is connected")
+            link.snapshot(max(320, min(1280, int(self.ids.picture.width) or 640)))
+        except TeachingUnavailable as exc:
+            self.problem = f"No tray picture: {exc}"
+            return
+        self.problem = ""
+
+    def on_snapshot(self, snapshot: Any) -> None:
+        self.ids.picture.texture = texture_of(snapshot.jpeg)
+        self.caption = snapshot.caption
+        self.has_picture = True
+        self.snapshots += 1
+
+
+load_kv(__package__, "teach.kv")
