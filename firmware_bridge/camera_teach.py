@@ -319,7 +319,7 @@ class Teacher:
             if r is not None and r.status == "cocked":
                 continue  # a tilted die teaches nothing
             guess = r.face if r is not None and r.kind == self.kind else None
-            if guess is not None and r.status == "clean" \
+            if r is not None and guess is not None and r.status == "clean" \
                     and len(model.examples.get(guess, [])) >= self.status().needed:
                 continue  # a face it knows well enough
             if len(self.waiting) >= MAX_WAITING:
@@ -416,7 +416,7 @@ def draw_reading(frame: np.ndarray, reader: Any) -> tuple[np.ndarray, str]:
     default = max(sizes) if sizes else 40.0
     for r in readings:
         model = reader.profile.kinds.get(r.kind) if r.kind else None
-        half = int(0.75 * ((model.size_px if model is not None and model.size_px else default)))
+        half = int(0.75 * (model.size_px if model is not None and model.size_px else default))
         colour = STATUS_COLOURS.get(r.status, (200, 200, 200))
         x, y = int(r.x), int(r.y)
         cv2.rectangle(img, (x - half, y - half), (x + half, y + half), colour, 2)

@@ -469,11 +469,11 @@ def parse(packet: bytes) -> Message:
             raise BadMessage(f"TEACH_STATUS state {state} (byte 1); 0..{len(TEACH_STATES) - 1}")
         tkind = r.str()
         needed, n = r.take("<BB")
-        faces = []
+        counted: list[tuple[str, int]] = []
         for _ in range(n):
-            face = r.str()
-            faces.append((face, r.u8()))
-        msg = TeachStatus(state, tkind, needed, tuple(faces), r.str())
+            face_name = r.str()
+            counted.append((face_name, r.u8()))
+        msg = TeachStatus(state, tkind, needed, tuple(counted), r.str())
     else:
         raise UnknownType(f"unknown message type 0x{kind:02X}")
     r.end()

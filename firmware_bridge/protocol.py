@@ -252,13 +252,13 @@ class HostProtocol:
         return []
 
     def _on_picture_data(self, msg: m.PictureData) -> list[LinkEvent]:
-        for purpose, (head, data) in self._pictures.items():
-            if head.picture_id == msg.picture_id:
-                break
-        else:
+        found = [(p, h, d) for p, (h, d) in self._pictures.items()
+                 if h.picture_id == msg.picture_id]
+        if not found:
             if msg.picture_id not in self._done_pictures:
                 self.counters.picture_gaps += 1
             return []
+        purpose, head, data = found[0]
         if msg.offset != len(data) or msg.offset + len(msg.data) > head.size:
             if msg.offset > len(data) or msg.offset + len(msg.data) > head.size:
                 self.counters.picture_gaps += 1  # a chunk lost (or a lying tower): resent

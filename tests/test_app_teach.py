@@ -72,7 +72,7 @@ def test_teaching_a_die_from_the_first_picture_to_saved(app, camera_tower, tmp_p
         seed += 1
         last_message = teach.message
         tower.play(frames)
-        wait_for(lambda: teach.picture_id or (teach.message != last_message and any(
+        wait_for(lambda last=last_message: teach.picture_id or (teach.message != last and any(
             w in teach.message for w in ("every die", "sent"))), timeout=30,
             what="the throw's pictures")
         pump(5)
@@ -86,22 +86,24 @@ def test_teaching_a_die_from_the_first_picture_to_saved(app, camera_tower, tmp_p
             if not undone:  # a wrong tap, then Undo last answer: the die comes back
                 wrong = next(f for f, _ in teach.faces if f != face)
                 tap(face_button(teach, wrong))
-                wait_for(lambda: dict(teach.faces)[wrong] == 1, what="the wrong answer")
+                wait_for(lambda wrong=wrong: dict(teach.faces)[wrong] == 1, what="the wrong answer")
                 assert not teach.ids.undo.disabled
                 tap(teach.ids.undo)
-                wait_for(lambda: dict(teach.faces)[wrong] == 0 and teach.picture_id
-                         and teach.current().jpeg == pic.jpeg, what="the die asked again")
+                wait_for(lambda wrong=wrong, pic=pic: dict(teach.faces)[wrong] == 0
+                         and teach.picture_id and teach.current().jpeg == pic.jpeg,
+                         what="the die asked again")
                 undone = True
                 continue
             if not skipped:
                 skipped = True
                 n = teach.waiting
                 tap(teach.ids.skip)
-                wait_for(lambda: teach.waiting == n - 1, what="skipped")
+                wait_for(lambda n=n: teach.waiting == n - 1, what="skipped")
                 continue
             before = dict(teach.faces)[face]
             tap(face_button(teach, face))
-            wait_for(lambda: dict(teach.faces)[face] == before + 1 or teach.phase == "saved",
+            wait_for(lambda face=face, before=before: dict(teach.faces)[face] == before + 1
+                     or teach.phase == "saved",
                      what=f"{face} counted")
     wait_for(lambda: teach.ids.saved.shown, what="Saved on screen")
     assert teach.ids.saved_title.text == "Saved"

@@ -69,7 +69,7 @@ def test_teaching_a_new_kind_over_a_pty_saves_a_profile_that_reads_it(tmp_path):
             seed += 1
             before = after_throw(rec)
             tower.play(frames)
-            rec.wait(lambda: after_throw(rec) > before, timeout=30, what="the throw's pictures")
+            rec.wait(lambda before=before: after_throw(rec) > before, timeout=30, what="the throw's pictures")
             for pic in rec.of(TeachPicture)[answered:]:
                 assert pic.kind == "spawn" and (pic.width, pic.height) == (192, 192)
                 assert decode(pic.jpeg).shape == (192, 192, 3)
@@ -78,13 +78,14 @@ def test_teaching_a_new_kind_over_a_pty_saves_a_profile_that_reads_it(tmp_path):
                     wrong = "NO_SPAWN" if face != "NO_SPAWN" else "TILE_UNDER_YOU"
                     n = len(statuses(rec))
                     link.teach_answer(pic.picture_id, wrong)
-                    rec.wait(lambda: len(statuses(rec)) > n and counts(statuses(rec)[-1])[wrong]
-                             == 1, what="the wrong answer counted")
+                    rec.wait(lambda n=n, wrong=wrong: len(statuses(rec)) > n
+                             and counts(statuses(rec)[-1])[wrong] == 1,
+                             what="the wrong answer counted")
                     n = len(rec.of(TeachPicture))
                     link.teach_undo(pic.picture_id)
-                    rec.wait(lambda: counts(statuses(rec)[-1])[wrong] == 0
+                    rec.wait(lambda wrong=wrong: counts(statuses(rec)[-1])[wrong] == 0
                              and "taken back" in statuses(rec)[-1].message, what="undone")
-                    rec.wait(lambda: len(rec.of(TeachPicture)) > n, what="the picture again")
+                    rec.wait(lambda n=n: len(rec.of(TeachPicture)) > n, what="the picture again")
                     again = rec.of(TeachPicture)[-1]  # the same die, asked again
                     assert again.picture_id != pic.picture_id and again.jpeg == pic.jpeg
                     undone = True
@@ -92,7 +93,7 @@ def test_teaching_a_new_kind_over_a_pty_saves_a_profile_that_reads_it(tmp_path):
                     pic = again
                 n = len(statuses(rec))
                 link.teach_answer(pic.picture_id, face)
-                rec.wait(lambda: len(statuses(rec)) > n, what="the answer taken")
+                rec.wait(lambda n=n: len(statuses(rec)) > n, what="the answer taken")
                 answered += 1
         assert not rec.rolls(), "a teaching throw sent a ROLL"
         final = statuses(rec)[-1]
@@ -271,15 +272,20 @@ def test_malformed_1_2_frames_are_dropped_unanswered_and_counted():
 def test_host_memory_stays_bounded_whatever_pictures_a_tower_announces():
     host = connected_host()
     rng = random.Random(7)
+    wires = []  # encoded before measuring: what is measured is the host's
+    for i in range(300):
+        pid = rng.randrange(1, 2**32)
+        purpose = rng.choice((m.PURPOSE_TEACH, m.PURPOSE_SNAPSHOT))
+        wire = encode_frame(m.Picture(pid, purpose, m.MAX_PICTURE, 9, 9).pack())
+        n_chunks = 65 if i % 100 == 0 else 2  # a few reach 65,000 bytes, none completes
+        wire += b"".join(encode_frame(m.PictureData(pid, off, bytes(1000)).pack())
+                         for off in range(0, 1000 * n_chunks, 1000))
+        wire += encode_frame(m.PictureData(rng.randrange(1, 2**32), 0, bytes(999)).pack())
+        wires.append(wire)
     tracemalloc.start()
     try:
         base = tracemalloc.get_traced_memory()[0]
-        for i in range(300):
-            pid = rng.randrange(1, 2**32)
-            wire = encode_frame(m.Picture(pid, rng.choice((1, 2)), m.MAX_PICTURE, 9, 9).pack())
-            wire += b"".join(encode_frame(m.PictureData(pid, off, bytes(1000)).pack())
-                             for off in range(0, 40_000, 1000))  # never complete
-            wire += encode_frame(m.PictureData(rng.randrange(1, 2**32), 0, bytes(999)).pack())
+        for i, wire in enumerate(wires):
             host.feed(wire, 1.0 + i * 0.01)
         peak = tracemalloc.get_traced_memory()[1] - base
     finally:
