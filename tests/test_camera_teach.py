@@ -315,3 +315,31 @@ def test_the_roll_journal_keeps_the_confidence_and_reads_journals_without_it(tmp
     again = RollJournal(tmp_path / "rolls.jsonl")
     assert [r.dice[0].confidence for r in again.recent_rolls()] == [0.97, None]
     again.close()
+
+
+def test_the_tower_holds_at_most_8_pictures_waiting_and_drops_malformed_commands(tmp_path):
+    from firmware_bridge.camera_teach import MAX_WAITING, Teacher
+
+    profile = empty_tray_profile()
+    sent_packets: list[bytes] = []
+    reader = DiceReader(profile)
+    teacher = Teacher(profile, tmp_path / "p.yaml", sent_packets.append, lambda: reader,
+                      lambda saved: None, lambda text: None)
+    teacher.command(m.TeachStart("spawn"))
+    assert teacher.teaching
+    for seed in (400, 401):  # 2 throws of 6 dice, nothing answered
+        frames, _ = spawn_throw(seed, n_dice=6)
+        teacher.throw(frames[-6], f"throw {seed}")
+    assert len(teacher.waiting) == MAX_WAITING
+    assert teacher.message.endswith("dice left out (answer the pictures first)")
+    pictures = [m.parse(p) for p in sent_packets if p[0] == m.PICTURE]
+    assert len(pictures) == MAX_WAITING
+    # a malformed answer never reaches the teacher: the tower drops it unanswered
+    seen: list[m.Message] = []
+    tower = SimTower(seed=3, minor=2, on_command=seen.append)
+    tower.feed(encode_frame(m.Hello(1).pack()))
+    answer = m.TeachAnswer(pictures[0].picture_id, "NO_SPAWN").pack()
+    tower.feed(encode_frame(answer[:-2]) + encode_frame(answer + b"\x00"))
+    assert seen == []
+    tower.feed(encode_frame(answer))
+    assert seen == [m.TeachAnswer(pictures[0].picture_id, "NO_SPAWN")]
