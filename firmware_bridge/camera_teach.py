@@ -342,6 +342,11 @@ class Teacher:
         x1, y1 = min(w, int(b.cx) + half), min(h, int(b.cy) + half)
         crop = cv2.resize(frame[y0:y1, x0:x1], (CROP_PX, CROP_PX),
                           interpolation=cv2.INTER_AREA)
+        # a ring around the die asked about: a neighbour may be in the picture too
+        sx, sy = CROP_PX / max(1, x1 - x0), CROP_PX / max(1, y1 - y0)
+        cv2.ellipse(crop, (round((b.cx - x0) * sx), round((b.cy - y0) * sy)),
+                    (round(0.8 * b.size * sx), round(0.8 * b.size * sy)), 0, 0, 360,
+                    (0, 215, 255), 2, cv2.LINE_AA)
         jpeg = _jpeg(crop)
         pid = self._id()
         header = m.Picture(pid, m.PURPOSE_TEACH, len(jpeg), CROP_PX, CROP_PX,

@@ -470,13 +470,19 @@ class CameraTower:
                 msg = self._commands.get(timeout=0.05)
             except queue.Empty:
                 msg = None
-            with self._work:
-                if isinstance(msg, m.Snapshot):
-                    self.teacher.command(msg)
-                    self.teacher.snapshot(self.latest, msg.max_width, self.reader)
-                elif msg is not None:
-                    self.teacher.command(msg)
-                self.teacher.tick()
+            try:
+                with self._work:
+                    if isinstance(msg, m.Snapshot):
+                        self.teacher.command(msg)
+                        self.teacher.snapshot(self.latest, msg.max_width, self.reader)
+                    elif msg is not None:
+                        self.teacher.command(msg)
+                    self.teacher.tick()
+            except Exception as exc:  # noqa: BLE001 - said, and the tower goes on
+                import traceback
+
+                self.log(f"{type(msg).__name__ if msg is not None else 'timer'} failed: "
+                         f"{exc!r}\n{traceback.format_exc()}")
             self.server.flush()
 
     # -- camera state --------------------------------------------------------------------

@@ -180,7 +180,7 @@ class TeachPicture(LinkEvent):
     guess: str  # the tower's guess, "" for none
     width: int
     height: int
-    jpeg: bytes
+    jpeg: bytes = field(repr=False)  # logs name the event, not its bytes
 
     def to_json(self) -> dict[str, Any]:
         return {"event": "teach_picture", "picture_id": self.picture_id, "kind": self.kind,
@@ -196,7 +196,7 @@ class TraySnapshot(LinkEvent):
     caption: str
     width: int
     height: int
-    jpeg: bytes
+    jpeg: bytes = field(repr=False)
 
     def to_json(self) -> dict[str, Any]:
         return {"event": "tray_snapshot", "picture_id": self.picture_id,

@@ -44,7 +44,7 @@ def camera_tower(app, tmp_path):
 
 
 def face_button(screen, face):
-    return next(b for b in screen.ids.face_buttons.children if b.text == face)
+    return next(b for b in screen.ids.face_buttons.children if b.face == face)
 
 
 def test_teaching_a_die_from_the_first_picture_to_saved(app, camera_tower, tmp_path):
@@ -79,7 +79,7 @@ def test_teaching_a_die_from_the_first_picture_to_saved(app, camera_tower, tmp_p
         while teach.picture_id and teach.phase == "teaching":
             pic = teach.current()
             assert teach.ids.picture.texture is not None and teach.ids.picture.opacity == 1
-            assert teach.ids.prompt.text.startswith("Which face is on top?")
+            assert teach.ids.prompt.text == "Which face is on top of the ringed die?"
             face = true_face(truth, pic.x, pic.y)
             buttons = list(teach.ids.face_buttons.children)
             assert len(buttons) == 6 and all(b.height >= 48 for b in buttons)

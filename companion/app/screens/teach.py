@@ -183,7 +183,7 @@ class TeachScreen(Screen):
         box = self.ids.face_buttons
         box.clear_widgets()
         for face, _ in self.faces:
-            button = BigButton(text=face, height="64dp", font_size="20sp",
+            button = BigButton(text=face.replace("_", " "), height="64dp", font_size="20sp",
                                disabled=not self.picture_id)
             button.face = face
             if face == self.guess:
