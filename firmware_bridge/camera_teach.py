@@ -31,6 +31,7 @@ UNDO_DEPTH = 4
 CROP_PX = 192  # a teaching picture: the die and a margin, this many pixels square
 STATUS_EVERY = 1.0  # while teaching, the status is said again this often (a lost one heals)
 RESEND_FIRST, RESEND_MAX = 0.2, 2.0
+FRAMES_PER_TICK = 4  # picture frames (about 4 kB) per tick of the tower's command thread
 WIRE_KIND = {"d6pips": "d6"}
 PROFILE_KIND = {v: k for k, v in WIRE_KIND.items()}
 
@@ -49,20 +50,31 @@ def _jpeg(img: np.ndarray, quality: int = 85) -> bytes:
 
 @dataclass
 class _Out:
-    """A picture on its way: resent (header and data) until the host acknowledges it."""
+    """A picture on its way, streamed a few frames per tick (a serial port's or a pty's
+    buffer takes a few kilobytes, not a whole picture at once), then resent whole, from its
+    header, until the host acknowledges it."""
 
     header: m.Picture
     jpeg: bytes
-    due: float
+    due: float = 0.0
     wait: float = RESEND_FIRST
     acked: bool = False
+    next: int = 0  # the next frame to stream: 0 the header, then the data frames
 
-    def packets(self) -> list[bytes]:
-        out = [self.header.pack()]
-        for off in range(0, len(self.jpeg), m.PICTURE_CHUNK):
-            out.append(m.PictureData(self.header.picture_id, off,
-                                     self.jpeg[off:off + m.PICTURE_CHUNK]).pack())
-        return out
+    @property
+    def n_frames(self) -> int:
+        return 1 + -(-len(self.jpeg) // m.PICTURE_CHUNK)
+
+    @property
+    def streaming(self) -> bool:
+        return not self.acked and self.next < self.n_frames
+
+    def frame(self, i: int) -> bytes:
+        if i == 0:
+            return self.header.pack()
+        off = (i - 1) * m.PICTURE_CHUNK
+        return m.PictureData(self.header.picture_id, off,
+                             self.jpeg[off:off + m.PICTURE_CHUNK]).pack()
 
 
 @dataclass
@@ -263,11 +275,8 @@ class Teacher:
         self._restore(self.kind, a.before)
         # the picture is asked again under a new id (the host is done with the old one)
         pid = self._id()
-        out = _Out(replace(a.waiting.out.header, picture_id=pid), a.waiting.out.jpeg,
-                   self.clock() + RESEND_FIRST)
+        out = _Out(replace(a.waiting.out.header, picture_id=pid), a.waiting.out.jpeg)
         self.waiting[pid] = _Waiting(out, a.waiting.frame, a.waiting.at)
-        for packet in out.packets():
-            self.send(packet)
         self.message = f"{a.face}: taken back"
         self.on_changed(False)
         self._say_status()
@@ -352,10 +361,7 @@ class Teacher:
         header = m.Picture(pid, m.PURPOSE_TEACH, len(jpeg), CROP_PX, CROP_PX,
                            self._wire(self.kind), min(int(b.cx), 0xFFFF),
                            min(int(b.cy), 0xFFFF), _clip(guess))
-        out = _Out(header, jpeg, self.clock() + RESEND_FIRST)
-        self.waiting[pid] = _Waiting(out, frame, (float(b.cx), float(b.cy)))
-        for packet in out.packets():
-            self.send(packet)
+        self.waiting[pid] = _Waiting(_Out(header, jpeg), frame, (float(b.cx), float(b.cy)))
 
     # ---------------------------------------------------------------- the tray snapshot
     def snapshot(self, frame: np.ndarray | None, max_width: int, reader: Any) -> None:
@@ -376,21 +382,36 @@ class Teacher:
         jpeg = _jpeg(img, 80)
         header = m.Picture(self._id(), m.PURPOSE_SNAPSHOT, len(jpeg), img.shape[1],
                            img.shape[0], "", 0, 0, _clip(caption))
-        self.snapshot_out = _Out(header, jpeg, self.clock() + RESEND_FIRST)
-        for packet in self.snapshot_out.packets():
-            self.send(packet)
+        self.snapshot_out = _Out(header, jpeg)
 
     # ---------------------------------------------------------------- timers
+    @property
+    def streaming(self) -> bool:
+        """A picture is being streamed (the caller ticks again soon)."""
+        return any(w.out.streaming for w in self.waiting.values()) or (
+            self.snapshot_out is not None and self.snapshot_out.streaming)
+
     def tick(self) -> None:
+        """Stream the pictures on their way (FRAMES_PER_TICK frames in all), restart those
+        whose resend is due, and say the status once a second while teaching."""
         now = self.clock()
         outs = [w.out for w in self.waiting.values()]
         if self.snapshot_out is not None:
-            outs.append(self.snapshot_out)
+            outs.insert(0, self.snapshot_out)  # the player is looking at the tray view
+        budget = FRAMES_PER_TICK
         for out in outs:
-            if not out.acked and out.due <= now:
-                for packet in out.packets():
-                    self.send(packet)
-                out.due, out.wait = now + out.wait, min(out.wait * 2, RESEND_MAX)
+            if out.acked:
+                continue
+            if not out.streaming and out.due <= now:
+                out.next = 0  # resend whole: the host takes data only in order
+            while out.streaming and budget > 0:
+                self.send(out.frame(out.next))
+                out.next += 1
+                budget -= 1
+                if not out.streaming:  # all sent: wait for the ACK, then again
+                    out.due, out.wait = now + out.wait, min(out.wait * 2, RESEND_MAX)
+            if budget == 0:
+                break
         if self.teaching and now >= self._next_status:
             self._say_status()
 

@@ -466,8 +466,8 @@ class CameraTower:
         import queue
 
         while not self._stop.is_set():
-            try:
-                msg = self._commands.get(timeout=0.05)
+            try:  # quickly again while a picture is being streamed
+                msg = self._commands.get(timeout=0.005 if self.teacher.streaming else 0.05)
             except queue.Empty:
                 msg = None
             try:

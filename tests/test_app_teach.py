@@ -66,16 +66,16 @@ def test_teaching_a_die_from_the_first_picture_to_saved(app, camera_tower, tmp_p
     assert teach.ids.prompt.text == "Throw the dice through the tower"
     assert teach.ids.skip.disabled and teach.ids.undo.disabled
     seed, undone, skipped = 100, False, False
+    teacher = tower.tower.teacher
     while teach.phase != "saved":
         assert seed < 125, f"not saved after 25 throws: {teach.message} {teach.faces}"
         frames, truth = spawn_throw(seed)
         seed += 1
-        last_message = teach.message
         tower.play(frames)
-        wait_for(lambda last=last_message: teach.picture_id or (teach.message != last and any(
-            w in teach.message for w in ("every die", "sent"))), timeout=30,
-            what="the throw's pictures")
-        pump(5)
+        wait_for(lambda: not tower.source._frames and not teacher.streaming, timeout=30,
+                 what="the throw read by the tower")
+        wait_for(lambda: teach.waiting == len(teacher.waiting), timeout=10,
+                 what="the throw's pictures on the tablet")
         while teach.picture_id and teach.phase == "teaching":
             pic = teach.current()
             assert teach.ids.picture.texture is not None and teach.ids.picture.opacity == 1

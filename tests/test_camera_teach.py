@@ -69,7 +69,13 @@ def test_teaching_a_new_kind_over_a_pty_saves_a_profile_that_reads_it(tmp_path):
             seed += 1
             before = after_throw(rec)
             tower.play(frames)
-            rec.wait(lambda before=before: after_throw(rec) > before, timeout=30, what="the throw's pictures")
+            rec.wait(lambda before=before: after_throw(rec) > before, timeout=30,
+                     what="the throw's status")
+            said = next(s.message for s in reversed(statuses(rec))
+                        if any(w in s.message for w in THROW_DONE))
+            n = int(said.split()[0]) if said.endswith("sent") else 0
+            rec.wait(lambda n=answered + n: len(rec.of(TeachPicture)) >= n,
+                     what="the throw's pictures")  # streamed after the status
             for pic in rec.of(TeachPicture)[answered:]:
                 assert pic.kind == "spawn" and (pic.width, pic.height) == (192, 192)
                 assert decode(pic.jpeg).shape == (192, 192, 3)
@@ -332,8 +338,11 @@ def test_the_tower_holds_at_most_8_pictures_waiting_and_drops_malformed_commands
         teacher.throw(frames[-6], f"throw {seed}")
     assert len(teacher.waiting) == MAX_WAITING
     assert teacher.message.endswith("dice left out (answer the pictures first)")
+    while teacher.streaming:  # the pictures go out a few frames per tick
+        teacher.tick()
     pictures = [m.parse(p) for p in sent_packets if p[0] == m.PICTURE]
     assert len(pictures) == MAX_WAITING
+    assert all(len(p) <= 1 + 8 + m.PICTURE_CHUNK for p in sent_packets)
     # a malformed answer never reaches the teacher: the tower drops it unanswered
     seen: list[m.Message] = []
     tower = SimTower(seed=3, minor=2, on_command=seen.append)

@@ -16,17 +16,21 @@ the link's events reach them from ``CompanionApp._on_tower_event`` on the GUI th
 from __future__ import annotations
 
 import io
+import re
 from typing import Any
 
 from kivy.clock import Clock
 from kivy.properties import BooleanProperty, ListProperty, NumericProperty, StringProperty
 from kivy.uix.screenmanager import Screen
 
+from companion.i18n import N_, _, ngettext
+
 from .. import widgets  # noqa: F401  (its rules first)
 from ..kv import load_kv
 
-GAME_DIE_WORD = {"d12": "D12", "kotd": "die", "spawn": "spawn die"}
-"""How a game's die is called after the game's name: "Takkure D12", "Danchie Go spawn die"."""
+GAME_DIE = {"d12": N_("{game} D12"), "kotd": N_("{game} die"), "spawn": N_("{game} spawn die")}
+"""How a game's die is called: "Takkure D12", "Danchie Go spawn die" (another kind: the
+game's name and the kind's)."""
 TRAY_REFRESH_S = 3.0
 UNDO_DEPTH = 4  # answers the tower can take back (firmware_bridge/camera_teach.py)
 
@@ -46,10 +50,11 @@ def kinds_to_teach(tower_kinds: list[str] | tuple[str, ...]) -> list[tuple[str, 
     out: list[tuple[str, str]] = []
     for entry in registry.games():
         for kind in entry.dice_kinds:
-            if kind not in (k for k, _ in out):
-                out.append((kind, f"{entry.tile.title} {GAME_DIE_WORD.get(kind, kind)}"))
+            if kind not in (k for k, _label in out):
+                name = _(GAME_DIE[kind]) if kind in GAME_DIE else "{game} " + kind
+                out.append((kind, name.format(game=_(entry.tile.title))))
     for kind in tower_kinds:
-        if kind not in ("d6", "unknown") and kind not in (k for k, _ in out):
+        if kind not in ("d6", "unknown") and kind not in (k for k, _label in out):
             out.append((kind, kind))
     return out
 
@@ -57,6 +62,52 @@ def kinds_to_teach(tower_kinds: list[str] | tuple[str, ...]) -> list[tuple[str, 
 def parse_faces(text: str) -> list[str]:
     """"HEADS, TAILS" -> ["HEADS", "TAILS"] (commas or spaces)."""
     return [f for f in text.replace(",", " ").split() if f]
+
+
+def teaching_unavailable(link: Any) -> str:
+    """Why this tower cannot be taught nor show its tray, in the player's words ("" when it
+    can): the link's own reason is for logs, in English."""
+    protocol = getattr(link, "protocol", None)
+    hello = getattr(protocol, "hello", None)
+    if protocol is None or hello is None or not protocol.connected:
+        return _("no dice tower is connected")
+    if hello.proto_minor < 2:
+        return _("this tower speaks protocol {version}; teaching needs 1.2 (a camera "
+                 "tower)").format(version=f"{hello.proto_major}.{hello.proto_minor}")
+    return ""
+
+
+# The camera tower's TEACH_STATUS messages (firmware_bridge/camera_teach.py), in the
+# player's language; anything else is shown in the tower's words.
+_TOWER_MESSAGES: list[tuple[re.Pattern[str], Any]] = [
+    (re.compile(r"^throw the dice$"), lambda m: _("throw the dice")),
+    (re.compile(r"^skipped$"), lambda m: _("skipped")),
+    (re.compile(r"^stopped: nothing saved$"), lambda m: _("stopped: nothing saved")),
+    (re.compile(r"^(\S+): thanks$"), lambda m: _("{face}: thanks").format(face=m[1])),
+    (re.compile(r"^(\S+): taken back$"),
+     lambda m: _("{face}: taken back").format(face=m[1])),
+    (re.compile(r"^(\d+) pictures? sent$"),
+     lambda m: ngettext("{n} picture sent", "{n} pictures sent", int(m[1])).format(n=int(m[1]))),
+    (re.compile(r"^every die there has a face known already: throw again$"),
+     lambda m: _("every die there has a face known already: throw again")),
+    (re.compile(r"^(\d+) dice left out \(answer the pictures first\)$"),
+     lambda m: ngettext("{n} die left out (answer the pictures first)",
+                        "{n} dice left out (answer the pictures first)",
+                        int(m[1])).format(n=int(m[1]))),
+    (re.compile(r"^saved (.+)$"), lambda m: _("saved {file}").format(file=m[1])),
+    (re.compile(r"^the pip D6 is read without teaching$"),
+     lambda m: _("the pip D6 is read without teaching")),
+    (re.compile(r"^'(.+)' is new: a new kind needs its faces$"),
+     lambda m: _("{die} is new: a new kind needs its faces").format(die=m[1])),
+]
+
+
+def tower_message(text: str) -> str:
+    for pattern, say in _TOWER_MESSAGES:
+        found = pattern.match(text)
+        if found:
+            return say(found)
+    return text
 
 
 class TeachScreen(Screen):
@@ -103,10 +154,10 @@ class TeachScreen(Screen):
         name = self.ids.new_name.text.strip()
         faces = parse_faces(self.ids.new_faces.text)
         if not name:
-            self.problem = "Name the new kind of die first"
+            self.problem = _("Name the new kind of die first")
             return
         if len(faces) < 2 or len(set(faces)) != len(faces):
-            self.problem = "A die needs two or more different faces, separated by commas"
+            self.problem = _("A die needs two or more different faces, separated by commas")
             return
         self.start(name, faces, name)
 
@@ -117,16 +168,18 @@ class TeachScreen(Screen):
 
         app = App.get_running_app()
         link = app.tower_link
+        why = teaching_unavailable(link)
+        if why:
+            self.problem = _("Cannot teach now: {why}").format(why=why)
+            return
         try:
-            if link is None:
-                raise TeachingUnavailable("no dice tower is connected")
             link.teach_start(kind, tuple(faces))
-        except TeachingUnavailable as exc:
-            self.problem = f"Cannot teach now: {exc}"
+        except TeachingUnavailable:  # the tower went in between
+            self.problem = _("Cannot teach now: {why}").format(why=teaching_unavailable(link))
             return
         self.kind, self.kind_label, self.problem = kind, label, ""
         self.faces = [(f, 0) for f in faces]
-        self.message = "Waiting for the tower…"
+        self.message = _("Waiting for the tower…")
         self._pictures.clear()
         self._answered.clear()
         self._show()
@@ -139,14 +192,15 @@ class TeachScreen(Screen):
         self.needed = status.needed
         if status.faces:
             self.faces = list(status.faces)
-        self.message = status.message
+        self.message = tower_message(status.message)
         if status.state == "saved":
             self.phase = "saved"
             self._pictures.clear()
             self._show()
         elif status.state == "refused":
             self.phase = "pick"
-            self.problem = f"The tower cannot learn {self.kind_label}: {status.message}"
+            self.problem = _("The tower cannot learn {die}: {why}").format(
+                die=self.kind_label, why=tower_message(status.message))
         elif status.state == "off" and self.phase == "teaching":
             self.phase = "pick"
 
@@ -182,7 +236,7 @@ class TeachScreen(Screen):
 
         box = self.ids.face_buttons
         box.clear_widgets()
-        for face, _ in self.faces:
+        for face, _count in self.faces:
             button = BigButton(text=face.replace("_", " "), height="64dp", font_size="20sp",
                                disabled=not self.picture_id)
             button.face = face
@@ -207,8 +261,8 @@ class TeachScreen(Screen):
             return
         try:
             link.teach_answer(pic.picture_id, face)
-        except TeachingUnavailable as exc:
-            self.problem = f"Not sent: {exc}"
+        except TeachingUnavailable:
+            self.problem = _("Not sent: {why}").format(why=teaching_unavailable(link))
             return
         self.problem = ""
         self._pictures.pop(0)
@@ -227,8 +281,8 @@ class TeachScreen(Screen):
             return
         try:
             link.teach_undo(self._answered[-1])
-        except TeachingUnavailable as exc:
-            self.problem = f"Not sent: {exc}"
+        except TeachingUnavailable:
+            self.problem = _("Not sent: {why}").format(why=teaching_unavailable(link))
             return
         self._answered.pop()
         self._undoing = True
@@ -264,8 +318,12 @@ class TeachScreen(Screen):
     def progress_lines(self, faces: list, needed: int) -> str:
         lines = []
         for face, n in faces:
-            mark = "done" if n >= needed else f"{needed - n} more"
-            lines.append(f"{face}: {min(n, needed)}/{needed} ({mark})")
+            if n >= needed:
+                line = _("{face}: {n}/{needed} (done)")
+            else:
+                line = _("{face}: {n}/{needed} ({more} more)")
+            lines.append(line.format(face=face, n=min(n, needed), needed=int(needed),
+                                     more=int(needed) - n))
         return "\n".join(lines)
 
 
@@ -299,14 +357,13 @@ class TrayScreen(Screen):
         from firmware_bridge.protocol import TeachingUnavailable
 
         link = App.get_running_app().tower_link
+        why = teaching_unavailable(link)
         try:
-            if link is None:
-                raise TeachingUnavailable("no dice tower is connected")
-            link.snapshot(max(320, min(1280, int(self.ids.picture.width) or 640)))
-        except TeachingUnavailable as exc:
-            self.problem = f"No tray picture: {exc}"
-            return
-        self.problem = ""
+            if not why:
+                link.snapshot(max(320, min(1280, int(self.ids.picture.width) or 640)))
+        except TeachingUnavailable:
+            why = teaching_unavailable(link)
+        self.problem = _("No tray picture: {why}").format(why=why) if why else ""
 
     def on_snapshot(self, snapshot: Any) -> None:
         self.ids.picture.texture = texture_of(snapshot.jpeg)
