@@ -225,7 +225,8 @@ def teaching(app, settle, shot, home: Path) -> None:
             seq = throw_sequence(seed, n_dice=3, kinds=["spawn"], style=style)
             truth = next(f for f in seq if f.phase == "settled").truth
             queue.extend(f.image for f in seq[:-4])
-            settle(lambda: teach.picture_id, timeout=30)
+            settle(lambda: teach.picture_id and not queue and not tower.teacher.streaming
+                   and teach.waiting == len(tower.teacher.waiting), timeout=30)
             if seed == 102:
                 break
             while teach.picture_id:
