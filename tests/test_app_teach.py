@@ -134,6 +134,12 @@ def test_cancel_stops_teaching_on_the_tower(app, camera_tower):
     wait_for(lambda: on_screen(app, "dice") and not tower.tower.teacher.teaching,
              what="teaching stopped on the tower")
     assert "coin" not in tower.tower.profile.kinds
+    # a stop lost on the way (here: teaching started behind the screen's back) is sent again
+    # when the tower's next status says it is still teaching: its throws must be rolls
+    app.tower_link.teach_start("coin", ["HEADS", "TAILS"])
+    wait_for(lambda: tower.log.count("teaching 'coin'") == 2, what="the tower teaching")
+    wait_for(lambda: not tower.tower.teacher.teaching, timeout=5, what="stopped again")
+    assert "coin" not in tower.tower.profile.kinds
     # a kind without faces is refused on the tablet, before the tower
     app.go("teach")
     pump(3)

@@ -187,8 +187,13 @@ class TeachScreen(Screen):
 
     # -- from the tower -------------------------------------------------------------------
     def on_status(self, status: Any) -> None:
+        if status.state == "teaching" and (self.phase != "teaching" or status.kind != self.kind):
+            # the tower teaches while nobody here does (a lost stop, an app restarted while
+            # teaching): its throws would never be rolls. Stop it again (safe to repeat).
+            self._stop_on_tower(force=True)
+            return
         if self.phase == "pick" or (status.kind and status.kind != self.kind):
-            return  # teaching another kind (a start from an earlier visit): not ours
+            return  # a status of an earlier visit's teaching: not ours
         self.needed = status.needed
         if status.faces:
             self.faces = list(status.faces)
@@ -296,13 +301,13 @@ class TeachScreen(Screen):
 
         App.get_running_app().go("dice")
 
-    def _stop_on_tower(self) -> None:
+    def _stop_on_tower(self, force: bool = False) -> None:
         from kivy.app import App
 
         from firmware_bridge.protocol import TeachingUnavailable
 
         link = App.get_running_app().tower_link
-        if self.phase == "teaching" and link is not None:
+        if (force or self.phase == "teaching") and link is not None:
             try:
                 link.teach_stop()
             except TeachingUnavailable:
