@@ -234,7 +234,10 @@ def _write_png(path: Path, img: np.ndarray) -> None:
     ok, buf = cv2.imencode(".png", img)
     if not ok:
         raise DiceError(f"{path}: cannot encode the image")
-    path.write_bytes(buf.tobytes())
+    # whole or not at all: the YAML still on disk names this file while a save runs
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_bytes(buf.tobytes())
+    os.replace(tmp, path)
 
 
 class _Loader:
