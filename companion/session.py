@@ -162,6 +162,11 @@ def check_roll(data: Mapping[str, Any]) -> None:
                                      f"{', '.join(DIE_STATUSES)}, got {_short(die['status'])}")
         if "slot" in die:
             _whole(die["slot"], f"{where}.slot", 0, MAX_DICE)
+        conf = die.get("confidence")  # the reading's, from a 1.2 tower; absent before
+        if conf is not None and (isinstance(conf, bool) or not isinstance(conf, (int, float))
+                                 or not 0 <= conf <= 1):
+            raise IllegalActionError(f"{where}.confidence: expected a number from 0 to 1, "
+                                     f"got {_short(conf)}")
 
 
 def check_event(rules: GameRules, state: Any, type_: str, data: Mapping[str, Any]) -> None:

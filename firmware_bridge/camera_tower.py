@@ -1,4 +1,4 @@
-"""The camera dice tower: a camera over the tray, the dice reader, and protocol 1.1's tower side.
+"""The camera dice tower: a camera over the tray, the dice reader, and protocol 1.2's tower side.
 
     python -m firmware_bridge camera-tower --camera 0 --port /dev/ttyGS0 --profile P.yaml
 
@@ -13,6 +13,11 @@ file (:class:`RingFile`) so that a restart resends what the host never acknowled
 Dice table: the profile's kinds in its order (the built-in ``d6pips`` is called ``d6`` on the
 wire, as the simulated tower and the reference firmware call a pip D6), then ``unknown`` (no
 faces) for a die whose kind the reader cannot tell; the profile's colours in its order.
+
+Protocol 1.2 (``camera_teach.py``): the host can teach the tower a kind of die (each throw
+then sends pictures, not a ROLL, until every face has enough examples and the profile is
+saved) and ask for a snapshot of the tray with the reading drawn on it; a 1.2 host gets each
+die's confidence with the roll (ROLL_C).
 
 No camera: the tower still handshakes and heartbeats; its HELLO_REPLY's ``firmware`` field
 says ``camera missing`` (the app shows that field on the dice panel). When the camera comes
@@ -40,7 +45,7 @@ import numpy as np
 from . import messages as m
 from .sim import NonVolatile, SimServer, SimTower, Transport
 
-VERSION = "1.1.0"
+VERSION = "1.2.0"
 FIRMWARE = f"camera-tower {VERSION}"
 CAMERA_MISSING = "camera missing"
 UNKNOWN_KIND = "unknown"
@@ -48,6 +53,7 @@ N_SLOTS = 16  # dice in one throw; more are left out of the roll (and said on st
 WIRE_KIND = {"d6pips": "d6"}  # profile kind -> the name every tower uses on the wire
 MAX_HELLO_REPLY = 1024  # a packet's limit (protocol.md, 2)
 SMALL_HELLO_REPLY = 250  # what small receivers take (protocol.md, 6.4): a warning above it
+TOWER_MINOR = 2  # the protocol minor version this tower speaks (teaching, snapshots)
 IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp")
 
 
@@ -110,7 +116,7 @@ class DiceTable:
 
     def hello_reply_size(self) -> int:
         firmware = f"{FIRMWARE}; {CAMERA_MISSING}"
-        return len(m.HelloReply(m.PROTO_MAJOR, m.PROTO_MINOR, 0, 1, 0, 0xFFFF, firmware,
+        return len(m.HelloReply(m.PROTO_MAJOR, TOWER_MINOR, 0, 1, 0, 0xFFFF, firmware,
                                 self.colours, self.kinds, N_SLOTS).pack())
 
     def dice(self, readings: Iterable[Any]) -> tuple[m.Die, ...]:
@@ -131,7 +137,8 @@ class DiceTable:
             if status == m.UNREADABLE:
                 face = m.NONE
             colour = self.colours.index(r.colour) if r.colour in self.colours else m.NONE
-            out.append(m.Die(slot, kind, face, colour, status))
+            conf = max(0, min(100, round(100 * float(r.confidence))))
+            out.append(m.Die(slot, kind, face, colour, status, conf))
         return tuple(out)
 
 
@@ -150,7 +157,8 @@ class RingFile(NonVolatile):
     acknowledged, with its original boot id and seq (as the firmware's ring.bin).
 
     Format: one JSON object ``{"camera_tower_ring": 1, "last_boot_id", "rolls": [[order,
-    boot_id, seq, uptime_ms, [[slot, kind, face, colour, status], ...]], ...], "crc"}``;
+    boot_id, seq, uptime_ms, [[slot, kind, face, colour, status, confidence], ...]], ...],
+    "crc"}`` (a file of 1.1 has no confidence: read as not known);
     ``crc`` is the CRC-32 of the object without it. A damaged file is moved aside to
     ``NAME.damaged`` and said on stderr; the tower then starts with an empty ring."""
 
@@ -199,7 +207,8 @@ class RingFile(NonVolatile):
         data: dict[str, Any] = {
             "camera_tower_ring": 1, "last_boot_id": self.last_boot_id,
             "rolls": [[order, r.boot_id, r.seq, r.uptime_ms,
-                       [[d.slot, d.kind, d.face, d.colour, d.status] for d in r.dice]]
+                       [[d.slot, d.kind, d.face, d.colour, d.status, d.confidence]
+                        for d in r.dice]]
                       for order, r in self.ring]}
         data["crc"] = zlib.crc32(self._body(data))
         tmp = self.path.with_name(self.path.name + ".tmp")
@@ -382,8 +391,15 @@ class CameraTower:
                  ring_file: str | Path, profile_name: str = "the profile",
                  still_frames: int = 5, seed: int | None = None,
                  log: Callable[[str], None] | None = None,
-                 on_roll: Callable[[SentRoll], None] | None = None) -> None:
+                 on_roll: Callable[[SentRoll], None] | None = None,
+                 profile_path: str | Path | None = None) -> None:
+        """``profile_path``: where teaching saves the profile (default: the file it was
+        loaded from; none: teaching is refused)."""
+        import queue
+
         from vision.dice import DiceReader, ThrowDetector
+
+        from .camera_teach import Teacher
 
         self.log = log or (lambda text: print(text, file=sys.stderr, flush=True))
         self.table = DiceTable.of(profile, profile_name)
@@ -403,10 +419,18 @@ class CameraTower:
         if not self.camera_ok:
             self.log(f"{getattr(source, 'error', 'no camera')}: the tower says "
                      f"{CAMERA_MISSING!r} and keeps trying")
+        self.profile_name = profile_name
+        self._commands: queue.SimpleQueue = queue.SimpleQueue()  # 1.2, from the link thread
+        self._work = threading.RLock()  # a frame or a command at a time
+        self.latest: np.ndarray | None = None  # the last good frame (the tray snapshot's)
+        path = profile_path if profile_path is not None else getattr(profile, "path", None)
+        self.teacher = Teacher(profile, Path(path) if path is not None else None,
+                               self._send, lambda: self.reader, self._taught, self.log)
         self.tower = SimTower(seed=seed, nv=self.nv, kinds=self.table.kinds,
                               colours=self.table.colours, n_slots=N_SLOTS,
                               firmware=FIRMWARE if self.camera_ok
-                              else f"{FIRMWARE}; {CAMERA_MISSING}")
+                              else f"{FIRMWARE}; {CAMERA_MISSING}",
+                              minor=TOWER_MINOR, on_command=self._commands.put)
         self.server = SimServer(self.tower, transport)
         self.sent: list[SentRoll] = []
         self.errors: list[str] = []
@@ -415,6 +439,51 @@ class CameraTower:
         self._stop = threading.Event()
         self._last_error = ""
         self._link_started = False
+
+    # -- 1.2: teaching and snapshots ------------------------------------------------------
+    def _send(self, packet: bytes) -> None:
+        self.tower.send(packet)
+
+    def _taught(self, saved: bool) -> None:
+        """The profile changed (an example, an undo, a cancel, a save): read with it. Saved
+        with a kind the dice table did not have: a new boot declares the new table."""
+        from vision.dice import DiceReader
+
+        self.reader = DiceReader(self.profile)
+        if not saved:
+            return
+        table = DiceTable.of(self.profile, self.profile_name)
+        if table.kinds != self.table.kinds or table.colours != self.table.colours:
+            self.table = table
+            self.tower.kinds, self.tower.colours = table.kinds, table.colours
+            self.log("the dice table changed: a new boot declares it")
+            self.server.reset()
+
+    def _command_loop(self) -> None:
+        """The 1.2 commands' thread: a camera may block in read() (no frame yet), and the
+        host's answers must not wait for the next frame. Frames and commands take turns
+        (``_work``); the link's thread only queues."""
+        import queue
+
+        while not self._stop.is_set():
+            try:  # quickly again while a picture is being streamed
+                msg = self._commands.get(timeout=0.005 if self.teacher.streaming else 0.05)
+            except queue.Empty:
+                msg = None
+            try:
+                with self._work:
+                    if isinstance(msg, m.Snapshot):
+                        self.teacher.command(msg)
+                        self.teacher.snapshot(self.latest, msg.max_width, self.reader)
+                    elif msg is not None:
+                        self.teacher.command(msg)
+                    self.teacher.tick()
+            except Exception as exc:  # noqa: BLE001 - said, and the tower goes on
+                import traceback
+
+                self.log(f"{type(msg).__name__ if msg is not None else 'timer'} failed: "
+                         f"{exc!r}\n{traceback.format_exc()}")
+            self.server.flush()
 
     # -- camera state --------------------------------------------------------------------
     def _camera(self, ok: bool, why: str = "") -> None:
@@ -440,12 +509,16 @@ class CameraTower:
 
     def step(self) -> bool:
         """Take one frame; False when a finite source is done."""
-        from vision.dice import DiceError
-
         try:
             got = self.source.read()
         except StopIteration:
             return False
+        with self._work:
+            return self._step(got)
+
+    def _step(self, got: tuple[str, np.ndarray] | None) -> bool:
+        from vision.dice import DiceError
+
         if got is None:
             self._camera(False, getattr(self.source, "error", "") or "no camera")
             return True
@@ -463,9 +536,14 @@ class CameraTower:
                         f"{self.size[0]}x{self.size[1]} (same camera and resolution needed): "
                         "skipped")
             return True
+        self.latest = frame
         try:
             settled = self.detector.update(frame)
             if settled is None:
+                return True
+            if self.teacher.teaching:  # a teaching throw: pictures, no ROLL
+                self.teacher.throw(settled.frame, name)
+                self.server.flush()
                 return True
             readings = self.reader.read(settled.frame, name)
         except DiceError as exc:
@@ -491,6 +569,8 @@ class CameraTower:
         if not self._link_started:
             self._link_started = True
             self.server.start()
+            threading.Thread(target=self._command_loop, name="camera-tower-commands",
+                             daemon=True).start()
         return self
 
     def run(self, stop_when_done: bool = False) -> None:

@@ -20,19 +20,26 @@ class DieReading:
     face: str | None
     colour: str | None
     status: str  # "clean", "cocked" or "unreadable"
+    confidence: float | None = None  # 0..1, from a 1.2 tower that reads dice (ROLL_C)
 
     @property
     def clean(self) -> bool:
         return self.status == "clean"
 
     def to_json(self) -> dict[str, Any]:
-        return {"slot": self.slot, "kind": self.kind, "face": self.face,
-                "colour": self.colour, "status": self.status}
+        out = {"slot": self.slot, "kind": self.kind, "face": self.face,
+               "colour": self.colour, "status": self.status}
+        if self.confidence is not None:  # absent: a tower that does not say (before 1.2)
+            out["confidence"] = self.confidence
+        return out
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> DieReading:
+        conf = data.get("confidence")
         return cls(int(data["slot"]), str(data["kind"]), data.get("face"), data.get("colour"),
-                   str(data.get("status", "clean")))
+                   str(data.get("status", "clean")),
+                   float(conf) if isinstance(conf, (int, float)) and not isinstance(conf, bool)
+                   else None)
 
 
 def roll_boot_key(boot_id: int, incarnation: int) -> int:
@@ -161,7 +168,67 @@ class ProtocolMismatch(LinkEvent):
     host_version: str
 
 
+@dataclass(frozen=True, slots=True)
+class TeachPicture(LinkEvent):
+    """1.2: a die the tower is being taught and cannot name yet, as a JPEG: answer it with
+    ``Link.teach_answer(picture_id, face)``."""
+
+    picture_id: int
+    kind: str
+    x: int
+    y: int
+    guess: str  # the tower's guess, "" for none
+    width: int
+    height: int
+    jpeg: bytes = field(repr=False)  # logs name the event, not its bytes
+
+    def to_json(self) -> dict[str, Any]:
+        return {"event": "teach_picture", "picture_id": self.picture_id, "kind": self.kind,
+                "x": self.x, "y": self.y, "guess": self.guess, "width": self.width,
+                "height": self.height, "jpeg_bytes": len(self.jpeg)}
+
+
+@dataclass(frozen=True, slots=True)
+class TraySnapshot(LinkEvent):
+    """1.2: the tray as the tower's camera sees it, its reading drawn on it (a JPEG)."""
+
+    picture_id: int
+    caption: str
+    width: int
+    height: int
+    jpeg: bytes = field(repr=False)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"event": "tray_snapshot", "picture_id": self.picture_id,
+                "caption": self.caption, "width": self.width, "height": self.height,
+                "jpeg_bytes": len(self.jpeg)}
+
+
+@dataclass(frozen=True, slots=True)
+class TeachStatus(LinkEvent):
+    """1.2: where teaching stands: ``state`` off, teaching, saved or refused; ``faces``
+    (name, examples so far), each face known at ``needed``."""
+
+    state: str
+    kind: str
+    needed: int
+    faces: tuple[tuple[str, int], ...]
+    message: str
+
+    @property
+    def missing(self) -> dict[str, int]:
+        return {f: self.needed - n for f, n in self.faces if n < self.needed}
+
+    def to_json(self) -> dict[str, Any]:
+        return {"event": "teach_status", "state": self.state, "kind": self.kind,
+                "needed": self.needed, "faces": [list(f) for f in self.faces],
+                "message": self.message}
+
+
 EVENT_NAMES: dict[type, str] = {
+    TeachPicture: "teach_picture",
+    TraySnapshot: "tray_snapshot",
+    TeachStatus: "teach_status",
     RollEvent: "roll",
     Connected: "connected",
     RollsDropped: "rolls_dropped",

@@ -13,13 +13,17 @@ from __future__ import annotations
 
 import errno
 import logging
+import os
+import struct
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import serial
 
+from . import messages as m
 from . import urlhandlers  # noqa: F401  (registers sim://)
 from .discovery import PortNotFoundError, UsbMatch, resolve
 from .events import (
@@ -32,7 +36,7 @@ from .events import (
     ProtocolMismatch,
     Reconnecting,
 )
-from .protocol import HostProtocol
+from .protocol import HostProtocol, TeachingUnavailable
 from .rolls import RollStore
 
 log = logging.getLogger(__name__)
@@ -91,6 +95,7 @@ class Link:
         self._lost_at: float | None = None
         self._opened_at: float | None = None
         self._last_open_problem: str | None = None
+        self._commands: deque[m.Message] = deque(maxlen=64)  # 1.2 commands for the reader
 
     # -- control --------------------------------------------------------------------------
     def start(self) -> Link:
@@ -117,6 +122,37 @@ class Link:
     def running(self) -> bool:
         return self._thread is not None and self._thread.is_alive()
 
+    # -- 1.2: teaching and the tray snapshot (any thread) -----------------------------------
+    def teaching_unavailable(self) -> str:
+        """Why this tower cannot be taught or show its tray ("" when it can)."""
+        return self.protocol.teaching_unavailable()
+
+    def command(self, msg: m.Message) -> None:
+        """Send a 1.2 command from any thread (the reader thread writes it). Raises
+        :class:`~firmware_bridge.protocol.TeachingUnavailable` saying why it cannot go."""
+        why = self.teaching_unavailable()
+        if why:
+            raise TeachingUnavailable(why)
+        self._commands.append(msg)
+
+    def teach_start(self, kind: str, faces: Sequence[str] = ()) -> None:
+        self.command(m.TeachStart(kind, tuple(faces)))
+
+    def teach_stop(self) -> None:
+        self.command(m.TeachStop())
+
+    def teach_answer(self, picture_id: int, face: str | None) -> None:
+        """``face`` None: skip the picture."""
+        self.command(m.TeachAnswer(picture_id, face or ""))
+
+    def teach_undo(self, picture_id: int) -> None:
+        self.command(m.TeachUndo(picture_id))
+
+    def snapshot(self, max_width: int = 640) -> int:
+        request = struct.unpack("<I", os.urandom(4))[0] or 1
+        self.command(m.Snapshot(request, max_width))
+        return request
+
     def counters(self) -> dict[str, Any]:
         d = self.protocol.decoder.counters
         p = self.protocol.counters
@@ -127,7 +163,8 @@ class Link:
                 "rolls_lost": p.rolls_lost, "resets": p.resets, "reconnects": self.reconnects,
                 "late_rolls": p.late_rolls, "reused_boot_ids": p.reused_boot_ids,
                 "unreadable_dice": p.unreadable_dice, "stale_frames": p.stale_frames,
-                "unknown_types": p.unknown_types}
+                "unknown_types": p.unknown_types, "pictures": p.pictures,
+                "picture_gaps": p.picture_gaps}
 
     # -- internals ------------------------------------------------------------------------
     def _emit(self, event: LinkEvent) -> None:
@@ -213,6 +250,11 @@ class Link:
             if offer is not None and any(isinstance(e, Connected) for e in events):
                 offer(before)  # the rolls of these frames reach the app as their own events
             events += proto.tick(now)
+            while self._commands:
+                try:
+                    proto.command(self._commands.popleft())
+                except TeachingUnavailable as exc:  # the tower changed since it was queued
+                    log.info("dice tower command dropped: %s", exc)
             out = proto.take_output()
             if out:
                 port.write(out)

@@ -1,4 +1,4 @@
-"""The messages of protocol 1.1 (docs/protocol.md, section 4): packets <-> typed values.
+"""The messages of protocol 1.2 (docs/protocol.md, section 4): packets <-> typed values.
 
 ``parse(packet)`` turns a CRC-checked packet (``type | body``) into one of the message classes
 or raises :class:`BadMessage` (:class:`UnknownType` for a type this version does not know,
@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from .codec import crc32
 
 PROTO_MAJOR = 1
-PROTO_MINOR = 1
+PROTO_MINOR = 2
 
 HELLO = 0x01
 ACK = 0x02
@@ -23,6 +23,17 @@ HELLO_REPLY = 0x81
 ROLL = 0x82
 HEARTBEAT = 0x83
 DROPPED = 0x84
+# 1.2: teaching the camera tower from the tablet, the tray snapshot, confidences
+TEACH_START = 0x04
+TEACH_STOP = 0x05
+TEACH_ANSWER = 0x06
+TEACH_UNDO = 0x07
+PICTURE_ACK = 0x08
+SNAPSHOT = 0x09
+ROLL_C = 0x85
+PICTURE = 0x86
+PICTURE_DATA = 0x87
+TEACH_STATUS = 0x88
 
 NONE = 255
 """Face or colour not known."""
@@ -33,6 +44,14 @@ MAX_DROP_COUNT = 4096
 
 STATUS_NAMES = ("clean", "cocked", "unreadable")
 CLEAN, COCKED, UNREADABLE = 0, 1, 2
+
+MAX_PICTURE = 65536
+"""Bytes of one picture (a JPEG); a PICTURE announcing more is a bad frame."""
+PICTURE_CHUNK = 1000
+"""JPEG bytes in one PICTURE_DATA (its packet stays within 1024 bytes)."""
+PURPOSE_TEACH, PURPOSE_SNAPSHOT = 1, 2
+TEACH_STATES = ("off", "teaching", "saved", "refused")
+NO_CONFIDENCE = 255
 
 DROP_OVERFLOW = 1
 DROP_REBOOT = 2
@@ -171,6 +190,7 @@ class Die:
     face: int
     colour: int = NONE
     status: int = CLEAN
+    confidence: int = NO_CONFIDENCE  # 1.2: percent 0..100 (ROLL_C only), 255 not known
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,12 +201,16 @@ class Roll:
     attempt: int
     dice: tuple[Die, ...] = field(default_factory=tuple)
 
-    def pack(self) -> bytes:
-        out = bytearray(struct.pack("<BIIIBB", ROLL, self.boot_id, self.seq,
-                                    self.uptime_ms & 0xFFFFFFFF, min(self.attempt, 255),
-                                    len(self.dice)))
+    def pack(self, confidence: bool = False) -> bytes:
+        """A ROLL; with ``confidence`` (to a 1.2 host) a ROLL_C, each die with its
+        confidence byte."""
+        out = bytearray(struct.pack("<BIIIBB", ROLL_C if confidence else ROLL, self.boot_id,
+                                    self.seq, self.uptime_ms & 0xFFFFFFFF,
+                                    min(self.attempt, 255), len(self.dice)))
         for die in self.dice:
             out += struct.pack("<BBBBB", die.slot, die.kind, die.face, die.colour, die.status)
+            if confidence:
+                out.append(die.confidence)
         return bytes(out)
 
     def fingerprint(self) -> int:
@@ -224,7 +248,125 @@ class Dropped:
                            self.reason)
 
 
-Message = Hello | Ack | AckDropped | HelloReply | Roll | Heartbeat | Dropped
+# ---------------------------------------------------------------- 1.2
+
+@dataclass(frozen=True, slots=True)
+class TeachStart:
+    """Host -> tower: teach kind ``kind``; ``faces`` empty for a kind the tower knows (its
+    profile's or one the games use), else a new kind's faces."""
+
+    kind: str
+    faces: tuple[str, ...] = ()
+
+    def pack(self) -> bytes:
+        out = bytearray((TEACH_START,)) + _str(self.kind)
+        out.append(len(self.faces))
+        for face in self.faces:
+            out += _str(face)
+        return bytes(out)
+
+
+@dataclass(frozen=True, slots=True)
+class TeachStop:
+    def pack(self) -> bytes:
+        return bytes((TEACH_STOP,))
+
+
+@dataclass(frozen=True, slots=True)
+class TeachAnswer:
+    """Host -> tower: picture ``picture_id`` shows face ``face`` ("" : skip it)."""
+
+    picture_id: int
+    face: str
+
+    def pack(self) -> bytes:
+        return struct.pack("<BI", TEACH_ANSWER, self.picture_id) + _str(self.face)
+
+
+@dataclass(frozen=True, slots=True)
+class TeachUndo:
+    """Host -> tower: take back the answer to ``picture_id`` (the last one given)."""
+
+    picture_id: int
+
+    def pack(self) -> bytes:
+        return struct.pack("<BI", TEACH_UNDO, self.picture_id)
+
+
+@dataclass(frozen=True, slots=True)
+class PictureAck:
+    """Host -> tower: the whole picture arrived; stop resending it."""
+
+    picture_id: int
+
+    def pack(self) -> bytes:
+        return struct.pack("<BI", PICTURE_ACK, self.picture_id)
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """Host -> tower: send the tray as the camera sees it now, the reading drawn on it, at
+    most ``max_width`` pixels wide."""
+
+    request_id: int
+    max_width: int = 640
+
+    def pack(self) -> bytes:
+        return struct.pack("<BIH", SNAPSHOT, self.request_id, self.max_width)
+
+
+@dataclass(frozen=True, slots=True)
+class Picture:
+    """Tower -> host: a picture's header; its JPEG bytes follow in PICTURE_DATA frames."""
+
+    picture_id: int
+    purpose: int  # PURPOSE_TEACH or PURPOSE_SNAPSHOT
+    size: int
+    width: int
+    height: int
+    kind: str = ""  # teaching: the kind taught
+    x: int = 0  # teaching: the die's centre in the tray frame
+    y: int = 0
+    caption: str = ""  # teaching: the tower's guess ("" none); snapshot: the reading
+
+    def pack(self) -> bytes:
+        return (struct.pack("<BIBIHH", PICTURE, self.picture_id, self.purpose, self.size,
+                            self.width, self.height) + _str(self.kind)
+                + struct.pack("<HH", self.x, self.y) + _str(self.caption))
+
+
+@dataclass(frozen=True, slots=True)
+class PictureData:
+    picture_id: int
+    offset: int
+    data: bytes
+
+    def pack(self) -> bytes:
+        return struct.pack("<BII", PICTURE_DATA, self.picture_id, self.offset) + self.data
+
+
+@dataclass(frozen=True, slots=True)
+class TeachStatus:
+    """Tower -> host: where teaching stands. ``faces``: (name, examples so far)."""
+
+    state: int  # index into TEACH_STATES
+    kind: str
+    needed: int
+    faces: tuple[tuple[str, int], ...] = ()
+    message: str = ""
+
+    def pack(self) -> bytes:
+        out = bytearray((TEACH_STATUS, self.state)) + _str(self.kind)
+        out += bytes((self.needed, len(self.faces)))
+        for name, count in self.faces:
+            out += _str(name) + bytes((min(count, 255),))
+        out += _str(self.message)
+        return bytes(out)
+
+
+Message = (Hello | Ack | AckDropped | HelloReply | Roll | Heartbeat | Dropped | TeachStart
+           | TeachStop | TeachAnswer | TeachUndo | PictureAck | Snapshot | Picture
+           | PictureData | TeachStatus)
 
 
 def _boot(boot_id: int, what: str, at: int = 1) -> int:
@@ -262,12 +404,18 @@ def parse(packet: bytes) -> Message:
         n_slots = r.u8()
         msg = HelloReply(major, minor, nonce, boot_id, next_seq, ring_size, firmware,
                          colours, tuple(kinds), n_slots)
-    elif kind == ROLL:
+    elif kind in (ROLL, ROLL_C):
+        name = "ROLL" if kind == ROLL else "ROLL_C"
         boot_id, seq, uptime, attempt, n = r.take("<IIIBB")
-        _boot(boot_id, "ROLL")
+        _boot(boot_id, name)
         if n > MAX_DICE:
-            raise BadMessage(f"ROLL of {n} dice (byte 14); the limit is {MAX_DICE}")
-        dice = tuple(Die(*r.take("<BBBBB")) for _ in range(n))
+            raise BadMessage(f"{name} of {n} dice (byte 14); the limit is {MAX_DICE}")
+        fmt = "<BBBBB" if kind == ROLL else "<BBBBBB"
+        dice = tuple(Die(*r.take(fmt)) for _ in range(n))
+        for i, die in enumerate(dice):
+            if die.confidence != NO_CONFIDENCE and die.confidence > 100:
+                raise BadMessage(f"ROLL_C die {i}: confidence {die.confidence} (byte "
+                                 f"{15 + 6 * i + 5}); 0..100 or 255")
         msg = Roll(boot_id, seq, uptime, attempt, dice)
     elif kind == HEARTBEAT:
         msg = Heartbeat(*r.take("<IIIHI"))
@@ -275,6 +423,57 @@ def parse(packet: bytes) -> Message:
     elif kind == DROPPED:
         msg = Dropped(*r.take("<IIIB"))
         _boot(msg.boot_id, "DROPPED")
+    elif kind == TEACH_START:
+        name = r.str()
+        msg = TeachStart(name, tuple(r.str() for _ in range(r.u8())))
+    elif kind == TEACH_STOP:
+        msg = TeachStop()
+    elif kind == TEACH_ANSWER:
+        msg = TeachAnswer(r.u32(), r.str())
+    elif kind == TEACH_UNDO:
+        msg = TeachUndo(r.u32())
+    elif kind == PICTURE_ACK:
+        msg = PictureAck(r.u32())
+    elif kind == SNAPSHOT:
+        request_id, max_width = r.take("<IH")
+        if not 16 <= max_width:
+            raise BadMessage(f"SNAPSHOT of max width {max_width} (bytes 5..6); 16 or more")
+        msg = Snapshot(request_id, max_width)
+    elif kind == PICTURE:
+        picture_id, purpose, size, width, height = r.take("<IBIHH")
+        if picture_id == 0:
+            raise BadMessage("PICTURE with picture id 0 (bytes 1..4): ids are non-zero")
+        if purpose not in (PURPOSE_TEACH, PURPOSE_SNAPSHOT):
+            raise BadMessage(f"PICTURE of purpose {purpose} (byte 5); 1 teach or 2 snapshot")
+        if not 0 < size <= MAX_PICTURE:
+            raise BadMessage(f"PICTURE of {size} bytes (bytes 6..9); 1 to {MAX_PICTURE}")
+        pkind = r.str()
+        x, y = r.take("<HH")
+        msg = Picture(picture_id, purpose, size, width, height, pkind, x, y, r.str())
+    elif kind == PICTURE_DATA:
+        picture_id, offset = r.take("<II")
+        data = packet[r.pos:]
+        if picture_id == 0:
+            raise BadMessage("PICTURE_DATA with picture id 0 (bytes 1..4): ids are non-zero")
+        if not data or len(data) > PICTURE_CHUNK:
+            raise BadMessage(f"PICTURE_DATA of {len(data)} bytes from byte 9; 1 to "
+                             f"{PICTURE_CHUNK}")
+        if offset + len(data) > MAX_PICTURE:
+            raise BadMessage(f"PICTURE_DATA at offset {offset} (bytes 5..8) runs past "
+                             f"{MAX_PICTURE} bytes")
+        r.pos = len(packet)
+        msg = PictureData(picture_id, offset, bytes(data))
+    elif kind == TEACH_STATUS:
+        state = r.u8()
+        if state >= len(TEACH_STATES):
+            raise BadMessage(f"TEACH_STATUS state {state} (byte 1); 0..{len(TEACH_STATES) - 1}")
+        tkind = r.str()
+        needed, n = r.take("<BB")
+        counted: list[tuple[str, int]] = []
+        for _ in range(n):
+            face_name = r.str()
+            counted.append((face_name, r.u8()))
+        msg = TeachStatus(state, tkind, needed, tuple(counted), r.str())
     else:
         raise UnknownType(f"unknown message type 0x{kind:02X}")
     r.end()

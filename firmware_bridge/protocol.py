@@ -1,4 +1,4 @@
-"""The host side of protocol 1.1 as a state machine: bytes in, events and bytes out. No I/O.
+"""The host side of protocol 1.2 as a state machine: bytes in, events and bytes out. No I/O.
 
 :class:`HostProtocol` is driven by the reader loop (``link.py``) and by tests directly. It
 never reads a clock itself: every call takes ``now`` (``time.monotonic()`` seconds). A roll is
@@ -8,7 +8,11 @@ first copy is in the journal, never because of a verdict of the host's.
 
 Bounded: every count and sequence jump read from the wire is capped (``PENDING_WINDOW``,
 ``messages.MAX_DROP_COUNT``, ``MAX_OLD_BOOTS``), so the work per frame and the memory held
-do not depend on what a tower claims.
+do not depend on what a tower claims. 1.2's pictures: one being assembled per purpose, at
+most ``messages.MAX_PICTURE`` bytes each, the ids of the last ``DONE_PICTURES`` kept.
+
+1.2 commands (teaching, the tray snapshot) are queued with :meth:`HostProtocol.command`, only
+to a tower whose HELLO_REPLY says minor 2 or more (:class:`TeachingUnavailable` otherwise).
 """
 
 from __future__ import annotations
@@ -31,6 +35,9 @@ from .events import (
     RollEvent,
     RollsDropped,
     RollsMissing,
+    TeachPicture,
+    TeachStatus,
+    TraySnapshot,
     roll_boot_key,
 )
 from .rolls import RollStore
@@ -45,6 +52,13 @@ MAX_OLD_BOOTS = 4
 """Earlier boots whose missing rolls the host still waits for after resets."""
 MAX_INCARNATIONS = 8
 """Uses of one boot id searched for a duplicate (a tower reusing ids is already faulty)."""
+DONE_PICTURES = 16
+"""Pictures remembered as received, so a resent copy is acknowledged but not shown twice."""
+TEACHING_MINOR = 2
+
+
+class TeachingUnavailable(RuntimeError):
+    """A 1.2 command for a tower that does not speak 1.2 (or no tower yet): says why."""
 
 
 @dataclass
@@ -61,6 +75,8 @@ class ProtocolCounters:
     unreadable_dice: int = 0  # dice out of the HELLO_REPLY's range, recorded as unreadable
     stale_frames: int = 0  # heartbeats of an earlier boot, after its reset
     unknown_types: int = 0  # frames of a later minor version's types: ignored
+    pictures: int = 0  # 1.2: whole pictures received (each once)
+    picture_gaps: int = 0  # 1.2: picture data out of order or of no announced picture
     unexpected: int = 0  # valid frames the host did not expect (a roll before the handshake...)
 
 
@@ -91,6 +107,9 @@ class HostProtocol:
         self._highest_recorded = -1
         # earlier boots' rolls still unaccounted for after a reset: (boot id, seqs)
         self._old_pending: deque[tuple[int, set[int]]] = deque(maxlen=MAX_OLD_BOOTS)
+        # 1.2: purpose -> (header, bytes so far) of the picture being received
+        self._pictures: dict[int, tuple[m.Picture, bytearray]] = {}
+        self._done_pictures: deque[int] = deque(maxlen=DONE_PICTURES)
 
     # -- output ---------------------------------------------------------------------------
     def take_output(self) -> bytes:
@@ -99,8 +118,27 @@ class HostProtocol:
         self._out.clear()
         return out
 
-    def _send(self, msg: m.Hello | m.Ack | m.AckDropped) -> None:
+    def _send(self, msg: m.Message) -> None:
         self._out += encode_frame(msg.pack())
+
+    # -- 1.2 commands ---------------------------------------------------------------------
+    def teaching_unavailable(self) -> str:
+        """Why the tower cannot be taught from here ("" when it can)."""
+        if self.hello is None or not self.connected:
+            return "no dice tower is connected"
+        if self.hello.proto_minor < TEACHING_MINOR:
+            return (f"this tower speaks protocol {self.hello.proto_major}."
+                    f"{self.hello.proto_minor}; teaching needs 1.{TEACHING_MINOR} (a camera "
+                    "tower)")
+        return ""
+
+    def command(self, msg: m.Message) -> None:
+        """Queue a 1.2 host -> tower message (TeachStart, TeachStop, TeachAnswer, TeachUndo,
+        Snapshot). Raises :class:`TeachingUnavailable` for a tower of an earlier minor."""
+        why = self.teaching_unavailable()
+        if why:
+            raise TeachingUnavailable(why)
+        self._send(msg)
 
     # -- life cycle -----------------------------------------------------------------------
     def begin(self, now: float) -> None:
@@ -189,9 +227,54 @@ class HostProtocol:
             if msg.boot_id == self.boot_id:
                 events.extend(self._resume(now))
             events.extend(self._on_dropped(msg))
+        elif isinstance(msg, m.Picture):
+            events.extend(self._on_picture(msg))
+        elif isinstance(msg, m.PictureData):
+            events.extend(self._on_picture_data(msg))
+        elif isinstance(msg, m.TeachStatus):
+            events.append(TeachStatus(m.TEACH_STATES[msg.state], msg.kind, msg.needed,
+                                      msg.faces, msg.message))
         else:
             self.counters.unexpected += 1  # a host -> tower message echoed back to us
         return events
+
+    # -- 1.2 pictures ---------------------------------------------------------------------
+    def _on_picture(self, msg: m.Picture) -> list[LinkEvent]:
+        """A picture's header: (re)starts its assembly. One picture per purpose at a time,
+        so a tower cannot make the host hold more than two pictures' bytes."""
+        if msg.picture_id in self._done_pictures:
+            self._send(m.PictureAck(msg.picture_id))  # our ACK was lost: say it again
+            return []
+        held = self._pictures.get(msg.purpose)
+        if held is not None and held[0] == msg:
+            return []  # a resend of the header we hold: its data follows again
+        self._pictures[msg.purpose] = (msg, bytearray())
+        return []
+
+    def _on_picture_data(self, msg: m.PictureData) -> list[LinkEvent]:
+        found = [(p, h, d) for p, (h, d) in self._pictures.items()
+                 if h.picture_id == msg.picture_id]
+        if not found:
+            if msg.picture_id not in self._done_pictures:
+                self.counters.picture_gaps += 1
+            return []
+        purpose, head, data = found[0]
+        if msg.offset != len(data) or msg.offset + len(msg.data) > head.size:
+            if msg.offset > len(data) or msg.offset + len(msg.data) > head.size:
+                self.counters.picture_gaps += 1  # a chunk lost (or a lying tower): resent
+            return []
+        data += msg.data
+        if len(data) < head.size:
+            return []
+        del self._pictures[purpose]
+        self._done_pictures.append(head.picture_id)
+        self.counters.pictures += 1
+        self._send(m.PictureAck(head.picture_id))
+        if purpose == m.PURPOSE_TEACH:
+            return [TeachPicture(head.picture_id, head.kind, head.x, head.y, head.caption,
+                                 head.width, head.height, bytes(data))]
+        return [TraySnapshot(head.picture_id, head.caption, head.width, head.height,
+                             bytes(data))]
 
     def _resume(self, now: float) -> list[LinkEvent]:
         """A frame of the boot we already hold the HELLO_REPLY of: after a reopen, that is as
@@ -316,6 +399,7 @@ class HostProtocol:
             if kind is not None and die.face != m.NONE and die.face < len(kind.faces):
                 face = kind.faces[die.face]
             status = m.STATUS_NAMES[die.status] if die.status <= m.UNREADABLE else None
+            conf = die.confidence / 100 if die.confidence <= 100 else None
             readable = (kind is not None and status is not None
                         and (die.colour == m.NONE or colour is not None)
                         and (die.face == m.NONE or face is not None)
@@ -324,7 +408,7 @@ class HostProtocol:
                 self.counters.unreadable_dice += 1
                 face, status = None, "unreadable"
             out.append(DieReading(die.slot, kind.name if kind is not None else f"kind {die.kind}",
-                                  face, colour, status))  # type: ignore[arg-type]
+                                  face, colour, status, conf))  # type: ignore[arg-type]
         return tuple(out)
 
     def _ack_roll(self, msg: m.Roll) -> None:

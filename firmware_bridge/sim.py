@@ -126,10 +126,15 @@ class SimTower:
     def __init__(self, *, ring_size: int = DEFAULT_RING, seed: int | None = None,
                  nv: NonVolatile | None = None, clock: Callable[[], float] = time.monotonic,
                  kinds: tuple[m.DieKind, ...] = KINDS, colours: tuple[str, ...] = COLOURS,
-                 n_slots: int = N_SLOTS, firmware: str = FIRMWARE) -> None:
+                 n_slots: int = N_SLOTS, firmware: str = FIRMWARE, minor: int = 1,
+                 on_command: Callable[[m.Message], None] | None = None) -> None:
         """``kinds``, ``colours``, ``n_slots`` and ``firmware``: the dice table and name its
-        HELLO_REPLY declares (the camera tower passes its profile's)."""
+        HELLO_REPLY declares (the camera tower passes its profile's). ``minor``: the protocol
+        minor version it declares (the simulated tower speaks 1.1; the camera tower 1.2, and
+        takes the 1.2 host -> tower messages in ``on_command``, on the server's thread)."""
         self.rng = random.Random(seed)
+        self.minor = minor
+        self.on_command = on_command
         self.kinds, self.colours, self.n_slots, self.firmware = kinds, colours, n_slots, firmware
         self.ring_size = max(1, ring_size)
         self.nv = nv if nv is not None else NonVolatile()
@@ -175,7 +180,7 @@ class SimTower:
             self._queue.append(self._hello_reply(0))
 
     def _hello_reply(self, nonce: int) -> bytes:
-        return m.HelloReply(m.PROTO_MAJOR, m.PROTO_MINOR, nonce, self.boot_id, self.next_seq,
+        return m.HelloReply(m.PROTO_MAJOR, self.minor, nonce, self.boot_id, self.next_seq,
                             self.ring_size, self.firmware, self.colours, self.kinds,
                             self.n_slots).pack()
 
@@ -193,6 +198,15 @@ class SimTower:
     def unacked(self) -> int:
         with self._lock:
             return sum(1 for p in self._pending.values() if p.roll is not None)
+
+    def _wire(self, roll: m.Roll) -> bytes:
+        """A roll's packet for this host: a ROLL_C (confidences) when both sides speak 1.2."""
+        return roll.pack(confidence=self.minor >= 2 and self.host_minor >= 2)
+
+    def send(self, packet: bytes) -> None:
+        """Queue a packet (the camera tower's 1.2 frames) for the next poll."""
+        with self._lock:
+            self._queue.append(packet)
 
     # -- inputs -------------------------------------------------------------------------
     def roll(self, dice: tuple[m.Die, ...]) -> int:
@@ -215,7 +229,7 @@ class SimTower:
             self._pending[(self.boot_id, seq)] = _Pending(roll, None, now + self.RESEND_FIRST,
                                                           2 * self.RESEND_FIRST)
             self._persist()
-            self._queue.append(roll.pack())
+            self._queue.append(self._wire(roll))
             return seq
 
     def feed(self, data: bytes) -> None:
@@ -244,6 +258,11 @@ class SimTower:
                     if waiting is not None and waiting.drop is not None \
                             and waiting.drop.count == msg.count:
                         del self._pending[notice]
+                elif self.minor >= 2 and self.on_command is not None and isinstance(
+                        msg, (m.TeachStart, m.TeachStop, m.TeachAnswer, m.TeachUndo,
+                              m.PictureAck, m.Snapshot)):
+                    self.on_command(msg)
+                # anything else (a later minor's type, a tower -> host echo): dropped
 
     def poll(self) -> list[bytes]:
         """Packets (``type | body``) to send now: queued ones, due resends, the heartbeat."""
@@ -257,7 +276,7 @@ class SimTower:
                     if p.silent > 0:
                         p.silent -= 1
                     elif p.roll is not None:
-                        out.append(replace(p.roll, attempt=min(p.attempts, 255)).pack())
+                        out.append(self._wire(replace(p.roll, attempt=min(p.attempts, 255))))
                     elif p.drop is not None:
                         out.append(p.drop.pack())
                     p.due = now + p.wait

@@ -2,8 +2,10 @@
 
     xvfb-run -a -s "-screen 0 1280x800x24" .venv/bin/python scripts/screenshots.py docs/screenshots
 
-Writes home, tekken-setup, tekken-mid-round, tekken-floor-break, tekken-round-over and
-saved-games PNGs (1280x800) into the given folder.
+Writes home, tekken-setup, tekken-mid-round, tekken-floor-break, tekken-round-over,
+saved-games, the games' and the dice tower's PNGs (1280x800) into the given folder; the
+teaching and Tray view ones (teach-pick, teach-picture, tray-view) with a camera tower on a
+pty fed by rendered throws.
 """
 
 from __future__ import annotations
@@ -166,8 +168,92 @@ def main(out_dir: str) -> int:
     kotd(app, settle, shot, pump)
     tagteam(app, settle, shot)
     danchie(app, settle, shot, tower)
+    teaching(app, settle, shot, home)
     app.stop()
     return 0
+
+
+def teaching(app, settle, shot, home: Path) -> None:
+    """Teach a die and the Tray view, against a camera tower on a pty fed by rendered throws
+    (the tower knows King of Tokyo Duel's die and is taught Danchie Go's spawn die)."""
+    import collections
+    import math
+    import threading
+
+    from firmware_bridge.camera_tower import CameraTower, IterSource
+    from firmware_bridge.ptyport import PtyPort
+    from vision.dice.bench import teach_tower
+    from vision.dice.render import TrayStyle, throw_sequence
+
+    style = TrayStyle(tray_bgr=(120, 104, 66), light_dir=(0.12, -0.08), vignette=0.2,
+                      gradient=(0.06, -0.04), perspective=3.0, blur_sigma=0.6,
+                      noise_sigma=2.0, jpeg_quality=88, seed=1, tray_seed=7)
+    profile = teach_tower(style, 41, kinds=["kotd"])
+    queue: collections.deque = collections.deque()
+    stop = threading.Event()
+
+    def frames():
+        last = None
+        while not stop.is_set():
+            if queue:
+                last = queue.popleft()
+            elif last is None:
+                time.sleep(0.01)
+                continue
+            else:
+                time.sleep(1 / 30)
+            yield last
+
+    port = PtyPort(home / "camera-tower")
+    port.plug()
+    tower = CameraTower(profile, IterSource(frames()), port, ring_file=home / "ring.json",
+                        still_frames=4, seed=3, log=lambda text: None,
+                        profile_path=home / "tower.yaml")
+    tower.start_link()
+    thread = tower.run_in_thread()
+    try:
+        app.connect_tower(str(port.link))
+        settle(lambda: app.tower_state == "connected" and not app.teach_why)
+        app.go("teach")
+        settle(lambda: app.root.current == "teach")
+        shot("teach-pick")
+        teach = app.root.get_screen("teach")
+        spawn = next(b for b in teach.ids.kinds.children if b.text == "Danchie Go spawn die")
+        spawn.dispatch("on_release")
+        settle(lambda: teach.phase == "teaching" and teach.message == "throw the dice")
+        for seed in (100, 101, 102):
+            seq = throw_sequence(seed, n_dice=3, kinds=["spawn"], style=style)
+            truth = next(f for f in seq if f.phase == "settled").truth
+            queue.extend(f.image for f in seq[:-4])
+            settle(lambda: teach.picture_id and not queue and not tower.teacher.streaming
+                   and teach.waiting == len(tower.teacher.waiting), timeout=30)
+            if seed == 102:
+                break
+            while teach.picture_id:
+                pic = teach.current()
+                die = min(truth, key=lambda t: math.hypot(t.x - pic.x, t.y - pic.y))
+                before = dict(teach.faces)[die.face]
+                teach.answer(die.face)
+                settle(lambda face=die.face, before=before: dict(teach.faces)[face] > before)
+            queue.extend(f.image for f in seq[-4:])
+        settle(lambda: teach.waiting >= 1)
+        shot("teach-picture", wait=0.3)
+        teach.cancel()
+        settle(lambda: app.root.current == "dice" and not tower.teacher.teaching)
+        seq = throw_sequence(21, n_dice=4, kinds=["kotd"], style=style)
+        sent = len(tower.sent)
+        queue.extend(f.image for f in seq[:-4])
+        settle(lambda: len(tower.sent) > sent, timeout=30)
+        app.go("tray")
+        tray = app.root.get_screen("tray")
+        settle(lambda: app.root.current == "tray" and tray.has_picture, timeout=20)
+        shot("tray-view", wait=0.3)
+        app.go("home")
+    finally:
+        stop.set()
+        tower.stop()
+        thread.join(5)
+        port.unplug()
 
 
 def takkure(app, settle, shot, pump, home: Path) -> None:

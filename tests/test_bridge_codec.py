@@ -54,8 +54,8 @@ def test_cobs_decode_refuses_invalid_codes(bad):
 
 
 def test_spec_example_frames_have_these_exact_bytes():
-    hello = m.Hello(0x11223344).pack()
-    assert hello == bytes.fromhex("01 01 01 44 33 22 11")
+    hello = m.Hello(0x11223344).pack()  # a 1.2 host
+    assert hello == bytes.fromhex("01 01 02 44 33 22 11")
     roll = m.Roll(0x0A0B0C0D, 0, 0x01020304, 0, (m.Die(0, 0, 3, m.NONE, m.CLEAN),)).pack()
     assert roll == bytes.fromhex("82 0D0C0B0A 00000000 04030201 00 01 00 00 03 FF 00")
     wire = encode_frame(roll)
@@ -63,6 +63,11 @@ def test_spec_example_frames_have_these_exact_bytes():
     packet = cobs_decode(wire[:-1])
     assert packet[:-4] == roll
     assert struct.unpack("<I", packet[-4:])[0] == zlib.crc32(roll)
+    # 1.2: the same roll to a 1.2 host, the die read at 97 %
+    roll_c = m.Roll(0x0A0B0C0D, 0, 0x01020304, 0,
+                    (m.Die(0, 0, 3, m.NONE, m.CLEAN, 97),)).pack(confidence=True)
+    assert roll_c == bytes.fromhex("85 0D0C0B0A 00000000 04030201 00 01 00 00 03 FF 00 61")
+    assert m.parse(roll_c).dice[0].confidence == 97
 
 
 def test_oversized_packet_is_refused_when_encoding():
@@ -80,6 +85,19 @@ SAMPLE_MESSAGES = [
                  (m.DieKind("d12", tuple(str(i) for i in range(1, 13))),
                   m.DieKind("kotd", ("CLAW", "HEART", "ENERGY", "FAME", "DESTRUCTION", "POWER"))),
                  8),
+    # 1.2
+    m.TeachStart("spawn"),
+    m.TeachStart("coin", ("HEADS", "TAILS")),
+    m.TeachStop(),
+    m.TeachAnswer(0xCAFE, "CLAW"),
+    m.TeachAnswer(9, ""),
+    m.TeachUndo(9),
+    m.PictureAck(9),
+    m.Snapshot(3, 480),
+    m.Picture(9, m.PURPOSE_TEACH, 5000, 192, 192, "spawn", 320, 200, "NO_SPAWN"),
+    m.Picture(10, m.PURPOSE_SNAPSHOT, 65536, 480, 360, "", 0, 0, "3 dice, 3 clean"),
+    m.PictureData(9, 1000, bytes(range(256)) * 3),
+    m.TeachStatus(1, "spawn", 3, (("NO_SPAWN", 2), ("TILE_UNDER_YOU", 0)), "throw the dice"),
 ]
 
 
@@ -95,6 +113,16 @@ def test_every_message_round_trips(msg):
     (m.Ack(1, 2).pack()[:-1], "body ends"),
     (m.Ack(1, 2).pack() + b"\x00", "unexpected bytes"),
     (b"\x81" + bytes(16) + b"\x05ab", "runs past the end"),
+    # 1.2
+    (m.Picture(0, 1, 10, 1, 1).pack(), "picture id 0"),
+    (m.Picture(1, 3, 10, 1, 1).pack(), "purpose 3"),
+    (m.Picture(1, 1, m.MAX_PICTURE + 1, 1, 1).pack(), "1 to 65536"),
+    (m.PictureData(1, 0, b"").pack(), "PICTURE_DATA of 0 bytes"),
+    (m.PictureData(1, 0, bytes(1001)).pack(), "PICTURE_DATA of 1001 bytes"),
+    (m.PictureData(1, m.MAX_PICTURE - 10, bytes(11)).pack(), "runs past"),
+    (m.TeachStatus(4, "k", 3).pack(), "state 4"),
+    (m.Roll(1, 0, 0, 0, (m.Die(0, 0, 0, 0, 0, 101),)).pack(confidence=True), "confidence 101"),
+    (m.Snapshot(1, 8).pack(), "max width 8"),
 ])
 def test_bad_bodies_say_what_is_wrong(packet, problem):
     with pytest.raises(m.BadMessage, match=problem):

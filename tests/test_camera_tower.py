@@ -201,9 +201,9 @@ def test_readings_map_to_the_dice_table():
         DieReading(None, None, None, "unreadable", 0.0, 50, 400),
         DieReading("kotd", "CLAW", "black", "cocked", 0.3, 20, 20),
         DieReading("kotd", None, "black", "clean", 0.2, 500, 20)])
-    assert dice == (m.Die(0, 1, 0, 0, m.COCKED), m.Die(1, 1, m.NONE, 0, m.UNREADABLE),
-                    m.Die(2, 0, 4, m.NONE, m.CLEAN), m.Die(3, 1, 3, 0, m.CLEAN),
-                    m.Die(4, 2, m.NONE, m.NONE, m.UNREADABLE))
+    assert dice == (m.Die(0, 1, 0, 0, m.COCKED, 30), m.Die(1, 1, m.NONE, 0, m.UNREADABLE, 20),
+                    m.Die(2, 0, 4, m.NONE, m.CLEAN, 90), m.Die(3, 1, 3, 0, m.CLEAN, 90),
+                    m.Die(4, 2, m.NONE, m.NONE, m.UNREADABLE, 0))
 
 
 def test_a_damaged_ring_file_is_moved_aside_and_said(tmp_path):

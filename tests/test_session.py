@@ -291,3 +291,19 @@ def test_a_malformed_roll_line_is_named(tmp_path):
     with pytest.raises(JournalError, match=r"g.jsonl:2: dice.roll: data.boot_id: expected a "
                                            r"whole number"):
         Session.open(path)
+
+
+def test_a_roll_keeps_each_die_s_confidence_and_a_bad_one_is_named(tmp_path):
+    path = tmp_path / "g.jsonl"
+    s = Session.create(path, "tekken", SETUP, random.Random(1))
+    dice = [dict(ROLL_DICE[0], confidence=0.97), dict(ROLL_DICE[1], confidence=0.0)]
+    event = s.record_roll(78, 0, dice)
+    assert [d["confidence"] for d in event.data["dice"]] == [0.97, 0.0]
+    s.close()
+    again = Session.open(path)  # replayed with it; a roll without one (before 1.2) as well
+    assert [d.get("confidence") for e in again.rolls for d in e.data["dice"]] == [0.97, 0.0]
+    with pytest.raises(IllegalActionError, match=r"data.dice\[0\].confidence: expected a "
+                                                 r"number from 0 to 1, got 1.5"):
+        again.record_roll(79, 0, [dict(ROLL_DICE[0], confidence=1.5)])
+    assert again.record_roll(80, 0, ROLL_DICE) is not None
+    again.close()

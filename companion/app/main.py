@@ -95,6 +95,8 @@ log = logging.getLogger(__name__)
 SHELL_SCREENS = {
     "camera_calibrate": "companion.app.screens.camera_calibrate:CameraCalibrateScreen",
     "settings": "companion.app.screens.settings:SettingsScreen",
+    "teach": "companion.app.screens.teach:TeachScreen",
+    "tray": "companion.app.screens.teach:TrayScreen",
 }
 
 
@@ -164,6 +166,8 @@ class CompanionApp(App):
     last_roll_unclean = BooleanProperty(False)
     last_roll_note = StringProperty("")                # what became of the last roll
     roll_history = ListProperty([])                    # newest first, readable lines
+    tower_kinds = ListProperty([])                     # the kinds the tower's HELLO declares
+    teach_why = StringProperty(" ")  # why the tower cannot be taught ("": it can, 1.2)
     sim_dice = StringProperty(next(iter(DICE_SETS)))
 
     def __init__(self, data_root: Path | None = None, tower_url: str | None = None,
@@ -187,6 +191,7 @@ class CompanionApp(App):
         self._paused_tower: tuple[str | None] | None = None
         self._busy = 0
         self._dice_back: str | None = None     # the screen the dice panel was opened from
+        self.teach_why = _("no dice tower is connected")
 
     # -- building ------------------------------------------------------------------------
     def build(self) -> ScreenManager:
@@ -357,9 +362,18 @@ class CompanionApp(App):
                                  if self.tower_simulated else
                                  _("{firmware} on {port}, protocol {protocol}")).format(
                 firmware=event.firmware, port=event.port, protocol=event.proto)
+            self.tower_kinds = list(event.kinds)
             deliver_undelivered(self.roll_journal, self._on_roll)  # exactly once to the game
         elif isinstance(event, tower_events.RollEvent):
             self._on_roll(event)
+        elif isinstance(event, tower_events.TeachPicture | tower_events.TeachStatus):
+            screen = self.root.get_screen("teach") if self.root is not None else None
+            if screen is not None:
+                (screen.on_picture if isinstance(event, tower_events.TeachPicture)
+                 else screen.on_status)(event)
+        elif isinstance(event, tower_events.TraySnapshot):
+            if self.root is not None:
+                self.root.get_screen("tray").on_snapshot(event)
         elif isinstance(event, tower_events.RollsDropped):
             n = event.count
             self.toast(ngettext("The dice tower lost {count} roll ({reason}): roll again",
@@ -377,6 +391,9 @@ class CompanionApp(App):
                                                               app=event.host_version)
         else:
             log.warning("dice tower event not shown to the player: %r", event)
+        from .screens.teach import teaching_unavailable
+
+        self.teach_why = teaching_unavailable(link)
         if self.root is not None and self.root.current == "dice":
             self._refresh_dice_panel()
 

@@ -125,9 +125,12 @@ class Profile:
         return model
 
     def add_example(self, kind: str, face: str, frame: np.ndarray, colour: str | None = None,
-                    name: str = "frame", faces: list[str] | None = None) -> None:
+                    name: str = "frame", faces: list[str] | None = None,
+                    at: tuple[float, float] | None = None) -> None:
         """One labelled example: ``frame`` shows the tray with exactly one die of ``kind``,
-        ``face`` on top, resting flat."""
+        ``face`` on top, resting flat. With ``at`` (x, y in pixels) the frame may hold other
+        dice too: the example is the die whose centre is nearest ``at`` (teaching from a
+        throw, the camera tower)."""
         from .features import body_feature, face_crop
         from .reader import DiceReader
 
@@ -141,6 +144,11 @@ class Profile:
             raise DiceError("the profile has no empty tray yet: run `dice background` first")
         reader = DiceReader(self)
         blobs, gain = reader.blobs(frame, name, teaching=True)
+        if at is not None and blobs:
+            near = min(blobs, key=lambda b: math.hypot(b.cx - at[0], b.cy - at[1]))
+            if math.hypot(near.cx - at[0], near.cy - at[1]) > near.size:
+                raise DiceError(f"{name}: no die at ({at[0]:.0f}, {at[1]:.0f})")
+            blobs = [near]
         if len(blobs) != 1:
             raise DiceError(f"{name}: {len(blobs)} dice found; a teaching image shows exactly "
                             f"one die (and nothing else) on the empty tray")
@@ -226,7 +234,10 @@ def _write_png(path: Path, img: np.ndarray) -> None:
     ok, buf = cv2.imencode(".png", img)
     if not ok:
         raise DiceError(f"{path}: cannot encode the image")
-    path.write_bytes(buf.tobytes())
+    # whole or not at all: the YAML still on disk names this file while a save runs
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_bytes(buf.tobytes())
+    os.replace(tmp, path)
 
 
 class _Loader:

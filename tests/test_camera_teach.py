@@ -1,0 +1,354 @@
+"""Protocol 1.2 (teaching the camera tower, the tray snapshot, confidences): the camera tower
+on a real pseudo-terminal, fed by rendered throws, and the host's Link; the host protocol's
+1.2 frames driven by hand for the bounds and the malformed frames."""
+
+from __future__ import annotations
+
+import random
+import time
+import tracemalloc
+from collections import Counter
+
+import pytest
+
+from firmware_bridge import messages as m
+from firmware_bridge.codec import FrameDecoder, encode_frame
+from firmware_bridge.events import (
+    Connected,
+    DeviceReset,
+    RollEvent,
+    TeachPicture,
+    TeachStatus,
+    TraySnapshot,
+)
+from firmware_bridge.link import Link
+from firmware_bridge.protocol import HostProtocol, TeachingUnavailable
+from firmware_bridge.rolls import MemoryRollStore
+from firmware_bridge.sim import SimTower
+from tests.bridge_support import Recorder, SimPtyTower
+from tests.camera_teach_support import decode, empty_tray_profile, spawn_throw, true_face
+from tests.camera_tower_support import PtyCameraTower, throw
+from vision.dice import DiceReader, Profile
+
+THROW_DONE = ("sent", "every die", "left out")
+
+
+def statuses(rec: Recorder) -> list[TeachStatus]:
+    return rec.of(TeachStatus)
+
+
+def after_throw(rec: Recorder) -> int:
+    return sum(1 for s in statuses(rec) if any(w in s.message for w in THROW_DONE))
+
+
+def counts(status: TeachStatus) -> dict[str, int]:
+    return dict(status.faces)
+
+
+def test_teaching_a_new_kind_over_a_pty_saves_a_profile_that_reads_it(tmp_path):
+    saved = tmp_path / "tower.yaml"
+    tower = PtyCameraTower(tmp_path, profile=empty_tray_profile(), seed=61)
+    tower.tower.teacher.profile_path = saved
+    rec = Recorder()
+    link = Link(tower.path, MemoryRollStore(), rec).start()
+    try:
+        rec.wait(lambda: rec.of(Connected), what="connected")
+        hello = rec.of(Connected)[0]
+        assert hello.proto == "1.2" and "spawn" not in hello.kinds
+        assert link.teaching_unavailable() == ""
+        link.teach_start("spawn")
+        rec.wait(lambda: statuses(rec) and statuses(rec)[-1].state == "teaching",
+                 what="teaching")
+        assert counts(statuses(rec)[-1]) == dict.fromkeys(
+            ("TILE_UNDER_YOU", "POWER_UP_ON_SPAWN", "TILE_ON_SPAWN", "TILE_ON_SPAWN_2",
+             "NO_SPAWN", "NO_SPAWN_2"), 0)
+        answered, undone, seed = 0, False, 100
+        while statuses(rec)[-1].state != "saved":
+            assert seed < 125, f"not saved after 25 throws: {statuses(rec)[-1]}"
+            frames, truth = spawn_throw(seed)
+            seed += 1
+            before = after_throw(rec)
+            tower.play(frames)
+            rec.wait(lambda before=before: after_throw(rec) > before, timeout=30,
+                     what="the throw's status")
+            said = next(s.message for s in reversed(statuses(rec))
+                        if any(w in s.message for w in THROW_DONE))
+            n = int(said.split()[0]) if said.endswith("sent") else 0
+            rec.wait(lambda n=answered + n: len(rec.of(TeachPicture)) >= n,
+                     what="the throw's pictures")  # streamed after the status
+            for pic in rec.of(TeachPicture)[answered:]:
+                assert pic.kind == "spawn" and (pic.width, pic.height) == (192, 192)
+                assert decode(pic.jpeg).shape == (192, 192, 3)
+                face = true_face(truth, pic.x, pic.y)
+                if not undone:  # a wrong tap, taken back, then the right one
+                    wrong = "NO_SPAWN" if face != "NO_SPAWN" else "TILE_UNDER_YOU"
+                    n = len(statuses(rec))
+                    link.teach_answer(pic.picture_id, wrong)
+                    rec.wait(lambda n=n, wrong=wrong: len(statuses(rec)) > n
+                             and counts(statuses(rec)[-1])[wrong] == 1,
+                             what="the wrong answer counted")
+                    n = len(rec.of(TeachPicture))
+                    link.teach_undo(pic.picture_id)
+                    rec.wait(lambda wrong=wrong: counts(statuses(rec)[-1])[wrong] == 0
+                             and "taken back" in statuses(rec)[-1].message, what="undone")
+                    rec.wait(lambda n=n: len(rec.of(TeachPicture)) > n, what="the picture again")
+                    again = rec.of(TeachPicture)[-1]  # the same die, asked again
+                    assert again.picture_id != pic.picture_id and again.jpeg == pic.jpeg
+                    undone = True
+                    answered += 1  # the picture came again: it is answered below
+                    pic = again
+                n = len(statuses(rec))
+                link.teach_answer(pic.picture_id, face)
+                rec.wait(lambda n=n: len(statuses(rec)) > n, what="the answer taken")
+                answered += 1
+        assert not rec.rolls(), "a teaching throw sent a ROLL"
+        final = statuses(rec)[-1]
+        assert all(n >= final.needed for _, n in final.faces) and final.message == \
+            "saved tower.yaml"
+        # the saved profile reads a throw it never saw
+        profile = Profile.load(saved)
+        frames, truth = spawn_throw(300, n_dice=3)
+        settled = frames[-6]  # still settled (4 removed frames follow)
+        readings = DiceReader(profile).read(settled)
+        assert Counter(r.face for r in readings if r.status == "clean") == Counter(
+            t.face for t in truth)
+        # the tower starts a new boot that declares the new kind, and reads it
+        rec.wait(lambda: rec.of(DeviceReset), what="the new boot")
+        rec.wait(lambda: "spawn" in rec.of(Connected)[-1].kinds, what="the new dice table")
+        tower.play(frames)
+        rec.wait(lambda: rec.rolls(), timeout=30, what="the roll")
+        roll = rec.rolls()[0]
+        assert Counter(d.face for d in roll.dice) == Counter(t.face for t in truth)
+        assert all(d.kind == "spawn" and d.clean and d.confidence >= 0.5 for d in roll.dice)
+    finally:
+        link.stop()
+        tower.stop()
+
+
+def test_stop_leaves_the_profile_as_it_was_and_throws_are_rolls_again(tmp_path):
+    profile = empty_tray_profile()
+    tower = PtyCameraTower(tmp_path, profile=profile, seed=62)
+    tower.tower.teacher.profile_path = tmp_path / "tower.yaml"
+    rec = Recorder()
+    link = Link(tower.path, MemoryRollStore(), rec).start()
+    try:
+        rec.wait(lambda: rec.of(Connected), what="connected")
+        link.teach_start("coin", ["HEADS", "TAILS"])
+        rec.wait(lambda: statuses(rec) and statuses(rec)[-1].state == "teaching",
+                 what="teaching")
+        assert counts(statuses(rec)[-1]) == {"HEADS": 0, "TAILS": 0}
+        assert "coin" in profile.kinds
+        link.teach_stop()
+        rec.wait(lambda: statuses(rec)[-1].state == "off", what="stopped")
+        assert statuses(rec)[-1].message == "stopped: nothing saved"
+        assert "coin" not in profile.kinds and not (tmp_path / "tower.yaml").exists()
+        frames, _ = spawn_throw(7, n_dice=2)
+        tower.play(frames)
+        rec.wait(lambda: rec.rolls(), timeout=30, what="a roll once teaching stopped")
+        assert len(rec.rolls()[0].dice) == 2
+        # a kind the tower cannot take is refused with the reason
+        link.teach_start("d6")
+        rec.wait(lambda: statuses(rec)[-1].state == "refused", what="refused")
+        assert "pip D6" in statuses(rec)[-1].message
+        link.teach_start("newdie")  # a new kind without its faces
+        rec.wait(lambda: "needs its faces" in statuses(rec)[-1].message, what="refused")
+        assert "newdie" not in profile.kinds
+    finally:
+        link.stop()
+        tower.stop()
+
+
+def test_the_tray_snapshot_shows_the_reading(tmp_path):
+    tower = PtyCameraTower(tmp_path, seed=63)
+    rec = Recorder()
+    link = Link(tower.path, MemoryRollStore(), rec).start()
+    try:
+        rec.wait(lambda: rec.of(Connected), what="connected")
+        frames, truth = throw(21, 4)
+        tower.play(frames[:-4])  # the dice stay in the tray
+        rec.wait(lambda: rec.rolls(), timeout=30, what="the roll")
+        roll = rec.rolls()[0]
+        assert all(d.confidence is not None and d.confidence >= 0.5 for d in roll.dice)
+        assert roll.dice[0].to_json()["confidence"] == roll.dice[0].confidence
+        link.snapshot(480)
+        rec.wait(lambda: rec.of(TraySnapshot), what="the snapshot")
+        snap = rec.of(TraySnapshot)[0]
+        img = decode(snap.jpeg)
+        assert img.shape == (360, 480, 3) and (snap.width, snap.height) == (480, 360)
+        assert snap.caption == "4 dice, 4 clean"
+        # the reading is drawn: green boxes (clean) where the dice are
+        green = (img[:, :, 1] > 170) & (img[:, :, 0] < 120) & (img[:, :, 2] < 120)
+        assert green.sum() > 4 * 60
+        time.sleep(0.5)  # acknowledged: not resent
+        assert len(rec.of(TraySnapshot)) == 1
+        assert link.protocol.counters.pictures == 1
+    finally:
+        link.stop()
+        tower.stop()
+
+
+def test_a_1_1_tower_cannot_be_taught(tmp_path):
+    tower = SimPtyTower(tmp_path, seed=64)
+    rec = Recorder()
+    link = Link(tower.path, MemoryRollStore(), rec).start()
+    try:
+        rec.wait(lambda: rec.of(Connected), what="connected")
+        assert rec.of(Connected)[0].proto == "1.1"
+        assert "1.1" in link.teaching_unavailable() and "1.2" in link.teaching_unavailable()
+        with pytest.raises(TeachingUnavailable, match="teaching needs 1.2"):
+            link.teach_start("spawn")
+        with pytest.raises(TeachingUnavailable):
+            link.snapshot()
+        tower.roll("d12:red:7")
+        rec.wait(lambda: rec.rolls(), what="a roll")
+        assert rec.rolls()[0].dice[0].confidence is None  # a 1.1 tower does not say
+        assert "confidence" not in rec.rolls()[0].dice[0].to_json()
+    finally:
+        link.stop()
+        tower.stop()
+
+
+def _packets(tower: SimTower) -> list[m.Message]:
+    return [m.parse(p) for p in tower.poll()]
+
+
+def test_a_1_2_tower_talks_1_1_to_a_1_1_host():
+    seen: list[m.Message] = []
+    tower = SimTower(seed=1, minor=2, on_command=seen.append)
+    tower.feed(encode_frame(m.Hello(5, 1, 1).pack()))
+    tower.poll()
+    tower.roll((m.Die(0, 0, 2, m.NONE, m.CLEAN, 88),))
+    assert [p[0] for p in tower.poll()] == [m.ROLL]  # no confidence for a 1.1 host
+    tower.feed(encode_frame(m.Hello(6, 1, 2).pack()))
+    out = tower.poll()
+    assert [p[0] for p in out] == [m.HELLO_REPLY, m.ROLL_C]  # the HELLO resends the ring
+    assert m.parse(out[1]).dice[0].confidence == 88
+    tower.feed(encode_frame(m.TeachStart("spawn").pack()))
+    assert seen == [m.TeachStart("spawn")]
+    old = SimTower(seed=2, on_command=seen.append)  # a 1.1 tower drops 1.2 frames
+    old.feed(encode_frame(m.Hello(7).pack()) + encode_frame(m.TeachStop().pack()))
+    assert seen == [m.TeachStart("spawn")]
+
+
+def connected_host(minor: int = 2) -> HostProtocol:
+    host = HostProtocol(MemoryRollStore(), port="t")
+    host.begin(0.0)
+    reply = m.HelloReply(1, minor, 0, 0x42, 0, 32, "test", (), (m.DieKind("d6", tuple("123456")),),
+                         4)
+    assert any(isinstance(e, Connected) for e in host.feed(encode_frame(reply.pack()), 0.0))
+    host.take_output()
+    return host
+
+
+def sent(host: HostProtocol) -> list[m.Message]:
+    return [m.parse(p) for p in FrameDecoder().feed(host.take_output())]
+
+
+def picture_frames(pid: int, jpeg: bytes, purpose: int = m.PURPOSE_TEACH) -> list[bytes]:
+    out = [encode_frame(m.Picture(pid, purpose, len(jpeg), 10, 10, "spawn", 5, 6, "").pack())]
+    for off in range(0, len(jpeg), m.PICTURE_CHUNK):
+        out.append(encode_frame(m.PictureData(pid, off, jpeg[off:off + m.PICTURE_CHUNK]).pack()))
+    return out
+
+
+def test_a_picture_with_a_lost_chunk_is_taken_whole_from_the_resend_and_once():
+    host = connected_host()
+    jpeg = bytes(random.Random(1).randrange(256) for _ in range(3500))
+    frames = picture_frames(77, jpeg)
+    assert host.feed(b"".join(frames[:2] + frames[3:]), 1.0) == []  # the 2nd chunk lost
+    assert sent(host) == [] and host.counters.picture_gaps == 2  # the 3rd and 4th wait
+    events = host.feed(b"".join(frames), 1.2)  # the tower's resend
+    assert [type(e) for e in events] == [TeachPicture] and events[0].jpeg == jpeg
+    assert (events[0].x, events[0].y, events[0].kind) == (5, 6, "spawn")
+    assert sent(host) == [m.PictureAck(77)]
+    assert host.feed(b"".join(frames), 1.4) == []  # our ACK was lost: ACKed again, not shown
+    assert sent(host) == [m.PictureAck(77)]
+
+
+def test_malformed_1_2_frames_are_dropped_unanswered_and_counted():
+    host = connected_host()
+    bad = [m.Picture(0, 1, 10, 1, 1).pack(), m.Picture(1, 1, m.MAX_PICTURE + 1, 1, 1).pack(),
+           m.PictureData(3, 0, b"").pack(), m.TeachStatus(9, "k", 3).pack(),
+           m.TeachStatus(1, "k", 3).pack()[:-1]]
+    assert host.feed(b"".join(encode_frame(p) for p in bad), 1.0) == []
+    assert host.decoder.counters.bad_frames == len(bad) and sent(host) == []
+    assert host.connected
+
+
+def test_host_memory_stays_bounded_whatever_pictures_a_tower_announces():
+    host = connected_host()
+    rng = random.Random(7)
+    wires = []  # encoded before measuring: what is measured is the host's
+    for i in range(300):
+        pid = rng.randrange(1, 2**32)
+        purpose = rng.choice((m.PURPOSE_TEACH, m.PURPOSE_SNAPSHOT))
+        wire = encode_frame(m.Picture(pid, purpose, m.MAX_PICTURE, 9, 9).pack())
+        n_chunks = 65 if i % 100 == 0 else 2  # a few reach 65,000 bytes, none completes
+        wire += b"".join(encode_frame(m.PictureData(pid, off, bytes(1000)).pack())
+                         for off in range(0, 1000 * n_chunks, 1000))
+        wire += encode_frame(m.PictureData(rng.randrange(1, 2**32), 0, bytes(999)).pack())
+        wires.append(wire)
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        for i, wire in enumerate(wires):
+            host.feed(wire, 1.0 + i * 0.01)
+        peak = tracemalloc.get_traced_memory()[1] - base
+    finally:
+        tracemalloc.stop()
+    assert peak < 1_000_000, f"{peak / 1e6:.2f} MB"
+    assert host.counters.pictures == 0 and len(host._pictures) <= 2
+
+
+def test_commands_go_only_to_a_1_2_tower():
+    host = connected_host(minor=1)
+    with pytest.raises(TeachingUnavailable, match="protocol 1.1"):
+        host.command(m.TeachStart("spawn"))
+    assert sent(host) == []
+    host = connected_host(minor=2)
+    host.command(m.TeachAnswer(5, "CLAW"))
+    assert sent(host) == [m.TeachAnswer(5, "CLAW")]
+
+
+def test_the_roll_journal_keeps_the_confidence_and_reads_journals_without_it(tmp_path):
+    from firmware_bridge.events import DieReading
+    from firmware_bridge.rolls import RollJournal
+
+    journal = RollJournal(tmp_path / "rolls.jsonl")
+    journal.record(RollEvent(9, 0, (DieReading(0, "kotd", "CLAW", "black", "clean", 0.97),)))
+    journal.record(RollEvent(9, 1, (DieReading(0, "d12", "7", "red", "clean"),)))  # a 1.1 tower
+    journal.close()
+    again = RollJournal(tmp_path / "rolls.jsonl")
+    assert [r.dice[0].confidence for r in again.recent_rolls()] == [0.97, None]
+    again.close()
+
+
+def test_the_tower_holds_at_most_8_pictures_waiting_and_drops_malformed_commands(tmp_path):
+    from firmware_bridge.camera_teach import MAX_WAITING, Teacher
+
+    profile = empty_tray_profile()
+    sent_packets: list[bytes] = []
+    reader = DiceReader(profile)
+    teacher = Teacher(profile, tmp_path / "p.yaml", sent_packets.append, lambda: reader,
+                      lambda saved: None, lambda text: None)
+    teacher.command(m.TeachStart("spawn"))
+    assert teacher.teaching
+    for seed in (400, 401):  # 2 throws of 6 dice, nothing answered
+        frames, _ = spawn_throw(seed, n_dice=6)
+        teacher.throw(frames[-6], f"throw {seed}")
+    assert len(teacher.waiting) == MAX_WAITING
+    assert teacher.message.endswith("dice left out (answer the pictures first)")
+    while teacher.streaming:  # the pictures go out a few frames per tick
+        teacher.tick()
+    pictures = [m.parse(p) for p in sent_packets if p[0] == m.PICTURE]
+    assert len(pictures) == MAX_WAITING
+    assert all(len(p) <= 1 + 8 + m.PICTURE_CHUNK for p in sent_packets)
+    # a malformed answer never reaches the teacher: the tower drops it unanswered
+    seen: list[m.Message] = []
+    tower = SimTower(seed=3, minor=2, on_command=seen.append)
+    tower.feed(encode_frame(m.Hello(1).pack()))
+    answer = m.TeachAnswer(pictures[0].picture_id, "NO_SPAWN").pack()
+    tower.feed(encode_frame(answer[:-2]) + encode_frame(answer + b"\x00"))
+    assert seen == []
+    tower.feed(encode_frame(answer))
+    assert seen == [m.TeachAnswer(pictures[0].picture_id, "NO_SPAWN")]
