@@ -514,7 +514,8 @@ class KotdRules:
             m = dict(m)
             player = m.pop("player", "")
             if not isinstance(player, str):
-                raise _fail(f"{m['name']}: the player's name must be text, got {player!r}")
+                raise _fail(_("{name}: the player's name must be text, got {player!r}").format(
+                    name=m["name"], player=player))
             player = " ".join(player.split())[:40]
             if player:
                 m["player"] = player
