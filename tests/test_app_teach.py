@@ -62,7 +62,10 @@ def test_teaching_a_die_from_the_first_picture_to_saved(app, camera_tower, tmp_p
     tap(labels["Danchie Go spawn die"])
     wait_for(lambda: teach.phase == "teaching" and teach.message == "throw the dice",
              what="teaching on the tower")
-    assert teach.ids.progress.text.startswith("TILE_UNDER_YOU: 0/3 (3 more)")
+    assert teach.ids.progress.text.startswith("Tile under you: 0/3 (3 more)")
+    assert "Tile on Spawn (1): 0/3" in teach.ids.progress.text      # two faces that read alike
+    assert "Tile on Spawn (2): 0/3" in teach.ids.progress.text      # are told apart by number
+    assert "_" not in teach.ids.progress.text
     assert teach.ids.prompt.text == "Throw the dice through the tower"
     assert teach.ids.skip.disabled and teach.ids.undo.disabled
     seed, undone, skipped = 100, False, False
@@ -83,6 +86,7 @@ def test_teaching_a_die_from_the_first_picture_to_saved(app, camera_tower, tmp_p
             face = true_face(truth, pic.x, pic.y)
             buttons = list(teach.ids.face_buttons.children)
             assert len(buttons) == 6 and all(b.height >= 48 for b in buttons)
+            assert not any("_" in b.text for b in buttons)     # players' words, not ids
             if not undone:  # a wrong tap, then Undo last answer: the die comes back
                 wrong = next(f for f, _ in teach.faces if f != face)
                 tap(face_button(teach, wrong))
@@ -152,8 +156,11 @@ def test_cancel_stops_teaching_on_the_tower(app, camera_tower):
 def test_the_tray_view_shows_the_towers_snapshot(app, camera_tower):
     tower = camera_tower()
     frames, _ = throw(21, 3)
+    before = app.last_roll
     tower.play(frames[:-4])  # the dice stay in the tray
-    wait_for(lambda: "kotd" in app.last_roll_text, timeout=30, what="the throw read")
+    wait_for(lambda: app.last_roll is not before and app.last_roll
+             and all(d.get("kind") == "kotd" for d in app.last_roll), timeout=30,
+             what="the throw read")
     app.go("dice")
     panel = app.root.get_screen("dice")
     wait_for(lambda: on_screen(app, "dice") and not panel.ids.tray.disabled, what="the panel")

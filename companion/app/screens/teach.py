@@ -26,6 +26,7 @@ from kivy.uix.screenmanager import Screen
 from companion.i18n import N_, _, ngettext
 
 from .. import widgets  # noqa: F401  (its rules first)
+from ..dice_look import face_words
 from ..kv import load_kv
 
 GAME_DIE = {"d12": N_("{game} D12"), "kotd": N_("{game} die"), "spawn": N_("{game} spawn die")}
@@ -57,6 +58,16 @@ def kinds_to_teach(tower_kinds: list[str] | tuple[str, ...]) -> list[tuple[str, 
         if kind not in ("d6", "unknown") and kind not in (k for k, _label in out):
             out.append((kind, kind))
     return out
+
+
+def face_label(face: str, faces: list[str]) -> str:
+    """A face as players name it (Tile under you, GRIFFE...); faces that read the same (the
+    spawn die's two Tile on Spawn faces) are told apart by their number."""
+    words = face_words(face)
+    same = [f for f in faces if face_words(f) == words]
+    if len(same) > 1:
+        words = f"{words} ({same.index(face) + 1})"
+    return words
 
 
 def parse_faces(text: str) -> list[str]:
@@ -122,6 +133,7 @@ class TeachScreen(Screen):
     waiting = NumericProperty(0)  # pictures still to answer, the one shown included
     can_undo = BooleanProperty(False)
     guess = StringProperty("")
+    guess_text = StringProperty("")  # the guess as players name it
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -233,6 +245,7 @@ class TeachScreen(Screen):
             self.picture_id, self.guess = pic.picture_id, pic.guess
             self.ids.picture.texture = texture_of(pic.jpeg)
             self.ids.picture.opacity = 1
+        self.guess_text = face_label(self.guess, [f for f, _n in self.faces]) if self.guess else ""
         self.can_undo = bool(self._answered)
         self._face_buttons()
 
@@ -242,7 +255,8 @@ class TeachScreen(Screen):
         box = self.ids.face_buttons
         box.clear_widgets()
         for face, _count in self.faces:
-            button = BigButton(text=face.replace("_", " "), height="64dp", font_size="20sp",
+            button = BigButton(text=face_label(face, [f for f, _n in self.faces]), height="64dp",
+                               font_size="20sp",
                                disabled=not self.picture_id)
             button.face = face
             if face == self.guess:
@@ -322,12 +336,13 @@ class TeachScreen(Screen):
 
     def progress_lines(self, faces: list, needed: int) -> str:
         lines = []
+        names = [f for f, _n in faces]
         for face, n in faces:
             if n >= needed:
                 line = _("{face}: {n}/{needed} (done)")
             else:
                 line = _("{face}: {n}/{needed} ({more} more)")
-            lines.append(line.format(face=face, n=min(n, needed), needed=int(needed),
+            lines.append(line.format(face=face_label(face, names), n=min(n, needed), needed=int(needed),
                                      more=int(needed) - n))
         return "\n".join(lines)
 
