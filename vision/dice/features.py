@@ -26,6 +26,22 @@ def face_crop(blob: Blob, radius_px: float) -> np.ndarray:
                           if s < 1 else cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
+def quantiles(values: np.ndarray, qs: tuple[float, ...]) -> list[float]:
+    """``np.percentile(values, qs)`` (linear interpolation, the same numbers) by partial
+    sorting: several times quicker on the few thousand values of one die."""
+    v = np.asarray(values).ravel()
+    n = v.size
+    pos = [q / 100.0 * (n - 1) for q in qs]
+    ks = sorted({int(math.floor(p)) for p in pos} | {int(math.ceil(p)) for p in pos})
+    part = np.partition(v, ks)
+    out = []
+    for p in pos:
+        lo, hi = int(math.floor(p)), int(math.ceil(p))
+        a, b = float(part[lo]), float(part[hi])
+        out.append(a + (b - a) * (p - lo))
+    return out
+
+
 _RADIAL_W = np.sqrt((np.arange(POLAR_RADII) + 0.5) / POLAR_RADII).astype(np.float32)
 
 
@@ -48,13 +64,35 @@ def polar_fft(p: np.ndarray) -> np.ndarray:
 CENTRE_SHIFTS = [(0, 0), (-3, -3), (3, -3), (-3, 3), (3, 3)]  # crop pixels
 
 
+def _shift_maps() -> tuple[np.ndarray, np.ndarray]:
+    """cv2.remap maps doing what :func:`polar` does for every centre shift at once (the same
+    samples as cv2.warpPolar), stacked: S*A rows, R columns."""
+    c, radius = PATCH_SIDE / 2, PATCH_SIDE / 2 / PATCH_MARGIN
+    rho = np.arange(POLAR_RADII) * radius / POLAR_RADII
+    phi = np.arange(POLAR_ANGLES) * 2 * np.pi / POLAR_ANGLES
+    mx = np.concatenate([c + dx + rho[None, :] * np.cos(phi[:, None]) for dx, _ in CENTRE_SHIFTS])
+    my = np.concatenate([c + dy + rho[None, :] * np.sin(phi[:, None]) for _, dy in CENTRE_SHIFTS])
+    return mx.astype(np.float32), my.astype(np.float32)
+
+
+_MAPS = _shift_maps()
+
+
+def _polars(crop: np.ndarray) -> np.ndarray:
+    """:func:`polar` at every centre shift (S x A x R), with one remap."""
+    p = cv2.remap(crop.astype(np.float32), _MAPS[0], _MAPS[1], cv2.INTER_LINEAR)
+    p = p.reshape(len(CENTRE_SHIFTS), POLAR_ANGLES, POLAR_RADII)
+    p = (p - p.mean(axis=1, keepdims=True)) * _RADIAL_W
+    n = np.sqrt((p * p).sum(axis=(1, 2), keepdims=True))
+    return p / np.where(n > 1e-6, n, 1.0)
+
+
 def match(crop: np.ndarray, templates_fft: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Best normalised correlation of the query crop against each template
     (templates_fft: n x (A/2+1) x R), over every rotation and a few centre shifts (the top
     face's centre is known to a pixel or two). Either contrast counts (dark numerals on a
     yellow die match light ones on a red die). Returns (scores, best rotation in degrees)."""
-    q = np.fft.rfft(np.stack([polar(crop, dx, dy) for dx, dy in CENTRE_SHIFTS]),
-                    axis=1)  # S x F x R
+    q = np.fft.rfft(_polars(crop), axis=1)  # S x F x R
     # per frequency: (n x R) @ (R x S)
     prod = np.matmul(templates_fft.transpose(1, 0, 2), np.conj(q).transpose(1, 2, 0))
     corr = np.abs(np.fft.irfft(prod, n=POLAR_ANGLES, axis=0)).max(axis=2)  # A x n
@@ -102,7 +140,7 @@ def read_pips(blob: Blob) -> tuple[str | None, float]:
     vals = blob.L[inner > 0]
     if vals.size < 50:
         return None, 0.0
-    lo, body, hi = np.percentile(vals, (1, 50, 99))
+    lo, body, hi = quantiles(vals, (1, 50, 99))
     dark = (body - lo) > (hi - body)
     contrast = float(body - lo if dark else hi - body)
     if contrast < 8:
@@ -164,7 +202,7 @@ def body_feature(frame: np.ndarray, bg_mean: np.ndarray, gain: float, blob: Blob
     only top-face pixels near the face's median lightness count."""
     h, w = blob.top.shape
     roi = frame[blob.y0:blob.y0 + h, blob.x0:blob.x0 + w]
-    Lmed = float(np.median(blob.L[blob.top > 0][::2]))
+    Lmed = quantiles(blob.L[blob.top > 0][::2], (50,))[0]
     body = ((np.abs(blob.L - Lmed) < 8).astype(np.uint8) * 255) & blob.top
     if cv2.countNonZero(body) < 10:
         body = blob.top
@@ -198,9 +236,15 @@ def sharpness(blob: Blob) -> float:
     if not cs:
         return 0.0
     pts = max(cs, key=len).reshape(-1, 2)
-    gx = cv2.Sobel(roi, cv2.CV_32F, 1, 0, ksize=3)
-    gy = cv2.Sobel(roi, cv2.CV_32F, 0, 1, ksize=3)
-    g = cv2.magnitude(gx, gy)[pts[:, 1], pts[:, 0]] * 0.125
+    # the 3x3 Sobel gradient at the contour's points only (the same numbers as cv2.Sobel
+    # over the box, whose border it reflects the same way)
+    p = cv2.copyMakeBorder(roi, 1, 1, 1, 1, cv2.BORDER_REFLECT_101)
+    x, y = pts[:, 0] + 1, pts[:, 1] + 1
+    gx = (p[y - 1, x + 1] + 2 * p[y, x + 1] + p[y + 1, x + 1]
+          - p[y - 1, x - 1] - 2 * p[y, x - 1] - p[y + 1, x - 1])
+    gy = (p[y + 1, x - 1] + 2 * p[y + 1, x] + p[y + 1, x + 1]
+          - p[y - 1, x - 1] - 2 * p[y - 1, x] - p[y - 1, x + 1])
+    g = np.sqrt(gx * gx + gy * gy) * 0.125
     contrast = abs(cv2.mean(roi, inner)[0] - float(blob.Lbg[outside].mean()))
     # the upper quartile: a side touching another die has no edge against the tray
-    return float(np.percentile(g, 75)) / max(contrast, 4.0)
+    return quantiles(g, (75,))[0] / max(contrast, 4.0)

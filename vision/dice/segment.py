@@ -262,16 +262,16 @@ def _split(sil: np.ndarray, seam: np.ndarray, die_area: float | None,
             _, a, b, u = best
             parts = [p for k, p in enumerate(parts) if k not in (a, b)] + [u]
             merged = True
-    # each part back to its full extent: the seam (rim) pixels next to it, none of another's
-    out = []
-    for own, p in enumerate(parts):
-        others = np.zeros_like(p)
-        for j, q in enumerate(parts):
-            if j != own:
-                others |= q
-        g = cv2.dilate(p, _ELLIPSE5, iterations=2) & sil & ~others
-        out.append(_fill(g))
-    return out
+    if len(parts) <= 1 or max(cv2.countNonZero(p) for p in parts) < min_area:
+        # one die after all, or one whose faces the seams cut into crumbs (a tilted die
+        # whose lit side faces differ from each other): the silhouette is the die
+        return [sil]
+    # each part back to its full extent: the seam (rim) pixels nearest to it, up to 4 pixels
+    # away (the seam between two dice is half one's rim, half the other's)
+    dist = np.stack([cv2.distanceTransform(cv2.bitwise_not(p), cv2.DIST_L2, 3) for p in parts])
+    nearest = dist.argmin(axis=0)
+    near = (dist.min(axis=0) <= 4.5) & (sil > 0)
+    return [_fill(((nearest == k) & near).astype(np.uint8) * 255) for k in range(len(parts))]
 
 
 def _measure(x0, y0, sil, seam, L, Lbg) -> Blob | None:
@@ -309,6 +309,16 @@ def _measure(x0, y0, sil, seam, L, Lbg) -> Blob | None:
             keep[:] = False
         keep[j] = True
         top = _fill(keep[lab].astype(np.uint8) * 255)
+        # where the seam around the face has a gap (where three dice meet, where ink nears
+        # the edge) the face leaks into its neighbour through a neck: cut it
+        opened = cv2.morphologyEx(top, cv2.MORPH_OPEN, _ELLIPSE7 if round_die else _ELLIPSE5)
+        if round_die:
+            k, olab, ost, _ = cv2.connectedComponentsWithStats(opened, connectivity=4)
+            if k > 2:
+                opened = (olab == 1 + int(np.argmax(ost[1:, cv2.CC_STAT_AREA]))).astype(
+                    np.uint8) * 255
+        if cv2.countNonZero(opened) >= 0.5 * cv2.countNonZero(top):
+            top = opened
         top = cv2.dilate(top, _ELLIPSE3) & sil
         # a face is convex: what ink of another shade cut out of it goes back
         pts = cv2.findNonZero(top)
