@@ -220,6 +220,19 @@ def _single(mask: np.ndarray, die_area: float | None) -> bool:
     return solidity >= 0.9 and aspect <= 1.45
 
 
+def _drop_nested(parts: list[np.ndarray]) -> list[np.ndarray]:
+    """Nested parts (an inked ring's inside) belong to the part around them."""
+    parts = sorted(parts, key=cv2.countNonZero, reverse=True)
+    kept: list[np.ndarray] = []
+    for p in parts:
+        for k in kept:
+            if cv2.countNonZero(cv2.bitwise_and(p, k)) > 0.5 * cv2.countNonZero(p):
+                break
+        else:
+            kept.append(p)
+    return kept
+
+
 def _split(sil: np.ndarray, seam: np.ndarray, die_area: float | None,
            min_area: float) -> list[np.ndarray]:
     core = cv2.bitwise_and(sil, cv2.bitwise_not(seam))
@@ -230,16 +243,7 @@ def _split(sil: np.ndarray, seam: np.ndarray, die_area: float | None,
         p = _fill((labels == j).astype(np.uint8) * 255)
         if cv2.countNonZero(p) >= 12:
             parts.append(p)
-    # nested parts (an inked ring's inside) belong to the part around them
-    parts.sort(key=cv2.countNonZero, reverse=True)
-    kept: list[np.ndarray] = []
-    for p in parts:
-        for k in kept:
-            if cv2.countNonZero(cv2.bitwise_and(p, k)) > 0.5 * cv2.countNonZero(p):
-                break
-        else:
-            kept.append(p)
-    parts = kept
+    parts = _drop_nested(parts)
     # greedy: join the two touching parts whose union is the most die-like, while any is
     merged = True
     while merged and len(parts) > 1:
@@ -262,6 +266,35 @@ def _split(sil: np.ndarray, seam: np.ndarray, die_area: float | None,
             _, a, b, u = best
             parts = [p for k, p in enumerate(parts) if k not in (a, b)] + [u]
             merged = True
+    # a part too small to be a die (ink cut a face into pieces the union of two of them does
+    # not square up) joins the touching part that makes the most die-like union
+    stuck: set[int] = set()
+    while len(parts) > 1:
+        areas = [cv2.countNonZero(p) for p in parts]
+        small = [k for k in range(len(parts)) if areas[k] < 1.5 * min_area and k not in stuck]
+        if not small:
+            break
+        a = min(small, key=lambda k: areas[k])
+        grown = cv2.dilate(parts[a], _ELLIPSE7, iterations=2)  # across an inked line
+        best = None
+        for b in range(len(parts)):
+            if b == a or not cv2.countNonZero(cv2.bitwise_and(grown, parts[b])):
+                continue
+            u = _fill(cv2.morphologyEx(cv2.bitwise_or(parts[a], parts[b]), cv2.MORPH_CLOSE,
+                                       _ELLIPSE7))
+            if die_area and cv2.countNonZero(u) > 1.3 * die_area:
+                continue
+            _, solidity, aspect = _shape(u)
+            score = solidity - 0.2 * (aspect - 1)
+            if best is None or score > best[0]:
+                best = (score, b, u)
+        if best is None:
+            stuck.add(a)
+            continue
+        _, b, u = best
+        parts = [p for k, p in enumerate(parts) if k not in (a, b)] + [u]
+        stuck = {k - (k > a) - (k > b) for k in stuck}
+    parts = _drop_nested(parts)  # what the joined parts now enclose
     if len(parts) <= 1 or max(cv2.countNonZero(p) for p in parts) < min_area:
         # one die after all, or one whose faces the seams cut into crumbs (a tilted die
         # whose lit side faces differ from each other): the silhouette is the die
