@@ -93,35 +93,39 @@ def match(crop: np.ndarray, templates_fft: np.ndarray) -> tuple[np.ndarray, np.n
     face's centre is known to a pixel or two). Either contrast counts (dark numerals on a
     yellow die match light ones on a red die). Returns (scores, best rotation in degrees)."""
     q = np.fft.rfft(_polars(crop), axis=1)  # S x F x R
-    # per frequency: (n x R) @ (R x S)
-    prod = np.matmul(templates_fft.transpose(1, 0, 2), np.conj(q).transpose(1, 2, 0))
-    corr = np.abs(np.fft.irfft(prod, n=POLAR_ANGLES, axis=0)).max(axis=2)  # A x n
+    # per frequency: (S x R) @ (R x n)
+    prod = np.matmul(np.conj(q).transpose(1, 0, 2), templates_fft.transpose(1, 2, 0))
+    corr = np.abs(np.fft.irfft(prod, n=POLAR_ANGLES, axis=0)).max(axis=1)  # A x n
     k = corr.argmax(axis=0)
-    return corr.max(axis=0), k * (360.0 / POLAR_ANGLES)
+    cols = np.arange(corr.shape[1])
+    c0, cm, cp = corr[k, cols], corr[k - 1, cols], corr[(k + 1) % POLAR_ANGLES, cols]
+    # the peak between the sampled angles (a parabola through the best and its neighbours)
+    curv = cm - 2 * c0 + cp
+    frac = np.where(curv < -1e-9, 0.5 * (cm - cp) / np.where(curv < -1e-9, curv, -1.0), 0.0)
+    return c0, (k + np.clip(frac, -0.5, 0.5)) * (360.0 / POLAR_ANGLES)
 
 
-_INNER = slice(8, PATCH_SIDE - 8)
-VERIFY_SHIFT = 5  # crop pixels either way (the top face's centre is known to a pixel or two)
-_VERIFY_SIDE = PATCH_SIDE - 16 + 2 * VERIFY_SHIFT
+# the template's middle that is compared: the symbol or numeral, not the face's corners
+# (which every face of a kind shares: a D12's pentagon turns with its numeral)
+VERIFY_MARGIN = 14
+_INNER = slice(VERIFY_MARGIN, PATCH_SIDE - VERIFY_MARGIN)
+VERIFY_SHIFT = 4  # crop pixels either way (the top face's centre is known to a pixel or two)
+_VERIFY_SIDE = PATCH_SIDE - 2 * VERIFY_MARGIN + 2 * VERIFY_SHIFT
 
 
 def verify(crop: np.ndarray, template: np.ndarray, angle: float) -> float:
     """Normalised correlation of the template's middle with the query crop turned by
-    ``angle`` (half a step either side), over shifts of up to VERIFY_SHIFT pixels; either
-    contrast. Sharper than the polar score: it tells 11 from 12 and 6 from 9."""
+    ``angle`` (the polar match's, refined between its samples), over shifts of up to
+    VERIFY_SHIFT pixels; either contrast. Sharper than the polar score: it tells 11 from
+    12 and 6 from 9."""
     t = np.ascontiguousarray(template[_INNER, _INNER], np.float32)
-    best = 0.0
-    c = (PATCH_SIDE / 2, PATCH_SIDE / 2)
-    step = 360.0 / POLAR_ANGLES
     off = (PATCH_SIDE - _VERIFY_SIDE) / 2  # only the middle of the turned crop is needed
-    for a in (-angle - step / 2, -angle + step / 2):
-        m = cv2.getRotationMatrix2D(c, a, 1.0)
-        m[:, 2] -= off
-        r = cv2.warpAffine(crop, m, (_VERIFY_SIDE, _VERIFY_SIDE),
-                           flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        res = cv2.matchTemplate(r, t, cv2.TM_CCOEFF_NORMED)
-        best = max(best, float(res.max()), float(-res.min()))
-    return best
+    m = cv2.getRotationMatrix2D((PATCH_SIDE / 2, PATCH_SIDE / 2), -angle, 1.0)
+    m[:, 2] -= off
+    r = cv2.warpAffine(crop, m, (_VERIFY_SIDE, _VERIFY_SIDE), flags=cv2.INTER_LINEAR,
+                       borderMode=cv2.BORDER_REPLICATE)
+    lo, hi, _, _ = cv2.minMaxLoc(cv2.matchTemplate(r, t, cv2.TM_CCOEFF_NORMED))
+    return max(0.0, float(hi), float(-lo))
 
 
 # ---------------------------------------------------------------- pips
@@ -234,8 +238,8 @@ def sharpness(blob: Blob) -> float:
     inside the face does not count)."""
     roi = blob.L
     inner = cv2.erode(blob.mask, _BAND)
-    outside = cv2.dilate(blob.mask, _BAND, iterations=2) == 0
-    if not outside.any() or not inner.any():
+    outside = cv2.bitwise_not(cv2.dilate(blob.mask, _BAND, iterations=2))
+    if not cv2.countNonZero(outside) or not cv2.countNonZero(inner):
         return 0.0
     cs, _ = cv2.findContours(blob.mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     if not cs:
@@ -250,6 +254,6 @@ def sharpness(blob: Blob) -> float:
     gy = (p[y + 1, x - 1] + 2 * p[y + 1, x] + p[y + 1, x + 1]
           - p[y - 1, x - 1] - 2 * p[y - 1, x] - p[y - 1, x + 1])
     g = np.sqrt(gx * gx + gy * gy) * 0.125
-    contrast = abs(cv2.mean(roi, inner)[0] - float(blob.Lbg[outside].mean()))
+    contrast = abs(cv2.mean(roi, inner)[0] - cv2.mean(blob.Lbg, outside)[0])
     # the upper quartile: a side touching another die has no edge against the tray
     return quantiles(g, (75,))[0] / max(contrast, 4.0)

@@ -39,7 +39,7 @@ from .segment import MIN_AREA_PX, Background, Blob, check_frame, exposure_gain, 
 # a die is tilted when its top face sits off the silhouette's centre, when the silhouette
 # is elongated, larger (side faces seen) or smaller (only a foreshortened top face stands out
 # from the tray) than the kind's flat size, or when the top face is a small part of it
-TILT = {"square": {"offset": 0.075, "aspect": 1.2, "top_aspect": 1.08, "size": 1.10,
+TILT = {"square": {"offset": 0.075, "aspect": 1.2, "top_aspect": 1.10, "size": 1.10,
                    "size_min": 0.0, "top_fraction": 0.6, "rectangularity": 0.75},
         "round": {"offset": 0.085, "aspect": 1.12, "top_aspect": 1.3, "size": 1.12,
                   "size_min": 0.9, "top_fraction": 0.2, "rectangularity": 0.0}}
@@ -185,7 +185,7 @@ class DiceReader:
             key = (kind, face)
             if key not in tried and len(tried) >= SHORTLIST:
                 continue
-            if tried.get(key, 0) >= EXAMPLES_VERIFIED or verified.get(key, 0.0) >= MATCH_GOOD:
+            if tried.get(key, 0) >= EXAMPLES_VERIFIED:
                 continue
             tried[key] = tried.get(key, 0) + 1
             verified[key] = max(verified.get(key, 0.0), verify(crop, template, angle))
