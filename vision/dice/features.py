@@ -82,9 +82,11 @@ def _polars(crop: np.ndarray) -> np.ndarray:
     """:func:`polar` at every centre shift (S x A x R), with one remap."""
     p = cv2.remap(crop.astype(np.float32), _MAPS[0], _MAPS[1], cv2.INTER_LINEAR)
     p = p.reshape(len(CENTRE_SHIFTS), POLAR_ANGLES, POLAR_RADII)
-    p = (p - p.mean(axis=1, keepdims=True)) * _RADIAL_W
-    n = np.sqrt((p * p).sum(axis=(1, 2), keepdims=True))
-    return p / np.where(n > 1e-6, n, 1.0)
+    p -= p.mean(axis=1, keepdims=True)
+    p *= _RADIAL_W
+    n = np.sqrt(np.einsum("sar,sar->s", p, p))
+    p /= np.where(n > 1e-6, n, 1.0)[:, None, None]
+    return p
 
 
 def match(crop: np.ndarray, templates_fft: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -212,7 +214,7 @@ def body_feature(frame: np.ndarray, bg_mean: np.ndarray, gain: float, blob: Blob
     h, w = blob.top.shape
     roi = frame[blob.y0:blob.y0 + h, blob.x0:blob.x0 + w]
     Lmed = quantiles(blob.L[blob.top > 0][::2], (50,))[0]
-    body = ((np.abs(blob.L - Lmed) < 8).astype(np.uint8) * 255) & blob.top
+    body = cv2.inRange(blob.L, Lmed - 8, Lmed + 8) & blob.top
     if cv2.countNonZero(body) < 10:
         body = blob.top
     med = np.array(cv2.mean(roi, body)[:3], np.float32) + 1.0
@@ -241,10 +243,13 @@ def sharpness(blob: Blob) -> float:
     outside = cv2.bitwise_not(cv2.dilate(blob.mask, _BAND, iterations=2))
     if not cv2.countNonZero(outside) or not cv2.countNonZero(inner):
         return 0.0
-    cs, _ = cv2.findContours(blob.mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-    if not cs:
-        return 0.0
-    pts = max(cs, key=len).reshape(-1, 2)
+    if blob.contour is not None:
+        pts = blob.contour.reshape(-1, 2)
+    else:
+        cs, _ = cv2.findContours(blob.mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+        if not cs:
+            return 0.0
+        pts = max(cs, key=len).reshape(-1, 2)
     # the 3x3 Sobel gradient at the contour's points only (the same numbers as cv2.Sobel
     # over the box, whose border it reflects the same way)
     p = cv2.copyMakeBorder(roi, 1, 1, 1, 1, cv2.BORDER_REFLECT_101)

@@ -44,6 +44,7 @@ class Blob:
     solidity: float  # area / convex hull area
     L: np.ndarray  # the frame's CIE L (0..100) over the box
     Lbg: np.ndarray  # the empty tray's, at the frame's light
+    contour: np.ndarray | None = None  # the silhouette's outline, every pixel, in the box
 
     @property
     def size(self) -> float:
@@ -276,7 +277,7 @@ def _split(sil: np.ndarray, seam: np.ndarray, die_area: float | None,
             break
         a = min(small, key=lambda k: areas[k])
         grown = cv2.dilate(parts[a], _ELLIPSE7, iterations=2)  # across an inked line
-        best = None
+        join = None
         for b in range(len(parts)):
             if b == a or not cv2.countNonZero(cv2.bitwise_and(grown, parts[b])):
                 continue
@@ -286,14 +287,14 @@ def _split(sil: np.ndarray, seam: np.ndarray, die_area: float | None,
                 continue
             _, solidity, aspect = _shape(u)
             score = solidity - 0.2 * (aspect - 1)
-            if best is None or score > best[0]:
-                best = (score, b, u)
-        if best is None:
+            if join is None or score > join[0]:
+                join = (score, b, u)
+        if join is None:
             stuck.add(a)
             continue
-        _, b, u = best
+        _, b, u = join
         parts = [p for k, p in enumerate(parts) if k not in (a, b)] + [u]
-        stuck = {k - (k > a) - (k > b) for k in stuck}
+        stuck = {k - (k > a) - (k > b) for k in stuck if k != b}
     parts = _drop_nested(parts)  # what the joined parts now enclose
     if len(parts) <= 1 or max(cv2.countNonZero(p) for p in parts) < min_area:
         # one die after all, or one whose faces the seams cut into crumbs (a tilted die
@@ -354,10 +355,10 @@ def _measure(x0, y0, sil, seam, L, Lbg) -> Blob | None:
             top = opened
         top = cv2.dilate(top, _ELLIPSE3) & sil
         # a face is convex: what ink of another shade cut out of it goes back
-        pts = cv2.findNonZero(top)
-        if pts is not None:
+        outlines, _ = cv2.findContours(top, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        if outlines:  # (the hull of the outlines' corners is the hull of every pixel)
             hull_top = np.zeros_like(top)
-            cv2.fillConvexPoly(hull_top, cv2.convexHull(pts), 255)
+            cv2.fillConvexPoly(hull_top, cv2.convexHull(np.concatenate(outlines)), 255)
             top = hull_top & sil
     else:
         top = sil
@@ -370,4 +371,4 @@ def _measure(x0, y0, sil, seam, L, Lbg) -> Blob | None:
     tc = max(tcs, key=cv2.contourArea) if tcs else contour
     top_rect = cv2.minAreaRect(tc + np.array([x0, y0], np.int32))
     return Blob(x0, y0, sil, top, float(area), cx, cy, float(top_area), tcx, tcy, rect,
-                top_rect, circularity, float(area / hull_area), L, Lbg)
+                top_rect, circularity, float(area / hull_area), L, Lbg, contour)
