@@ -110,8 +110,10 @@ def check_frame(frame: np.ndarray, bg: Background, name: str) -> None:
 
 def exposure_gain(frame: np.ndarray, bg: Background) -> float:
     """How much brighter the frame is than the empty tray (the median ratio: dice cover little)."""
+    from .features import quantiles
+
     g = cv2.cvtColor(frame[bg._sub], cv2.COLOR_BGR2GRAY).astype(np.float32)
-    return float(np.median(g / bg._gray_sub))
+    return quantiles(g / bg._gray_sub, (50,))[0]
 
 
 def _fg(lab: np.ndarray, lab_bg: np.ndarray, gain: float) -> np.ndarray:
@@ -164,23 +166,28 @@ def find_blobs(frame: np.ndarray, bg: Background, gain: float, min_area: float =
     fg_small = cv2.morphologyEx(_fg(_lab(small), bg.lab_half, gain), cv2.MORPH_OPEN, _ELLIPSE3)
     # ink edges blend to the tray's grey at half size: bridge the gaps, fill what they
     # enclose (this only says where to look at full size)
-    fg_small = _fill(cv2.dilate(fg_small, _ELLIPSE3))
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(fg_small, connectivity=8)
+    # each part: its outline, filled (what the outline encloses is the part)
+    outlines, _ = cv2.findContours(cv2.dilate(fg_small, _ELLIPSE3), cv2.RETR_EXTERNAL,
+                                   cv2.CHAIN_APPROX_SIMPLE)
+    # in reading order (each outline starts at its part's first pixel)
+    outlines = sorted(outlines, key=lambda c: (int(c[0, 0, 1]), int(c[0, 0, 0])))
     h, w = frame.shape[:2]
     k = gain ** (1 / 3)
     blobs = []
-    for i in range(1, n):
-        x, y, bw, bh, area = stats[i]
-        if area * 4 < min_area:
-            continue
+    for outline in outlines:
+        x, y, bw, bh = cv2.boundingRect(outline)
         pad = 6
         x0, y0 = max(0, 2 * x - pad), max(0, 2 * y - pad)
         x1, y1 = min(w, 2 * (x + bw) + pad), min(h, 2 * (y + bh) + pad)
+        sx0, sy0 = x0 // 2, y0 // 2
+        part = np.zeros(((y1 + 1) // 2 - sy0, (x1 + 1) // 2 - sx0), np.uint8)
+        cv2.drawContours(part, [outline], -1, 255, -1, offset=(-sx0, -sy0))
+        if cv2.countNonZero(part) * 4 < min_area:
+            continue
         lab = _lab(frame[y0:y1, x0:x1])
         lab_bg = bg.lab[y0:y1, x0:x1]
         fg = _fg(lab, lab_bg, gain)
-        near = (labels[y0 // 2:(y1 + 1) // 2, x0 // 2:(x1 + 1) // 2] == i).astype(np.uint8) * 255
-        near = cv2.resize(cv2.dilate(near, _ELLIPSE3), (x1 - x0, y1 - y0),
+        near = cv2.resize(cv2.dilate(part, _ELLIPSE3), (x1 - x0, y1 - y0),
                           interpolation=cv2.INTER_NEAREST)
         fg = cv2.morphologyEx(cv2.morphologyEx(fg & near, cv2.MORPH_OPEN, _ELLIPSE3),
                               cv2.MORPH_CLOSE, _ELLIPSE3)
@@ -327,17 +334,17 @@ def _measure(x0, y0, sil, seam, L, Lbg) -> Blob | None:
     # the top face: the largest seam-bounded part of the die (holes of pips and ink filled)
     inner = cv2.bitwise_and(sil, cv2.bitwise_not(seam))
     inner = cv2.erode(inner, _ELLIPSE3)
-    n, lab, st, _ = cv2.connectedComponentsWithStats(inner, connectivity=4)
+    n, lab = cv2.connectedComponents(inner, connectivity=4)
     if n > 1:
         # the largest part, with every part of the same shade (ink lines cut a face into
         # parts; a side face is lit differently)
-        j = 1 + int(np.argmax(st[1:, cv2.CC_STAT_AREA]))
+        labels = lab.ravel()
+        areas = np.bincount(labels, minlength=n)
+        j = 1 + int(np.argmax(areas[1:]))
         # mean lightness of every part at once
-        sums = np.bincount(lab.ravel(), weights=L.ravel(), minlength=n)
-        shades = sums / np.maximum(st[:, cv2.CC_STAT_AREA], 1)
+        shades = np.bincount(labels, weights=L.ravel(), minlength=n) / np.maximum(areas, 1)
         shade = float(shades[j])
-        keep = (np.abs(shades - shade) < SAME_SHADE * max(shade, 10.0)) \
-            & (st[:, cv2.CC_STAT_AREA] >= 6)
+        keep = (np.abs(shades - shade) < SAME_SHADE * max(shade, 10.0)) & (areas >= 6)
         keep[0] = False
         if round_die:  # a D12's neighbours can share the top's shade; its numeral is inside
             keep[:] = False
