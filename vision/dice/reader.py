@@ -52,7 +52,8 @@ MATCH_MARGIN = 0.06
 COLOUR_MAX_DISTANCE = 40.0  # farther from every taught colour: colour unknown (None)
 PIPS_SURE = 0.9  # a pip reading this sure is not compared with the taught faces
 SHORTLIST = 3  # faces compared upright after the polar shortlist
-EXAMPLES_VERIFIED = 2  # examples of each of those faces compared upright
+EXAMPLES_VERIFIED = 1  # examples of each of those faces compared upright (2: no better since
+# the upright check looks at the middle only, at the refined angle)
 
 
 class DiceReader:
