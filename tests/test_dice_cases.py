@@ -68,7 +68,7 @@ def test_flat_cube_touching_others_is_read_clean(tower, tray, kind, face, kinds)
 
 
 def test_face_cut_by_its_inked_ring_is_one_die():
-    t, r, readings = read_case(4, 531319320, ("spawn",), "spawn", "TILE_ON_SPAWN_2")
+    t, r, readings = read_case(4, 531319320, ("spawn", "kotd"), "spawn", "TILE_ON_SPAWN_2")
     assert (r.kind, r.face, r.status) == ("spawn", "TILE_ON_SPAWN_2", "clean")
     near = [d for d in readings if math.hypot(d.x - t.x, d.y - t.y) < 30]
     assert near == [r]  # not also its ring's inside as a die of its own
