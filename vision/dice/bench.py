@@ -84,6 +84,26 @@ def teach_tower(style: Any, seed: int, examples: int = 3,
     return p
 
 
+def tower_style(tower: int, seed: int = 2026) -> Any:
+    """The look of the benchmark's tower number ``tower`` (a run with ``seed``)."""
+    return random_style(np.random.default_rng(seed + 7 * tower))
+
+
+def _tray(style: Any, tray_seed: int, trng: np.random.Generator) -> tuple[Any, list]:
+    s = dataclasses.replace(
+        style, seed=tray_seed, blur_sigma=float(trng.uniform(0.3, 0.9)),
+        noise_sigma=float(trng.uniform(1.0, 3.5)), jpeg_quality=int(trng.integers(70, 96)),
+        exposure=style.exposure * float(trng.uniform(0.95, 1.05)))
+    return s, random_dice(trng, int(trng.integers(1, 9)), list(KINDS), s, tilted_prob=0.15)
+
+
+def bench_tray(tower: int, tray_seed: int, seed: int = 2026) -> tuple[np.ndarray, list[TrueDie]]:
+    """One tray of the benchmark exactly as :func:`run` reads it (the failures it lists
+    give tower and tray), for tests that pin a case down."""
+    s, dice = _tray(tower_style(tower, seed), tray_seed, np.random.default_rng(tray_seed))
+    return render_tray(dice, s)
+
+
 def _match(truth: list[TrueDie], readings) -> list:
     """Each true die's reading (nearest centre within MATCH_PX, each reading used once)."""
     pairs = sorted(((math.hypot(t.x - r.x, t.y - r.y), i, j) for i, t in enumerate(truth)
@@ -113,7 +133,7 @@ def run(n_trays: int = 300, seed: int = 2026, trays_per_tower: int = 25,
     teach_s = 0.0
     refused = 0
     for t in range(towers):
-        style = random_style(np.random.default_rng(seed + 7 * t))
+        style = tower_style(t, seed)
         t0 = time.perf_counter()
         profile = teach_tower(style, seed + t)
         refused += profile.refused
@@ -122,11 +142,7 @@ def run(n_trays: int = 300, seed: int = 2026, trays_per_tower: int = 25,
         for _ in range(min(trays_per_tower, n_trays - done)):
             tray_seed = int(rng.integers(1 << 30))
             trng = np.random.default_rng(tray_seed)
-            s = dataclasses.replace(
-                style, seed=tray_seed, blur_sigma=float(trng.uniform(0.3, 0.9)),
-                noise_sigma=float(trng.uniform(1.0, 3.5)), jpeg_quality=int(trng.integers(70, 96)),
-                exposure=style.exposure * float(trng.uniform(0.95, 1.05)))
-            dice = random_dice(trng, int(trng.integers(1, 9)), list(KINDS), s, tilted_prob=0.15)
+            s, dice = _tray(style, tray_seed, trng)
             frame, truth = render_tray(dice, s)
             t0, c0 = time.perf_counter(), time.thread_time()
             readings = reader.read(frame)

@@ -39,7 +39,7 @@ from .segment import MIN_AREA_PX, Background, Blob, check_frame, exposure_gain, 
 # a die is tilted when its top face sits off the silhouette's centre, when the silhouette
 # is elongated, larger (side faces seen) or smaller (only a foreshortened top face stands out
 # from the tray) than the kind's flat size, or when the top face is a small part of it
-TILT = {"square": {"offset": 0.075, "aspect": 1.2, "top_aspect": 1.08, "size": 1.12,
+TILT = {"square": {"offset": 0.075, "aspect": 1.2, "top_aspect": 1.10, "size": 1.10,
                    "size_min": 0.0, "top_fraction": 0.6, "rectangularity": 0.75},
         "round": {"offset": 0.085, "aspect": 1.12, "top_aspect": 1.3, "size": 1.12,
                   "size_min": 0.9, "top_fraction": 0.2, "rectangularity": 0.0}}
@@ -52,6 +52,8 @@ MATCH_MARGIN = 0.06
 COLOUR_MAX_DISTANCE = 40.0  # farther from every taught colour: colour unknown (None)
 PIPS_SURE = 0.9  # a pip reading this sure is not compared with the taught faces
 SHORTLIST = 3  # faces compared upright after the polar shortlist
+EXAMPLES_VERIFIED = 1  # examples of each of those faces compared upright (2: no better since
+# the upright check looks at the middle only, at the refined angle)
 
 
 class DiceReader:
@@ -69,7 +71,7 @@ class DiceReader:
                 for crop in crops:
                     ffts.append(polar_fft(polar(crop.astype(np.float32))))
                     faces.append(face)
-                    crops_.append(crop.astype(np.float32))
+                    crops_.append(np.ascontiguousarray(crop, np.float32))
             self._templates[name] = (np.stack(ffts), faces, crops_)
         self._colours = {c: (np.mean(fs, axis=0), np.maximum(np.std(fs, axis=0), 0.06))
                          for c, fs in profile.colours.items()}
@@ -176,13 +178,18 @@ class DiceReader:
             for i in np.argsort(-scores)[:3 * SHORTLIST]:
                 cands.append((float(scores[i]), kind, faces[i], crop, crops[i], float(angles[i])))
         cands.sort(key=lambda c: -c[0])
+        # the SHORTLIST best faces, each by up to EXAMPLES_VERIFIED of its best examples (the
+        # example that matches best upright is not always the polar score's first)
         verified: dict[tuple[str, str], float] = {}
+        tried: dict[tuple[str, str], int] = {}
         for _, kind, face, crop, template, angle in cands:
-            if (kind, face) in verified:
+            key = (kind, face)
+            if key not in tried and len(tried) >= SHORTLIST:
                 continue
-            if len(verified) >= SHORTLIST:
-                break
-            verified[(kind, face)] = verify(crop, template, angle)
+            if tried.get(key, 0) >= EXAMPLES_VERIFIED:
+                continue
+            tried[key] = tried.get(key, 0) + 1
+            verified[key] = max(verified.get(key, 0.0), verify(crop, template, angle))
         if verified:
             ranked = sorted(verified.items(), key=lambda kv: -kv[1])
             (kind, face), s1 = ranked[0]

@@ -44,6 +44,7 @@ class Blob:
     solidity: float  # area / convex hull area
     L: np.ndarray  # the frame's CIE L (0..100) over the box
     Lbg: np.ndarray  # the empty tray's, at the frame's light
+    contour: np.ndarray | None = None  # the silhouette's outline, every pixel, in the box
 
     @property
     def size(self) -> float:
@@ -109,8 +110,10 @@ def check_frame(frame: np.ndarray, bg: Background, name: str) -> None:
 
 def exposure_gain(frame: np.ndarray, bg: Background) -> float:
     """How much brighter the frame is than the empty tray (the median ratio: dice cover little)."""
+    from .features import quantiles
+
     g = cv2.cvtColor(frame[bg._sub], cv2.COLOR_BGR2GRAY).astype(np.float32)
-    return float(np.median(g / bg._gray_sub))
+    return quantiles(g / bg._gray_sub, (50,))[0]
 
 
 def _fg(lab: np.ndarray, lab_bg: np.ndarray, gain: float) -> np.ndarray:
@@ -163,23 +166,28 @@ def find_blobs(frame: np.ndarray, bg: Background, gain: float, min_area: float =
     fg_small = cv2.morphologyEx(_fg(_lab(small), bg.lab_half, gain), cv2.MORPH_OPEN, _ELLIPSE3)
     # ink edges blend to the tray's grey at half size: bridge the gaps, fill what they
     # enclose (this only says where to look at full size)
-    fg_small = _fill(cv2.dilate(fg_small, _ELLIPSE3))
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(fg_small, connectivity=8)
+    # each part: its outline, filled (what the outline encloses is the part)
+    outlines, _ = cv2.findContours(cv2.dilate(fg_small, _ELLIPSE3), cv2.RETR_EXTERNAL,
+                                   cv2.CHAIN_APPROX_SIMPLE)
+    # in reading order (each outline starts at its part's first pixel)
+    outlines = sorted(outlines, key=lambda c: (int(c[0, 0, 1]), int(c[0, 0, 0])))
     h, w = frame.shape[:2]
     k = gain ** (1 / 3)
     blobs = []
-    for i in range(1, n):
-        x, y, bw, bh, area = stats[i]
-        if area * 4 < min_area:
-            continue
+    for outline in outlines:
+        x, y, bw, bh = cv2.boundingRect(outline)
         pad = 6
         x0, y0 = max(0, 2 * x - pad), max(0, 2 * y - pad)
         x1, y1 = min(w, 2 * (x + bw) + pad), min(h, 2 * (y + bh) + pad)
+        sx0, sy0 = x0 // 2, y0 // 2
+        part = np.zeros(((y1 + 1) // 2 - sy0, (x1 + 1) // 2 - sx0), np.uint8)
+        cv2.drawContours(part, [outline], -1, 255, -1, offset=(-sx0, -sy0))
+        if cv2.countNonZero(part) * 4 < min_area:
+            continue
         lab = _lab(frame[y0:y1, x0:x1])
         lab_bg = bg.lab[y0:y1, x0:x1]
         fg = _fg(lab, lab_bg, gain)
-        near = (labels[y0 // 2:(y1 + 1) // 2, x0 // 2:(x1 + 1) // 2] == i).astype(np.uint8) * 255
-        near = cv2.resize(cv2.dilate(near, _ELLIPSE3), (x1 - x0, y1 - y0),
+        near = cv2.resize(cv2.dilate(part, _ELLIPSE3), (x1 - x0, y1 - y0),
                           interpolation=cv2.INTER_NEAREST)
         fg = cv2.morphologyEx(cv2.morphologyEx(fg & near, cv2.MORPH_OPEN, _ELLIPSE3),
                               cv2.MORPH_CLOSE, _ELLIPSE3)
@@ -220,6 +228,19 @@ def _single(mask: np.ndarray, die_area: float | None) -> bool:
     return solidity >= 0.9 and aspect <= 1.45
 
 
+def _drop_nested(parts: list[np.ndarray]) -> list[np.ndarray]:
+    """Nested parts (an inked ring's inside) belong to the part around them."""
+    parts = sorted(parts, key=cv2.countNonZero, reverse=True)
+    kept: list[np.ndarray] = []
+    for p in parts:
+        for k in kept:
+            if cv2.countNonZero(cv2.bitwise_and(p, k)) > 0.5 * cv2.countNonZero(p):
+                break
+        else:
+            kept.append(p)
+    return kept
+
+
 def _split(sil: np.ndarray, seam: np.ndarray, die_area: float | None,
            min_area: float) -> list[np.ndarray]:
     core = cv2.bitwise_and(sil, cv2.bitwise_not(seam))
@@ -230,16 +251,7 @@ def _split(sil: np.ndarray, seam: np.ndarray, die_area: float | None,
         p = _fill((labels == j).astype(np.uint8) * 255)
         if cv2.countNonZero(p) >= 12:
             parts.append(p)
-    # nested parts (an inked ring's inside) belong to the part around them
-    parts.sort(key=cv2.countNonZero, reverse=True)
-    kept: list[np.ndarray] = []
-    for p in parts:
-        for k in kept:
-            if cv2.countNonZero(cv2.bitwise_and(p, k)) > 0.5 * cv2.countNonZero(p):
-                break
-        else:
-            kept.append(p)
-    parts = kept
+    parts = _drop_nested(parts)
     # greedy: join the two touching parts whose union is the most die-like, while any is
     merged = True
     while merged and len(parts) > 1:
@@ -262,16 +274,45 @@ def _split(sil: np.ndarray, seam: np.ndarray, die_area: float | None,
             _, a, b, u = best
             parts = [p for k, p in enumerate(parts) if k not in (a, b)] + [u]
             merged = True
-    # each part back to its full extent: the seam (rim) pixels next to it, none of another's
-    out = []
-    for own, p in enumerate(parts):
-        others = np.zeros_like(p)
-        for j, q in enumerate(parts):
-            if j != own:
-                others |= q
-        g = cv2.dilate(p, _ELLIPSE5, iterations=2) & sil & ~others
-        out.append(_fill(g))
-    return out
+    # a part too small to be a die (ink cut a face into pieces the union of two of them does
+    # not square up) joins the touching part that makes the most die-like union
+    stuck: set[int] = set()
+    while len(parts) > 1:
+        areas = [cv2.countNonZero(p) for p in parts]
+        small = [k for k in range(len(parts)) if areas[k] < 1.5 * min_area and k not in stuck]
+        if not small:
+            break
+        a = min(small, key=lambda k: areas[k])
+        grown = cv2.dilate(parts[a], _ELLIPSE7, iterations=2)  # across an inked line
+        join = None
+        for b in range(len(parts)):
+            if b == a or not cv2.countNonZero(cv2.bitwise_and(grown, parts[b])):
+                continue
+            u = _fill(cv2.morphologyEx(cv2.bitwise_or(parts[a], parts[b]), cv2.MORPH_CLOSE,
+                                       _ELLIPSE7))
+            if die_area and cv2.countNonZero(u) > 1.3 * die_area:
+                continue
+            _, solidity, aspect = _shape(u)
+            score = solidity - 0.2 * (aspect - 1)
+            if join is None or score > join[0]:
+                join = (score, b, u)
+        if join is None:
+            stuck.add(a)
+            continue
+        _, b, u = join
+        parts = [p for k, p in enumerate(parts) if k not in (a, b)] + [u]
+        stuck = {k - (k > a) - (k > b) for k in stuck if k != b}
+    parts = _drop_nested(parts)  # what the joined parts now enclose
+    if len(parts) <= 1 or max(cv2.countNonZero(p) for p in parts) < min_area:
+        # one die after all, or one whose faces the seams cut into crumbs (a tilted die
+        # whose lit side faces differ from each other): the silhouette is the die
+        return [sil]
+    # each part back to its full extent: the seam (rim) pixels nearest to it, up to 4 pixels
+    # away (the seam between two dice is half one's rim, half the other's)
+    dist = np.stack([cv2.distanceTransform(cv2.bitwise_not(p), cv2.DIST_L2, 3) for p in parts])
+    nearest = dist.argmin(axis=0)
+    near = (dist.min(axis=0) <= 4.5) & (sil > 0)
+    return [_fill(((nearest == k) & near).astype(np.uint8) * 255) for k in range(len(parts))]
 
 
 def _measure(x0, y0, sil, seam, L, Lbg) -> Blob | None:
@@ -293,28 +334,38 @@ def _measure(x0, y0, sil, seam, L, Lbg) -> Blob | None:
     # the top face: the largest seam-bounded part of the die (holes of pips and ink filled)
     inner = cv2.bitwise_and(sil, cv2.bitwise_not(seam))
     inner = cv2.erode(inner, _ELLIPSE3)
-    n, lab, st, _ = cv2.connectedComponentsWithStats(inner, connectivity=4)
+    n, lab = cv2.connectedComponents(inner, connectivity=4)
     if n > 1:
         # the largest part, with every part of the same shade (ink lines cut a face into
         # parts; a side face is lit differently)
-        j = 1 + int(np.argmax(st[1:, cv2.CC_STAT_AREA]))
+        labels = lab.ravel()
+        areas = np.bincount(labels, minlength=n)
+        j = 1 + int(np.argmax(areas[1:]))
         # mean lightness of every part at once
-        sums = np.bincount(lab.ravel(), weights=L.ravel(), minlength=n)
-        shades = sums / np.maximum(st[:, cv2.CC_STAT_AREA], 1)
+        shades = np.bincount(labels, weights=L.ravel(), minlength=n) / np.maximum(areas, 1)
         shade = float(shades[j])
-        keep = (np.abs(shades - shade) < SAME_SHADE * max(shade, 10.0)) \
-            & (st[:, cv2.CC_STAT_AREA] >= 6)
+        keep = (np.abs(shades - shade) < SAME_SHADE * max(shade, 10.0)) & (areas >= 6)
         keep[0] = False
         if round_die:  # a D12's neighbours can share the top's shade; its numeral is inside
             keep[:] = False
         keep[j] = True
         top = _fill(keep[lab].astype(np.uint8) * 255)
+        # where the seam around the face has a gap (where three dice meet, where ink nears
+        # the edge) the face leaks into its neighbour through a neck: cut it
+        opened = cv2.morphologyEx(top, cv2.MORPH_OPEN, _ELLIPSE7 if round_die else _ELLIPSE5)
+        if round_die:
+            k, olab, ost, _ = cv2.connectedComponentsWithStats(opened, connectivity=4)
+            if k > 2:
+                opened = (olab == 1 + int(np.argmax(ost[1:, cv2.CC_STAT_AREA]))).astype(
+                    np.uint8) * 255
+        if cv2.countNonZero(opened) >= 0.5 * cv2.countNonZero(top):
+            top = opened
         top = cv2.dilate(top, _ELLIPSE3) & sil
         # a face is convex: what ink of another shade cut out of it goes back
-        pts = cv2.findNonZero(top)
-        if pts is not None:
+        outlines, _ = cv2.findContours(top, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        if outlines:  # (the hull of the outlines' corners is the hull of every pixel)
             hull_top = np.zeros_like(top)
-            cv2.fillConvexPoly(hull_top, cv2.convexHull(pts), 255)
+            cv2.fillConvexPoly(hull_top, cv2.convexHull(np.concatenate(outlines)), 255)
             top = hull_top & sil
     else:
         top = sil
@@ -327,4 +378,4 @@ def _measure(x0, y0, sil, seam, L, Lbg) -> Blob | None:
     tc = max(tcs, key=cv2.contourArea) if tcs else contour
     top_rect = cv2.minAreaRect(tc + np.array([x0, y0], np.int32))
     return Blob(x0, y0, sil, top, float(area), cx, cy, float(top_area), tcx, tcy, rect,
-                top_rect, circularity, float(area / hull_area), L, Lbg)
+                top_rect, circularity, float(area / hull_area), L, Lbg, contour)

@@ -1,0 +1,57 @@
+"""The dice reader's quicker computations give the numbers of the plain ones they replace."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.dice import features as F
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 100, 1001])
+def test_quantiles_are_numpys_percentiles(n):
+    v = np.random.default_rng(n).normal(size=n).astype(np.float32)
+    assert F.quantiles(v, (1, 50, 75, 99)) == pytest.approx(
+        np.percentile(v, (1, 50, 75, 99)).tolist(), abs=1e-6)
+
+
+def test_polar_patches_at_every_centre_shift_are_polar():
+    crop = cv2.GaussianBlur((np.random.default_rng(0).random((64, 64)) * 255)
+                            .astype(np.float32), (0, 0), 1.5)
+    plain = np.stack([F.polar(crop, dx, dy) for dx, dy in F.CENTRE_SHIFTS])
+    assert np.abs(F._polars(crop) - plain).max() < 1e-5
+
+
+@pytest.mark.parametrize("turn", [10.0, 11.0, 13.0, 97.3, 250.6])
+def test_match_finds_a_turn_between_its_angle_samples(turn):
+    base = cv2.GaussianBlur((np.random.default_rng(3).random((64, 64)) * 255)
+                            .astype(np.float32), (0, 0), 2.0)
+    templates = F.polar_fft(F.polar(base))[None]
+    m = cv2.getRotationMatrix2D((32, 32), turn, 1.0)
+    query = cv2.warpAffine(base, m, (64, 64), borderMode=cv2.BORDER_REPLICATE)
+    scores, angles = F.match(query, templates)
+    assert abs((angles[0] - turn + 180) % 360 - 180) < 0.5  # samples are 4 degrees apart
+    assert F.verify(query, base, float(angles[0])) > 0.97
+
+
+def test_sharpness_samples_the_sobel_gradient_on_the_outline():
+    from vision.dice.segment import Blob
+
+    rng = np.random.default_rng(5)
+    L = cv2.GaussianBlur((rng.random((60, 70)) * 40 + 30).astype(np.float32), (0, 0), 1.0)
+    mask = np.zeros((60, 70), np.uint8)
+    cv2.rectangle(mask, (15, 12), (50, 45), 255, -1)
+    L[mask > 0] += 30
+    blob = Blob(0, 0, mask, mask, float(cv2.countNonZero(mask)), 32.5, 28.5, 0.0, 32.5, 28.5,
+                ((0, 0), (1, 1), 0), ((0, 0), (1, 1), 0), 0.8, 1.0, L, np.full_like(L, 45.0))
+    cs, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    pts = cs[0].reshape(-1, 2)
+    g = cv2.magnitude(cv2.Sobel(L, cv2.CV_32F, 1, 0, ksize=3),
+                      cv2.Sobel(L, cv2.CV_32F, 0, 1, ksize=3))[pts[:, 1], pts[:, 0]] * 0.125
+    inner = cv2.erode(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
+    outside = cv2.dilate(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)),
+                         iterations=2) == 0
+    contrast = abs(L[inner > 0].mean() - 45.0)
+    assert outside.any()
+    assert F.sharpness(blob) == pytest.approx(np.percentile(g, 75) / contrast, rel=1e-4)
