@@ -78,7 +78,7 @@ from .. import journal, logs, registry, storage  # noqa: E402
 from ..errors import CompanionError, GameLockedError, IllegalActionError, JournalTailError  # noqa: E402
 from ..journal import private_dir, write_private_file  # noqa: E402
 from ..session import Session, export_json, replay  # noqa: E402
-from . import widgets  # noqa: E402
+from . import face_to_face, scale, widgets  # noqa: E402
 from .game_screen import Throw  # noqa: E402
 from .screens.dice import DiceScreen  # noqa: E402
 from .screens.home import HomeScreen  # noqa: E402
@@ -151,6 +151,8 @@ class CompanionApp(App):
     last_roll_note = StringProperty("")                # what became of the last roll
     roll_history = ListProperty([])                    # newest first, readable lines
     sim_dice = StringProperty(next(iter(DICE_SETS)))
+    # game id -> True when its far player's half is turned toward them (face_to_face.py)
+    face_to_face = DictProperty({})
 
     def __init__(self, data_root: Path | None = None, tower_url: str | None = None,
                  **kwargs: Any) -> None:
@@ -177,6 +179,7 @@ class CompanionApp(App):
     # -- building ------------------------------------------------------------------------
     def build(self) -> ScreenManager:
         Window.clearcolor = widgets.BG
+        scale.follow_window()
         sm = LazyScreens(transition=FadeTransition(duration=0.12))
         sm.add_widget(HomeScreen(name="home"))
         sm.add_widget(SavedGamesScreen(name="saved"))
@@ -186,6 +189,10 @@ class CompanionApp(App):
     def on_start(self) -> None:
         self.status = "loading"
         self.in_background(self._startup_io, self._startup_done, self._startup_failed)
+        self.in_background(face_to_face.load,
+                           lambda games: setattr(self, "face_to_face",
+                                                 dict.fromkeys(games, True)),
+                           lambda exc: self.toast(str(exc)))
         if os.environ.get("COMPANION_EXIT_AFTER_FIRST_FRAME") == "1":
             Window.bind(on_flip=self._first_frame)
 
@@ -729,6 +736,15 @@ class CompanionApp(App):
         self.in_background(work, lambda p: self.toast(f"Exported to {p}", error=False),
                            lambda exc: self.toast(f"Export failed: {exc}"))
 
+    def set_face_to_face(self, game: str, on: bool) -> None:
+        """Turn (or turn back) the far player's half of ``game``'s screen; remembered."""
+        turned = {g for g, v in self.face_to_face.items() if v and g != game}
+        if on:
+            turned.add(game)
+        self.face_to_face = dict.fromkeys(turned, True)
+        self.in_background(lambda root: face_to_face.save(root, turned), lambda path: None,
+                           lambda exc: self.toast(f"Not remembered: {exc}"))
+
     # -- saved games ---------------------------------------------------------------------
     def list_saved(self, done: Callable[[list[storage.SavedGame]], None]) -> None:
         self.in_background(storage.list_saved, done,
@@ -790,8 +806,10 @@ class CompanionApp(App):
                 title: str = "Confirm") -> Popup:
         body = widgets.ConfirmBody(message=message, ok_text=ok_text, cancel_text=cancel_text)
         body.ids.ok.font_size = "22sp" if len(ok_text) > 24 else "24sp"
-        popup = Popup(title=title, content=body, size_hint=(None, None), size=(dp(960), dp(500)),
-                      auto_dismiss=False, title_size="26sp", separator_color=widgets.ACCENT)
+        k = scale.ui.k       # as wide as the window allows, up to 960x500 dp (scaled)
+        popup = Popup(title=title, content=body, size_hint=(0.94, 0.9),
+                      size_hint_max=(dp(960) * k, dp(500) * k), auto_dismiss=False,
+                      title_size=f"{26 * k:.0f}sp", separator_color=widgets.ACCENT)
         for label in body.walk():
             if hasattr(label, "markup"):
                 label.markup = True

@@ -22,6 +22,7 @@ from kivy.uix.behaviors import ToggleButtonBehavior
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.button import Button
 from kivy.uix.label import Label
+from kivy.uix.scatterlayout import ScatterLayout
 from kivy.uix.widget import Widget
 
 from .kv import load_kv
@@ -238,6 +239,25 @@ class HideBox(BoxLayout):
 
     def on_touch_up(self, touch):
         return super().on_touch_up(touch) if self.shown else False
+
+
+class Turnable(ScatterLayout):
+    """A player's half of a game screen that can be turned 180 degrees toward a player
+    across the table (Face to face). A Scatter, so touches are turned with the drawing: a
+    tap lands on the button drawn under the finger. Players cannot move, turn or zoom it."""
+
+    turned = BooleanProperty(False)
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("do_rotation", False)
+        kwargs.setdefault("do_scale", False)
+        kwargs.setdefault("do_translation", False)
+        super().__init__(**kwargs)
+
+    def on_turned(self, *args):
+        pos = tuple(self.pos)
+        self.rotation = 180 if self.turned else 0
+        self.pos = pos
 
 
 class ConfirmBody(BoxLayout):
