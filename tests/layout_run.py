@@ -17,6 +17,7 @@ import os
 import random
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -46,7 +47,9 @@ def set_language(lang: str) -> None:
 
 def run_tour(sizes: list[tuple[int, int]], only: list[str], lang: str,
              also: list[tuple[tuple[int, int], tuple[str, ...]]] | None = None,
-             on_stop=None) -> tuple[list[str], list[dict[str, str]]]:
+             on_stop=None, check: bool = True) -> tuple[list[str], list[dict[str, str]]]:
+    """Drive the app through the tour; at each stop and size, check the layout (``check``)
+    and call ``on_stop(name, size, window)`` (the screenshot script photographs it)."""
     home = Path(tempfile.mkdtemp(prefix="companion-layout-"))
     os.environ["COMPANION_HOME"] = str(home)
     os.environ.setdefault("KIVY_NO_CONSOLELOG", "1")
@@ -68,7 +71,10 @@ def run_tour(sizes: list[tuple[int, int]], only: list[str], lang: str,
     stops: list[str] = []
     faults: list[dict[str, str]] = []
 
+    last = [time.monotonic()]
+
     def stop(name: str, top: list) -> None:
+        print(f"# {name}: reached in {time.monotonic() - last[0]:.1f} s", flush=True)
         stops.append(name)
         extra = [size for size, prefixes in also or () if name.startswith(prefixes)]
         for w, h in list(sizes) + extra:
@@ -76,17 +82,18 @@ def run_tour(sizes: list[tuple[int, int]], only: list[str], lang: str,
             screen_tour.wait(0.12)
             screen_tour.pump(4)
             size = f"{w}x{h}"
-            for widget in screen_tour.on_top(app):
+            for widget in screen_tour.on_top(app) if check else ():
                 if widget.parent is None:
                     continue
                 for fault in layout_check.check(widget, Window.size, unit):
                     faults.append({"stop": name, "size": size, "path": fault.path,
                                    "kind": fault.kind, "detail": fault.detail})
             if on_stop is not None:
-                on_stop(name, size)
+                on_stop(name, size, Window)
+        last[0] = time.monotonic()
 
     try:
-        screen_tour.tour(app, stop, home, only)
+        screen_tour.tour(app, stop, home, only or screen_tour.PARTS)
     finally:
         app.stop()
     return stops, faults
