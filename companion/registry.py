@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .errors import CompanionError, JournalError
+from .i18n import N_, _
 
 if TYPE_CHECKING:  # pragma: no cover
     from .games.base import GameRules
@@ -92,7 +93,7 @@ class GameEntry:
     sim_dice: str | None = None
     # before an action: "module:function(before, after) -> question or None" and the title
     confirm: str | None = None
-    confirm_title: str = "Confirm"
+    confirm_title: str = N_("Confirm")
     # ``companion new <id>``: "module:function(parser)" adds options and
     # "module:function(config, args) -> (setup, label)" turns them into a game.start setup
     cli_arguments: str | None = None
@@ -203,8 +204,8 @@ def get(game_id: str) -> GameEntry:
     try:
         return _entries[game_id]
     except KeyError:
-        raise CompanionError(f"unknown game {game_id!r} (this version knows: "
-                             f"{', '.join(sorted(_entries))})") from None
+        raise CompanionError(_("unknown game '{game}' (this version knows: {known})").format(
+            game=game_id, known=", ".join(sorted(_entries)))) from None
 
 
 def find(game_id: object) -> GameEntry | None:
@@ -217,7 +218,8 @@ def rules(game_id: object, file: str = "", line: int | None = 1) -> GameRules:
     entry = find(game_id)
     if entry is None:
         known = ", ".join(sorted(_entries))
-        raise JournalError(file, line, f"unknown game {game_id!r} (this version knows: {known})")
+        raise JournalError(file, line, _("unknown game '{game}' (this version knows: {known})").format(
+            game=game_id, known=known))
     found = _rules.get(entry.id)
     if found is None:
         found = _rules[entry.id] = entry.load_rules()
@@ -255,7 +257,7 @@ def config_data(game_id: str, cfg: Any) -> dict[str, Any]:
     """Plain data for writing a game's config back to YAML."""
     entry = get(game_id)
     if entry.config is None or entry.config.data is None:
-        raise CompanionError(f"{entry.tile.title}: its settings cannot be edited")
+        raise CompanionError(_("{game}: its settings cannot be edited").format(game=_(entry.tile.title)))
     return resolve(entry.config.data)(cfg)
 
 

@@ -400,7 +400,9 @@ def test_save_defaults_and_export(app):
     wait_for(lambda: not app.busy, what="export")
     out = app.data_root / "exports" / f"{app.session.path.stem}.json"
     assert out.exists() and '"game": "tekken"' in out.read_text()
-    assert "Exported to" in app.toast_widget.text
+    # the file's name, never its path (words for players)
+    assert app.toast_widget.text == f"Exported: {out.name}"
+    assert str(app.data_root) not in app.toast_widget.text
 
 
 def test_screen_never_shows_hidden_tokens(app):
@@ -545,7 +547,9 @@ def test_a_game_without_a_screen_is_refused_not_crashed(app, tmp_path, monkeypat
     before = app.session
     app.open_game(path)
     wait_for(lambda: app.popup is not None, what="the refusal")
-    assert "Takkure" in app.popup.content.message and "companion log" in app.popup.content.message
+    message = app.popup.content.message
+    # a sentence for players: no command line, no file path
+    assert "Takkure" in message and "companion log" not in message and str(path) not in message
     assert app.session is before
     close_popups(app)
 

@@ -1,6 +1,9 @@
-"""Colours and words for dice and the tower's link state (shared by .kv rules)."""
+"""Colours and words for dice and the tower's link state (shared by .kv rules). The words are
+marked for translation: a .kv rule shows them through ``tr._``."""
 
 from __future__ import annotations
+
+from ..i18n import N_
 
 DIE_COLOURS = {
     "red": (0.78, 0.13, 0.13, 1),
@@ -13,20 +16,20 @@ UNKNOWN_COLOUR = (0.45, 0.47, 0.52, 1)
 TEAM_RGBA = {"red": (0.86, 0.22, 0.2, 1), "yellow": (0.95, 0.78, 0.18, 1)}
 # King of Tokyo Duel: each player's colour, and each face's word and colour on a die
 PLAYER_RGBA = ((0.85, 0.3, 0.25, 1), (0.25, 0.55, 0.9, 1))
-FACE_LOOK = {"CLAW": ("CLAW", (0.75, 0.2, 0.2, 1)), "HEART": ("HEART", (0.85, 0.35, 0.5, 1)),
-             "ENERGY": ("ENERGY", (0.2, 0.6, 0.85, 1)), "FAME": ("FAME", (0.9, 0.7, 0.15, 1)),
-             "DESTRUCTION": ("DESTR.", (0.5, 0.4, 0.3, 1)),
-             "POWER": ("POWER", (0.55, 0.3, 0.75, 1))}
+FACE_LOOK = {"CLAW": (N_("CLAW"), (0.75, 0.2, 0.2, 1)), "HEART": (N_("HEART"), (0.85, 0.35, 0.5, 1)),
+             "ENERGY": (N_("ENERGY"), (0.2, 0.6, 0.85, 1)), "FAME": (N_("FAME"), (0.9, 0.7, 0.15, 1)),
+             "DESTRUCTION": (N_("DESTR."), (0.5, 0.4, 0.3, 1)),
+             "POWER": (N_("POWER"), (0.55, 0.3, 0.75, 1))}
 STATE_LOOK = {
-    "connected": ("Connected", (0.20, 0.72, 0.35, 1)),
-    "connecting": ("Connecting…", (1.0, 0.62, 0.15, 1)),
-    "reconnecting": ("Reconnecting…", (1.0, 0.62, 0.15, 1)),
-    "not_found": ("Not found", (0.88, 0.18, 0.18, 1)),
-    "busy": ("Port busy", (0.88, 0.18, 0.18, 1)),
-    "mismatch": ("Wrong protocol", (0.88, 0.18, 0.18, 1)),
-    "stopped": ("Off", (0.38, 0.40, 0.45, 1)),
+    "connected": (N_("Connected"), (0.20, 0.72, 0.35, 1)),
+    "connecting": (N_("Connecting…"), (1.0, 0.62, 0.15, 1)),
+    "reconnecting": (N_("Reconnecting…"), (1.0, 0.62, 0.15, 1)),
+    "not_found": (N_("Not found"), (0.88, 0.18, 0.18, 1)),
+    "busy": (N_("Port busy"), (0.88, 0.18, 0.18, 1)),
+    "mismatch": (N_("Wrong protocol"), (0.88, 0.18, 0.18, 1)),
+    "stopped": (N_("Off"), (0.38, 0.40, 0.45, 1)),
 }
 
 
 def state_look(state: str) -> tuple[str, tuple[float, float, float, float]]:
-    return STATE_LOOK.get(state, (state or "Off", (0.38, 0.40, 0.45, 1)))
+    return STATE_LOOK.get(state, (state or N_("Off"), (0.38, 0.40, 0.45, 1)))

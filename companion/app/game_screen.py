@@ -12,6 +12,7 @@ from kivy.core.window import Window
 from kivy.properties import BooleanProperty, StringProperty
 from kivy.uix.screenmanager import Screen
 
+from ..i18n import _
 from ..session import Session
 
 
@@ -24,10 +25,10 @@ def short(text: str | None, limit: int = 40) -> str:
 def undo_view(session: Session[Any], limit: int = 40) -> dict[str, Any]:
     """The undo and redo buttons: enabled or not, and what they would take back or redo."""
     return {"can_undo": session.can_undo, "can_redo": session.can_redo,
-            "undo_text": ("Undo: " + short(session.next_undo_text(), limit))
-            if session.can_undo else "Undo",
-            "redo_text": ("Redo: " + short(session.next_redo_text(), limit))
-            if session.can_redo else "Redo"}
+            "undo_text": _("Undo: {action}").format(action=short(session.next_undo_text(), limit))
+            if session.can_undo else _("Undo"),
+            "redo_text": _("Redo: {action}").format(action=short(session.next_redo_text(), limit))
+            if session.can_redo else _("Redo")}
 
 
 def copy_props(target: Any, view: Mapping[str, Any], keys: Iterable[str] | None = None,

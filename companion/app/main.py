@@ -76,6 +76,7 @@ from tabletop_base.platform import on_android  # noqa: E402
 
 from .. import journal, logs, registry, storage  # noqa: E402
 from ..errors import CompanionError, GameLockedError, IllegalActionError, JournalTailError  # noqa: E402
+from ..i18n import _, ngettext  # noqa: E402
 from ..journal import private_dir, write_private_file  # noqa: E402
 from ..session import Session, export_json, replay  # noqa: E402
 from . import face_to_face, scale, widgets  # noqa: E402
@@ -101,12 +102,16 @@ def for_player(exc: BaseException) -> BaseException:
     if isinstance(exc, CompanionError):
         return exc
     if isinstance(exc, OSError) and exc.strerror:
-        name = f" ({Path(exc.filename).name})" if exc.filename else ""
-        err: BaseException = CompanionError(f"The tablet could not read or write a file{name}: "
-                                            f"{exc.strerror}.")
+        if exc.filename:
+            text = _("The tablet could not read or write a file ({file}): {problem}.").format(
+                file=Path(exc.filename).name, problem=exc.strerror)
+        else:
+            text = _("The tablet could not read or write a file: {problem}.").format(
+                problem=exc.strerror)
+        err: BaseException = CompanionError(text)
     else:
-        err = CompanionError("Something unexpected went wrong. Nothing was lost; the details "
-                             "are in the app's log.")
+        err = CompanionError(_("Something unexpected went wrong. Nothing was lost; the details "
+                               "are in the app's log."))
     err.__cause__ = exc
     return err
 
@@ -249,7 +254,7 @@ class CompanionApp(App):
             link.stop()
             self.tower_link = None
             self.tower_state = "stopped"
-            self.tower_detail = "Paused while the app is in the background"
+            self.tower_detail = _("Paused while the app is in the background")
         for screen in self._built_screens():
             pause = getattr(screen, "pause_workers", None)
             if pause is not None:
@@ -291,7 +296,7 @@ class CompanionApp(App):
 
     def _startup_failed(self, exc: BaseException) -> None:
         self.status = "ready"
-        self.show_error("Could not start", str(exc))
+        self.show_error(_("Could not start"), str(exc))
 
     # -- the dice tower ------------------------------------------------------------------
     def _tower_io(self, root: Path) -> tuple[Any, str | None, bool, str, RollJournal]:
@@ -301,14 +306,14 @@ class CompanionApp(App):
 
     def _tower_failed(self, exc: BaseException) -> None:
         self.tower_state = "stopped"
-        self.tower_detail = f"The dice tower is off: {exc}"
+        self.tower_detail = _("The dice tower is off: {problem}").format(problem=exc)
         self.toast(self.tower_detail)
 
     def _start_tower(self, result: tuple[Any, str | None, bool, str, RollJournal]) -> None:
         cfg, url, simulated, why, journal = result
         self.roll_journal = journal
         self.tower_simulated = simulated
-        self.tower_detail = ("Simulated tower: " if simulated else "") + why
+        self.tower_detail = _("Simulated tower: {why}").format(why=why) if simulated else why
         self.roll_history = [r.text() for r in reversed(journal.recent_rolls(12))]
         self._tower_cfg = cfg
         self.tower_link = Link(url, journal, self._tower_event, usb=cfg.usb_match,
@@ -325,7 +330,7 @@ class CompanionApp(App):
             self.tower_link.stop()
         cfg = self._tower_cfg
         self.tower_simulated = url.startswith("sim://")
-        self.tower_detail = f"Connecting to {url}"
+        self.tower_detail = _("Connecting to {port}").format(port=url)
         self.tower_link = Link(url, self.roll_journal, self._tower_event, usb=cfg.usb_match,
                                baudrates=cfg.baudrates).start()
         self.tower_state = "connecting"
@@ -342,24 +347,28 @@ class CompanionApp(App):
         if not isinstance(event, tower_events.RollEvent):
             log.info("dice tower: %r", event)
         if isinstance(event, tower_events.Connected):
-            self.tower_detail = (("Simulated tower " if self.tower_simulated else "")
-                                 + f"{event.firmware} on {event.port}, protocol {event.proto}")
+            self.tower_detail = (_("Simulated tower {firmware} on {port}, protocol {protocol}")
+                                 if self.tower_simulated else
+                                 _("{firmware} on {port}, protocol {protocol}")).format(
+                firmware=event.firmware, port=event.port, protocol=event.proto)
             deliver_undelivered(self.roll_journal, self._on_roll)  # exactly once to the game
         elif isinstance(event, tower_events.RollEvent):
             self._on_roll(event)
         elif isinstance(event, tower_events.RollsDropped):
             n = event.count
-            self.toast(f"The dice tower lost {n} roll{'s' if n > 1 else ''} "
-                       f"({event.reason}): roll again")
+            self.toast(ngettext("The dice tower lost {count} roll ({reason}): roll again",
+                                "The dice tower lost {count} rolls ({reason}): roll again",
+                                n).format(count=n, reason=event.reason))
         elif isinstance(event, tower_events.DeviceReset):
-            self.banner("The dice tower restarted")
+            self.banner(_("The dice tower restarted"))
         elif hasattr(event, "reason"):
-            self.tower_detail = f"{event.reason} — retrying"
+            self.tower_detail = _("{reason} — retrying").format(reason=event.reason)
         elif hasattr(event, "detail"):
             self.tower_detail = event.detail
         elif isinstance(event, tower_events.ProtocolMismatch):
-            self.tower_detail = (f"The tower speaks protocol {event.tower_version}; this app "
-                                 f"{event.host_version}. Update the tower's firmware.")
+            self.tower_detail = _("The tower speaks protocol {tower}; this app {app}. Update the "
+                                  "tower's firmware.").format(tower=event.tower_version,
+                                                              app=event.host_version)
         else:
             log.warning("dice tower event not shown to the player: %r", event)
         if self.root is not None and self.root.current == "dice":
@@ -383,18 +392,20 @@ class CompanionApp(App):
                 delivered = False
                 log.warning("roll %s not recorded in %s: %s", roll.key, self.session.path.name,
                             exc)
-                self.toast(f"The roll is in the dice history but not in the game: {exc}")
+                self.toast(_("The roll is in the dice history but not in the game: {problem}").format(
+                    problem=exc))
             except IllegalActionError as exc:
                 log.warning("roll %s refused by %s: %s", roll.key, self.session.path.name, exc)
-                self.toast(f"The roll is in the dice history but not in the game: {exc}")
+                self.toast(_("The roll is in the dice history but not in the game: {problem}").format(
+                    problem=exc))
         if delivered and self.roll_journal is not None:
             self.roll_journal.mark_delivered(roll.key)
-        game = entry.tile.title if entry is not None else ""
+        game = _(entry.tile.title) if entry is not None else ""
         if roll.late:  # from before a restart or a reconnect: not the throw on the table now
-            self.last_roll_note = (f"Arrived late; written in the {game} game's log"
-                                   if recorded else self._unused_note(entry))
+            self.last_roll_note = (_("Arrived late; written in the {game} game's log").format(
+                game=game) if recorded else self._unused_note(entry))
             self._refresh_dice_panel()
-            self.banner(f"Dice, arrived late: {roll.text()}\n{self.last_roll_note}")
+            self.banner(_("Dice, arrived late: {dice}").format(dice=roll.text()) + "\n" + self.last_roll_note)
             return
         # the open game's screen is offered the throw while it shows; it takes it or declines
         taken = False
@@ -402,24 +413,24 @@ class CompanionApp(App):
         if screen is not None and self.root.current == screen.name:
             taken = screen.take_throw(Throw(dice, roll.clean, roll.text()))
         if taken:
-            self.last_roll_note = f"Taken by the {game} game"
+            self.last_roll_note = _("Taken by the {game} game").format(game=game)
         elif recorded:
-            self.last_roll_note = (f"Written in the {game} game's log; nothing on its screen "
-                                   "was waiting for these dice")
+            self.last_roll_note = _("Written in the {game} game's log; nothing on its screen "
+                                    "was waiting for these dice").format(game=game)
         else:
             self.last_roll_note = self._unused_note(entry)
         self._refresh_dice_panel()
         if not taken and self.root is not None and self.root.current != "dice":
-            self.banner(f"Dice: {roll.text()}\n{self.last_roll_note}")
+            self.banner(_("Dice: {dice}").format(dice=roll.text()) + "\n" + self.last_roll_note)
 
     @staticmethod
     def _unused_note(entry: registry.GameEntry | None) -> str:
         """A throw no game takes, in a sentence."""
         if entry is None:
-            return "No game is open: these dice are only in the dice history"
+            return _("No game is open: these dice are only in the dice history")
         if not entry.dice_kinds:
-            return f"Not used: {entry.tile.title} is played without dice"
-        return f"Not used: these are not {entry.tile.title}'s dice"
+            return _("Not used: {game} is played without dice").format(game=_(entry.tile.title))
+        return _("Not used: these are not {game}'s dice").format(game=_(entry.tile.title))
 
     def _refresh_dice_panel(self) -> None:
         if self.root is not None:
@@ -433,7 +444,7 @@ class CompanionApp(App):
             return
         from firmware_bridge.urlhandlers import protocol_sim
 
-        name, _ = protocol_sim.parse_url(link.url)
+        name, _rest = protocol_sim.parse_url(link.url)
         protocol_sim.hub(name).roll(dice or self.sim_dice)
 
     def next_sim_dice(self) -> None:
@@ -498,7 +509,7 @@ class CompanionApp(App):
         return self._busy > 0
 
     def _default_failed(self, exc: BaseException) -> None:
-        self.show_error("Something went wrong", str(exc))
+        self.show_error(_("Something went wrong"), str(exc))
         self.go("home")
 
     # -- navigation ----------------------------------------------------------------------
@@ -521,8 +532,8 @@ class CompanionApp(App):
             self.go(entry.setup)
 
         self.in_background(lambda root: registry.load_config(game, root), done,
-                           lambda exc: self.show_error(f"{entry.tile.title} not loaded",
-                                                       str(exc)))
+                           lambda exc: self.show_error(
+                               _("{game} not loaded").format(game=_(entry.tile.title)), str(exc)))
 
     def config_of(self, game: str) -> Any:
         """The game's config as last loaded (None before its set-up was first opened)."""
@@ -547,12 +558,12 @@ class CompanionApp(App):
         def done(path: Path) -> None:
             self.game_configs[game] = cfg
             if announce:
-                self.toast(f"Saved as your defaults ({path})", error=False)
+                self.toast(_("Saved as your defaults"), error=False)
             if then is not None:
                 then(path)
 
         self.in_background(lambda root: registry.save_config(game, cfg, root), done,
-                           lambda exc: self.toast(f"Not saved: {exc}"))
+                           lambda exc: self.toast(_("Not saved: {problem}").format(problem=exc)))
 
     def open_calibration(self, back_to: str = "home") -> None:
         """The guided camera calibration (the demo board when there is no camera)."""
@@ -564,7 +575,7 @@ class CompanionApp(App):
             self.go("camera_calibrate")
 
         self.in_background(lambda root: overhead.open_calibration_source(root), done,
-                           lambda exc: self.show_error("The camera cannot be opened", str(exc)))
+                           lambda exc: self.show_error(_("The camera cannot be opened"), str(exc)))
 
     def open_game(self, path: str | Path, rng: random.Random | None = None) -> None:
         """Reopen a saved game exactly where it was (errors become popups, never crashes)."""
@@ -591,7 +602,7 @@ class CompanionApp(App):
             else:
                 self._ask_move_aside(exc, path)
             return
-        title = "Could not open the game" if isinstance(exc, CompanionError) else "Error"
+        title = _("Could not open the game") if isinstance(exc, CompanionError) else _("Error")
         self.show_error(title, str(exc))
         self.go("home")
 
@@ -599,9 +610,13 @@ class CompanionApp(App):
         intact = err.actions_in_force
         if intact is None:  # counted by Session.open; not undo/redo lines
             intact = len(replay(err.good_events, str(path)).actions)
-        message = (f"The saved game\n[b]{path.name}[/b]\nhas a damaged line {err.line}: "
-                   f"{err.problem}.\n\n{intact} action{'s' if intact != 1 else ''} before it "
-                   "are intact. The damaged bytes are kept in a file next to it.")
+        message = ngettext("The saved game\n[b]{file}[/b]\nhas a damaged line {line}: {problem}."
+                           "\n\n{count} action before it is intact. The damaged bytes are kept "
+                           "in a file next to it.",
+                           "The saved game\n[b]{file}[/b]\nhas a damaged line {line}: {problem}."
+                           "\n\n{count} actions before it are intact. The damaged bytes are kept "
+                           "in a file next to it.", intact).format(
+            file=path.name, line=err.line, problem=err.problem, count=intact)
 
         def keep() -> None:
             def work(root: Path) -> Session:
@@ -609,27 +624,31 @@ class CompanionApp(App):
             self.in_background(work, self._show_session,
                                lambda exc: self._open_failed(exc, path, rng))
 
-        self.confirm(message, keep, ok_text=f"Keep the {intact} intact actions and continue",
-                     cancel_text="Leave it untouched", on_cancel=self.go_home,
-                     title="Saved game damaged")
+        self.confirm(message, keep,
+                     ok_text=ngettext("Keep the {count} intact action and continue",
+                                      "Keep the {count} intact actions and continue",
+                                      intact).format(count=intact),
+                     cancel_text=_("Leave it untouched"), on_cancel=self.go_home,
+                     title=_("Saved game damaged"))
 
     def _ask_move_aside(self, err: JournalTailError, path: Path) -> None:
         """A journal whose very first line is damaged holds no game to keep: offer to move
         it out of the list (renamed, bytes untouched)."""
-        message = (f"The saved game\n[b]{path.name}[/b]\ncannot be opened: its first line "
-                   f"is damaged ({err.problem}), so there is no game to read from it.\n\n"
-                   "Moving it aside keeps the file (renamed) and takes it off the list.")
+        message = _("The saved game\n[b]{file}[/b]\ncannot be opened: its first line is damaged "
+                    "({problem}), so there is no game to read from it.\n\nMoving it aside keeps "
+                    "the file (renamed) and takes it off the list.").format(file=path.name,
+                                                                            problem=err.problem)
 
         def moved(aside: Path) -> None:
-            self.toast(f"Moved aside to {aside.name}", error=False)
+            self.toast(_("Moved aside to {file}").format(file=aside.name), error=False)
             self.go_home()
 
         def move() -> None:
             self.in_background(lambda root: journal.move_aside(path), moved,
-                               lambda exc: self.show_error("Not moved", str(exc)))
+                               lambda exc: self.show_error(_("Not moved"), str(exc)))
 
-        self.confirm(message, move, ok_text="Move it aside", cancel_text="Leave it untouched",
-                     on_cancel=self.go_home, title="Saved game damaged")
+        self.confirm(message, move, ok_text=_("Move it aside"), cancel_text=_("Leave it untouched"),
+                     on_cancel=self.go_home, title=_("Saved game damaged"))
 
     def _show_session(self, session: Session) -> None:
         entry = registry.get(session.game)
@@ -638,9 +657,9 @@ class CompanionApp(App):
         except Exception:  # noqa: BLE001 - a game whose screen cannot be built is refused
             title = session.rules.title
             session.close()
-            self.show_error("Not on the tablet yet",
-                            f"This is a {title} game. Its screen cannot be shown in this "
-                            f"version; follow it with `companion log {session.path}`.")
+            self.show_error(_("Not on the tablet yet"),
+                            _("This is a {game} game. Its screen cannot be shown in this "
+                              "version of the app.").format(game=_(title)))
             self.go("home")
             return
         if self.session is not None and self.session is not session:
@@ -652,7 +671,7 @@ class CompanionApp(App):
         screen.bind_session(session)
         self.go(screen.name)
         if session.read_only:
-            self.banner("This game is open elsewhere: you can look, not play", seconds=6.0)
+            self.banner(_("This game is open elsewhere: you can look, not play"), seconds=6.0)
         self._landed()
 
     # -- game commands -------------------------------------------------------------------
@@ -675,7 +694,7 @@ class CompanionApp(App):
             def confirmed() -> None:
                 self._do(type_, data, then)
 
-            self.confirm(text, confirmed, ok_text="Confirm", title=entry.confirm_title)
+            self.confirm(text, confirmed, ok_text=_("Confirm"), title=_(entry.confirm_title))
         else:
             self._do(type_, data, then)
 
@@ -690,7 +709,7 @@ class CompanionApp(App):
             self.toast(str(exc))
             return False
         except OSError as exc:
-            self.toast(f"Could not save the action ({exc}); nothing changed")
+            self.toast(_("Could not save the action ({problem}); nothing changed").format(problem=exc))
             return False
         if then is not None:
             then()
@@ -714,7 +733,8 @@ class CompanionApp(App):
         except IllegalActionError as exc:
             self.toast(str(exc))
         except OSError as exc:
-            self.toast(f"Could not save the {which} ({exc}); nothing changed")
+            self.toast((_("Could not save the undo ({problem}); nothing changed") if which == "undo" else
+                        _("Could not save the redo ({problem}); nothing changed")).format(problem=exc))
 
     def _refresh_screens(self, *args: Any) -> None:
         if self.root is None or self.session is None:
@@ -733,8 +753,8 @@ class CompanionApp(App):
             return write_private_file(root / "exports" / f"{stem}.json",
                                       (text + "\n").encode("utf-8"))
 
-        self.in_background(work, lambda p: self.toast(f"Exported to {p}", error=False),
-                           lambda exc: self.toast(f"Export failed: {exc}"))
+        self.in_background(work, lambda p: self.toast(_("Exported: {file}").format(file=p.name), error=False),
+                           lambda exc: self.toast(_("Export failed: {problem}").format(problem=exc)))
 
     def set_face_to_face(self, game: str, on: bool) -> None:
         """Turn (or turn back) the far player's half of ``game``'s screen; remembered."""
@@ -748,7 +768,8 @@ class CompanionApp(App):
     # -- saved games ---------------------------------------------------------------------
     def list_saved(self, done: Callable[[list[storage.SavedGame]], None]) -> None:
         self.in_background(storage.list_saved, done,
-                           lambda exc: self.toast(f"Cannot list saved games: {exc}"))
+                           lambda exc: self.toast(
+                               _("Cannot list saved games: {problem}").format(problem=exc)))
 
     def delete_saved(self, saved: storage.SavedGame,
                      done: Callable[[], None] | None = None) -> None:
@@ -756,24 +777,25 @@ class CompanionApp(App):
         deleted (refused here, and by the journal's lock it holds)."""
         path = Path(saved.path)
         if self.session is not None and self.session.path == path:
-            self.toast("This game is open: it cannot be deleted")
+            self.toast(_("This game is open: it cannot be deleted"))
             return
 
-        def deleted(_: Any) -> None:
-            self.toast(f"Deleted: {saved.title}, {saved.summary}", error=False)
+        def deleted(_result: Any) -> None:
+            self.toast(_("Deleted: {game}, {summary}").format(game=_(saved.title), summary=saved.summary),
+                       error=False)
             if done is not None:
                 done()
 
         def delete() -> None:
             if self.session is not None and self.session.path == path:  # opened meanwhile
-                self.toast("This game is open: it cannot be deleted")
+                self.toast(_("This game is open: it cannot be deleted"))
                 return
             self.in_background(lambda root: journal.delete(path), deleted,
-                               lambda exc: self.show_error("Not deleted", str(exc)))
+                               lambda exc: self.show_error(_("Not deleted"), str(exc)))
 
-        self.confirm(f"Delete this saved game?\n[b]{saved.title}[/b]   {saved.summary}\n\n"
-                     "It cannot be brought back.", delete, ok_text="Delete it",
-                     cancel_text="Keep it", title="Delete a saved game")
+        self.confirm(_("Delete this saved game?\n[b]{game}[/b]   {summary}\n\nIt cannot be brought "
+                       "back.").format(game=_(saved.title), summary=saved.summary), delete,
+                     ok_text=_("Delete it"), cancel_text=_("Keep it"), title=_("Delete a saved game"))
 
     def find_unfinished(self, done: Callable[[storage.SavedGame | None], None]) -> None:
         self.in_background(storage.last_unfinished, done, lambda exc: done(None))
@@ -801,9 +823,12 @@ class CompanionApp(App):
         self.banner_widget = b
         widgets.flash(b, seconds)
 
-    def confirm(self, message: str, on_ok: Callable[[], None], *, ok_text: str = "Confirm",
-                cancel_text: str = "Cancel", on_cancel: Callable[[], None] | None = None,
-                title: str = "Confirm") -> Popup:
+    def confirm(self, message: str, on_ok: Callable[[], None], *, ok_text: str | None = None,
+                cancel_text: str | None = None, on_cancel: Callable[[], None] | None = None,
+                title: str | None = None) -> Popup:
+        ok_text = _("Confirm") if ok_text is None else ok_text
+        cancel_text = _("Cancel") if cancel_text is None else cancel_text
+        title = _("Confirm") if title is None else title
         body = widgets.ConfirmBody(message=message, ok_text=ok_text, cancel_text=cancel_text)
         body.ids.ok.font_size = "22sp" if len(ok_text) > 24 else "24sp"
         k = scale.ui.k       # as wide as the window allows, up to 960x500 dp (scaled)
@@ -814,11 +839,11 @@ class CompanionApp(App):
             if hasattr(label, "markup"):
                 label.markup = True
 
-        def ok(*_: Any) -> None:
+        def ok(*_args: Any) -> None:
             popup.dismiss()
             on_ok()
 
-        def cancel(*_: Any) -> None:
+        def cancel(*_args: Any) -> None:
             popup.dismiss()
             if on_cancel is not None:
                 on_cancel()
@@ -834,7 +859,7 @@ class CompanionApp(App):
         return popup
 
     def show_error(self, title: str, message: str) -> Popup:
-        return self.confirm(message, lambda: None, ok_text="OK", cancel_text="", title=title)
+        return self.confirm(message, lambda: None, ok_text=_("OK"), cancel_text="", title=title)
 
 
 class KeepPlaying(ExceptionHandler):
@@ -850,9 +875,9 @@ class KeepPlaying(ExceptionHandler):
         if app is None or app.root is None:
             return ExceptionManager.RAISE
         try:
-            app.show_error("Something went wrong",
-                           "Something unexpected went wrong. Your game is saved; the details "
-                           "are in the app's log.")
+            app.show_error(_("Something went wrong"),
+                           _("Something unexpected went wrong. Your game is saved; the details "
+                             "are in the app's log."))
         except Exception:  # noqa: BLE001 - the popup itself failed: give up cleanly
             return ExceptionManager.RAISE
         return ExceptionManager.PASS

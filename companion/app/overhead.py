@@ -18,6 +18,7 @@ import numpy as np
 from tabletop_base.platform import on_android
 
 from .. import storage
+from ..i18n import _
 from ..storage import load_config, user_config_path
 
 DEMO_SIZE = (1920, 1080)
@@ -83,7 +84,7 @@ def open_live(root: Path | None, players: list[str]) -> tuple[Any, str]:
     if source is None:
         demo = DemoCamera(players)
         return (LiveMeasure(demo, demo.table, demo.camera, max_fps=10),
-                "Demo scene (no camera found): a rendered pitch with known positions")
+                _("Demo scene (no camera found): a rendered pitch with known positions"))
     try:
         table = with_roster_markers(cfg, root, players)
     except VisionError:
@@ -91,13 +92,12 @@ def open_live(root: Path | None, players: list[str]) -> tuple[Any, str]:
         raise
     if not table.pieces:
         source.release()
-        raise VisionError("The camera knows no miniature: no miniature has a marker: set each "
-                          "player's camera marker in the roster editor, or list them under "
-                          "table.pieces (docs/vision.md)")
+        raise VisionError(_("The camera knows no miniature: no miniature has a marker: set each "
+                            "player's camera marker in the roster editor"))
     path = intrinsics_path(root, cfg)
     camera = load_camera(path) if path is not None and path.exists() else None
-    text = (f"Camera {cfg.source}" + (f", intrinsics {path}" if camera is not None else
-                                       ", no camera file: heights not corrected"))
+    text = (_("Camera {camera}, calibrated") if camera is not None else
+            _("Camera {camera}, no camera file: heights not corrected")).format(camera=cfg.source)
     return LiveMeasure(source, table, camera), text
 
 
@@ -118,8 +118,9 @@ def with_roster_markers(cfg: Any, root: Path | None, players: list[str]) -> Any:
         for card in team.players:
             if card.name in players and card.marker_id is not None and card.name not in names:
                 if card.marker_id in ids or table.anchor(card.marker_id) is not None:
-                    raise VisionError(f"{card.name}'s camera marker {card.marker_id} is already "
-                                      "used on the table: give them another in the roster editor")
+                    raise VisionError(_("{player}'s camera marker {marker} is already used on the "
+                                        "table: give them another in the roster editor").format(
+                        player=card.name, marker=card.marker_id))
                 side = card.marker_side_in or topper_side_in(card.base_mm, table.dictionary)
                 pieces.append(PieceConfig(card.marker_id, side, card.base_mm,
                                           card.marker_height_mm, card.name))
@@ -178,8 +179,9 @@ def open_calibration_source(root: Path | None) -> tuple[Any, str, bool]:
     if cfg.source != "demo":
         try:
             return (_open_camera("0" if cfg.source == "auto" else cfg.source, cfg.resolution),
-                    f"Camera {cfg.source}", False)
+                    _("Camera {camera}").format(camera=cfg.source), False)
         except VisionError:
             if cfg.source != "auto":
                 raise
-    return DemoBoardCamera(), "Demo: the board shown to a rendered camera (nothing is saved)", True
+    return (DemoBoardCamera(), _("Demo: the board shown to a rendered camera (nothing is saved)"),
+            True)

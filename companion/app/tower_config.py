@@ -13,6 +13,7 @@ from firmware_bridge.discovery import PortNotFoundError, UsbMatch, find_tower
 from tabletop_base.platform import on_android
 
 from .. import storage
+from ..i18n import _
 
 SIM_URL = "sim://demo"
 
@@ -61,18 +62,18 @@ def choose_url(cfg: DiceTowerConfig, override: str | None = None) -> tuple[str |
     """(url for the link, simulated?, why). ``None`` as url means "find by USB ids on every
     reconnect" (the device node may change on replug)."""
     if override:
-        return override, override.startswith("sim://"), "given on the command line"
+        return override, override.startswith("sim://"), _("chosen when the app was started")
     if cfg.port != "auto":
-        return cfg.port, cfg.port.startswith("sim://"), "from dice_tower.yaml"
+        return cfg.port, cfg.port.startswith("sim://"), _("from the dice tower settings")
     if on_android():
         return _choose_android(cfg)
     try:
         port = find_tower(cfg.usb_match)
     except PortNotFoundError as exc:
         if cfg.simulate_when_absent:
-            return SIM_URL, True, f"no tower plugged in ({exc})"
+            return SIM_URL, True, _("no tower plugged in ({problem})").format(problem=exc)
         return None, False, str(exc)
-    return None, False, f"found at {port.device}"
+    return None, False, _("found at {port}").format(port=port.device)
 
 
 def android_url(cfg: DiceTowerConfig) -> str:
@@ -90,10 +91,10 @@ def _choose_android(cfg: DiceTowerConfig) -> tuple[str | None, bool, str]:
 
     url = android_url(cfg)
     try:
-        usb, _ = protocol_android._android_modules()
+        usb, _rest = protocol_android._android_modules()
         device = protocol_android.find_device(usb, *protocol_android.parse_url(url))
     except SerialException as exc:
         if cfg.simulate_when_absent:
-            return SIM_URL, True, f"no tower plugged in ({exc})"
+            return SIM_URL, True, _("no tower plugged in ({problem})").format(problem=exc)
         return url, False, str(exc)
-    return url, False, f"found on USB ({device.getDeviceName()})"
+    return url, False, _("found on USB ({device})").format(device=device.getDeviceName())

@@ -25,6 +25,7 @@ from kivy.uix.label import Label
 from kivy.uix.scatterlayout import ScatterLayout
 from kivy.uix.widget import Widget
 
+from ..i18n import N_, _
 from .kv import load_kv
 
 # ---------------------------------------------------------------------------- palette
@@ -161,7 +162,7 @@ class TokenTile(Label):
 
     def _redraw(self, *args):
         self.canvas.before.clear()
-        self.text = {"hidden": "?", "cracked": "", "empty": "empty"}[self.kind]
+        self.text = {"hidden": "?", "cracked": "", "empty": _("empty")}[self.kind]
         x, y, w, h = self.x, self.y, self.width, self.height
         with self.canvas.before:
             if self.kind == "hidden":
@@ -184,11 +185,11 @@ class TokenTile(Label):
 
 
 SLOT_LOOK = {
-    "free": ("free", (0.2, 0.21, 0.25, 1)),
-    "hit": ("HIT", (0.20, 0.62, 0.32, 1)),
-    "punishment": ("PUNISH", (0.75, 0.45, 0.1, 1)),
-    "blocked": ("BLOCKED", (0.45, 0.45, 0.5, 1)),
-    "stun": ("STUN", (0.55, 0.25, 0.65, 1)),
+    "free": (N_("free"), (0.2, 0.21, 0.25, 1)),
+    "hit": (N_("HIT"), (0.20, 0.62, 0.32, 1)),
+    "punishment": (N_("PUNISH"), (0.75, 0.45, 0.1, 1)),
+    "blocked": (N_("BLOCKED"), (0.45, 0.45, 0.5, 1)),
+    "stun": (N_("STUN"), (0.55, 0.25, 0.65, 1)),
 }
 
 
@@ -203,7 +204,8 @@ class SlotTile(Label):
         self.on_kind()
 
     def on_kind(self, *args):
-        self.text, self.bg = SLOT_LOOK[self.kind]
+        text, self.bg = SLOT_LOOK[self.kind]
+        self.text = _(text)
 
 
 class Toast(Label):

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..errors import IllegalActionError
+from ..i18n import N_
 from ..registry import ConfigFile, GameEntry, HomeTile
 from .base import RULES_EDITION, evolve, rules_edition
 
@@ -994,7 +995,7 @@ RULES = DanchieRules()
 
 ENTRY = GameEntry(
     id="danchie", rules=f"{__name__}:RULES", setup="danchie_setup", play="danchie_game",
-    tile=HomeTile("Danchie Go", "race tracker", (0.55, 0.35, 0.12, 1), (0.7, 0.45, 0.18, 1), 50),
+    tile=HomeTile(N_("Danchie Go"), N_("race tracker"), (0.55, 0.35, 0.12, 1), (0.7, 0.45, 0.18, 1), 50),
     screens={"danchie_setup": "companion.app.screens.danchie_game:DanchieSetupScreen",
              "danchie_game": "companion.app.screens.danchie_game:DanchieGameScreen"},
     config=ConfigFile("danchie", f"{__name__}:DanchieConfig", "companion.config:danchie.yaml"),

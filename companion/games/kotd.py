@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..errors import IllegalActionError
+from ..i18n import N_
 from ..registry import ConfigFile, GameEntry, HomeTile
 from .base import RULES_EDITION, evolve, items, mapping, rules_edition, text, whole
 
@@ -943,7 +944,7 @@ def config_data(cfg: KotdConfig) -> dict[str, Any]:
 
 ENTRY = GameEntry(
     id="kotd", rules=f"{__name__}:RULES", setup="kotd_setup", play="kotd_game",
-    tile=HomeTile("King of Tokyo Duel", "with the dice tower", (0.45, 0.25, 0.55, 1),
+    tile=HomeTile(N_("King of Tokyo Duel"), N_("with the dice tower"), (0.45, 0.25, 0.55, 1),
                   (0.6, 0.35, 0.72, 1), 30),
     screens={"kotd_setup": "companion.app.screens.kotd_game:KotdSetupScreen",
              "kotd_game": "companion.app.screens.kotd_game:KotdGameScreen"},

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..errors import IllegalActionError
+from ..i18n import N_
 from ..registry import ConfigFile, GameEntry, HomeTile
 from .base import RULES_EDITION, evolve, items, mapping, rules_edition, whole
 
@@ -536,7 +537,7 @@ RULES = TagTeamRules()
 
 ENTRY = GameEntry(
     id="tagteam", rules=f"{__name__}:RULES", setup="tagteam_setup", play="tagteam_game",
-    tile=HomeTile("Tag Team", "fight tracker", (0.2, 0.45, 0.3, 1), (0.3, 0.6, 0.4, 1), 40),
+    tile=HomeTile(N_("Tag Team"), N_("fight tracker"), (0.2, 0.45, 0.3, 1), (0.3, 0.6, 0.4, 1), 40),
     screens={"tagteam_setup": "companion.app.screens.tagteam_game:TagTeamSetupScreen",
              "tagteam_game": "companion.app.screens.tagteam_game:TagTeamGameScreen",
              "tagteam_tracks": "companion.app.screens.tagteam_tracks:TagTeamTracksScreen"},

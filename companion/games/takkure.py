@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..errors import IllegalActionError
+from ..i18n import N_
 from ..registry import ConfigFile, GameEntry, HomeTile
 from . import takkure_dice as dice
 from .base import RULES_EDITION, evolve, rules_edition
@@ -447,6 +448,14 @@ def grave(roll: int) -> InjuryResult:
     return InjuryResult("Severely injured", remove=True)
 
 
+class InjuryDiceNeeded(IllegalActionError):
+    """The injury roll needs another D12, on ``table`` ("common" or "grave")."""
+
+    def __init__(self, message: str, table: str) -> None:
+        super().__init__(message)
+        self.table = table
+
+
 def read_injury(rolls: list[int]) -> tuple[list[InjuryResult], int]:
     """Follow the tables with the dice given in order; returns the results and the number of
     dice used. Raises when more dice are needed."""
@@ -455,7 +464,8 @@ def read_injury(rolls: list[int]) -> tuple[list[InjuryResult], int]:
     table = "common"
     while True:
         if used >= len(rolls):
-            raise _fail(f"the injury needs another D12 (for the {table} injuries table)")
+            raise InjuryDiceNeeded(f"the injury needs another D12 (for the {table} injuries table)",
+                                   table)
         roll = rolls[used]
         if isinstance(roll, bool) or not isinstance(roll, int) or not 1 <= roll <= 12:
             raise _fail(f"an injury die shows 1 to 12, not {roll!r}")
@@ -1104,7 +1114,7 @@ def config_data(cfg: TakkureConfig) -> dict[str, Any]:
 
 ENTRY = GameEntry(
     id="takkure", rules=f"{__name__}:RULES", setup="takkure_setup", play="takkure_game",
-    tile=HomeTile("Takkure", "match tracker", (0.1, 0.36, 0.5, 1), (0.16, 0.5, 0.7, 1), 20),
+    tile=HomeTile(N_("Takkure"), N_("match tracker"), (0.1, 0.36, 0.5, 1), (0.16, 0.5, 0.7, 1), 20),
     screens={"takkure_setup": "companion.app.screens.takkure_setup:TakkureSetupScreen",
              "takkure_roster": "companion.app.screens.takkure_setup:TakkureRosterScreen",
              "takkure_game": "companion.app.screens.takkure_game:TakkureGameScreen",

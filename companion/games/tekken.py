@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..errors import CompanionError, IllegalActionError
+from ..i18n import N_
 from ..registry import ConfigFile, GameEntry, HomeTile
 from .base import evolver, items, mapping, text, whole
 
@@ -819,10 +820,10 @@ def new_setup(cfg: TekkenConfig, p1: str | None, p2: str | None, stage: str | No
 
 ENTRY = GameEntry(
     id="tekken", rules=f"{__name__}:RULES", setup="tekken_setup", play="tekken_game",
-    tile=HomeTile("TEKKEN", "The Board Game", (0.62, 0.12, 0.12, 1), (0.85, 0.2, 0.2, 1), 10),
+    tile=HomeTile(N_("TEKKEN"), N_("The Board Game"), (0.62, 0.12, 0.12, 1), (0.85, 0.2, 0.2, 1), 10),
     screens={"tekken_setup": "companion.app.screens.tekken_setup:TekkenSetupScreen",
              "tekken_game": "companion.app.screens.tekken_game:TekkenGameScreen"},
     config=ConfigFile("tekken", f"{__name__}:TekkenConfig", "companion.config:tekken.yaml",
                       f"{__name__}:config_data"),
-    confirm="companion.app.screens.tekken_game:confirm_text", confirm_title="End of round",
+    confirm="companion.app.screens.tekken_game:confirm_text", confirm_title=N_("End of round"),
     cli_arguments=f"{__name__}:cli_arguments", cli_setup=f"{__name__}:cli_setup")

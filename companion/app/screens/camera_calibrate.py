@@ -19,6 +19,7 @@ from kivy.clock import Clock
 from kivy.properties import BooleanProperty, NumericProperty, StringProperty
 from kivy.uix.screenmanager import Screen
 
+from ...i18n import _
 from .. import widgets  # noqa: F401  (its rules must load first)
 from ..camera_view import CameraView  # noqa: F401  (used in the .kv)
 from ..kv import load_kv
@@ -94,7 +95,7 @@ class CameraCalibrateScreen(Screen):
         self.stop()
         self.source_text, self.demo, self.back_to = text, demo, back_to
         self.camera, self.can_save, self.result_text, self.warnings = None, False, "", ""
-        self.progress, self.progress_text = 0, f"0 of {VIEWS} views"
+        self.progress, self.progress_text = 0, _("{kept} of {views} views").format(kept=0, views=VIEWS)
         self.run = CalibrationRun(source).start()
         self.running = True
         self._event = Clock.schedule_interval(self.poll, 1 / 15)
@@ -111,8 +112,8 @@ class CameraCalibrateScreen(Screen):
         if self.manager is not None and self.manager.current == self.name:
             app = App.get_running_app()
             app.go(self.back_to)
-            app.toast("The calibration stopped while the app was in the background: "
-                      "start it again")
+            app.toast(_("The calibration stopped while the app was in the background: "
+                        "start it again"))
 
     def stop(self) -> None:
         if self._event is not None:
@@ -140,21 +141,22 @@ class CameraCalibrateScreen(Screen):
                              for x, y in corners]
             view.redraw()
         self.progress = min(1.0, run.kept / run.n_views)
-        self.progress_text = f"{run.kept} of {run.n_views} views"
+        self.progress_text = _("{kept} of {views} views").format(kept=run.kept, views=run.n_views)
         if run.done.is_set():
             self._event.cancel()
             self._event = None
             self.running = False
             if run.error:
-                self.result_text = "Not calibrated"
+                self.result_text = _("Not calibrated")
                 self.warnings = run.error
             elif run.result is not None:
                 cam, report = run.result
                 self.camera = cam
-                self.result_text = (f"Reprojection error {report['rms_px']:.3f} px from "
-                                    f"{report['views']} views · coverage {report['coverage']:.0%}")
+                self.result_text = _("Reprojection error {error_px:.3f} px from {views} views · "
+                                     "coverage {coverage:.0%}").format(
+                    error_px=report["rms_px"], views=report["views"], coverage=report["coverage"])
                 self.warnings = "\n".join(report["warnings"]) or (
-                    "Good: the board was seen all over the image.")
+                    _("Good: the board was seen all over the image."))
                 self.can_save = not self.demo
 
     def save(self) -> None:
@@ -169,14 +171,14 @@ class CameraCalibrateScreen(Screen):
             from ..overhead import intrinsics_path
             path = intrinsics_path(root)
             if path is None:
-                raise ValueError("overhead_camera.yaml has no intrinsics file name")
+                raise ValueError(_("the camera settings name no file for the calibration"))
             return save_camera(path, cam)
 
         def done(path: Path) -> None:
             self.can_save = False
-            app.toast(f"Saved: {path}", error=False)
+            app.toast(_("Calibration saved"), error=False)
 
-        app.in_background(work, done, lambda exc: app.toast(f"Not saved: {exc}"))
+        app.in_background(work, done, lambda exc: app.toast(_("Not saved: {problem}").format(problem=exc)))
 
     def again(self) -> None:
         App.get_running_app().open_calibration(self.back_to)

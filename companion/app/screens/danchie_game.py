@@ -20,6 +20,7 @@ from kivy.uix.modalview import ModalView
 from kivy.uix.screenmanager import Screen
 
 from ...games import danchie as dg
+from ...i18n import N_, _, ngettext, ordinal
 from .. import widgets  # noqa: F401  (its rules must load first)
 from ..game_screen import GameScreen, Throw
 from ..kv import load_kv
@@ -28,8 +29,12 @@ from ..widgets import BigButton
 TILE_RGBA = {"red": (0.8, 0.22, 0.2, 1), "blue": (0.2, 0.42, 0.85, 1),
              "green": (0.2, 0.6, 0.3, 1), "yellow": (0.85, 0.7, 0.15, 1)}
 OTHER_TILE = (0.45, 0.45, 0.5, 1)
-MEANING_SHORT = {"tile_under_you": "Tile under you", "power_up_on_spawn": "Power-Up on Spawn",
-                 "tile_on_spawn": "Tile on Spawn", "no_spawn": "No spawn"}
+MEANING_SHORT = {"tile_under_you": N_("Tile under you"), "power_up_on_spawn": N_("Power-Up on Spawn"),
+                 "tile_on_spawn": N_("Tile on Spawn"), "no_spawn": N_("No spawn")}
+# the Tile colours of the shipped config, for translation (a colour a user adds is shown as typed)
+TILE_WORDS = (N_("red"), N_("blue"), N_("green"), N_("yellow"))
+# where a spawn came from, and the obstacle sets' names
+OTHER_WORDS = (N_("tower"), N_("hand"), N_("Standard"), N_("Special"))
 
 
 def tile_rgba(name: str) -> tuple[float, float, float, float]:
@@ -44,23 +49,24 @@ def dasher_line(state: dg.DanchieState, i: int) -> str:
     """The second line of a Dasher's row: lap, podium or finish place."""
     d = state.dashers[i]
     if d.finish_place is not None:
-        return f"Finished {dg._ordinal(d.finish_place)} · lap 1 {dg._ordinal(d.lap1_place or 0)}"
+        return _("Finished {place} · lap 1 {lap1_place}").format(
+            place=ordinal(d.finish_place), lap1_place=ordinal(d.lap1_place or 0))
     if d.lap == 2:
         place = d.lap1_place or 0
-        podium = ", podium" if place <= dg.PODIUM_PLACES else ""
-        return f"Lap 2 (lap 1 {dg._ordinal(place)}{podium})"
-    return "Lap 1"
+        return (_("Lap 2 (lap 1 {place}, podium)") if place <= dg.PODIUM_PLACES else
+                _("Lap 2 (lap 1 {place})")).format(place=ordinal(place))
+    return _("Lap 1")
 
 
 def dasher_state(state: dg.DanchieState, i: int) -> str:
     d = state.dashers[i]
     parts = []
     if i == state.current and not state.over and not d.finished:
-        parts.append("TURN")
+        parts.append(_("TURN"))
     if d.frozen:
-        parts.append(f"FROZEN {d.frozen}")
+        parts.append(_("FROZEN {turns}").format(turns=d.frozen))
     if d.resting:
-        parts.append("RESTS 1 turn")
+        parts.append(_("RESTS 1 turn"))
     return "  ".join(parts)
 
 
@@ -69,6 +75,7 @@ class DasherRow(BoxLayout):
     dname = StringProperty("")
     line = StringProperty("")
     badge = StringProperty("")
+    frozen = BooleanProperty(False)    # the badge says FROZEN (its colour)
     sabotage = NumericProperty(0)
     mekton = BooleanProperty(False)
     tiles = ListProperty([])          # [[type, count], ...]
@@ -122,15 +129,17 @@ class DasherSheet(ModalView):
         s: dg.DanchieState = self.screen.session.state
         d = s.dashers[int(self.index)]
         self.dname = d.name
-        tiles = ", ".join(f"{n} {t}" for t, n in zip(s.tile_types, d.tiles))
-        self.status = (f"{dasher_line(s, int(self.index))}\nSabotage {d.sabotage} · frozen "
-                       f"{d.frozen} · Tiles: {tiles} · Power-Up Tiles {d.power_up_tiles}")
+        tiles = ", ".join(f"{n} {_(t)}" for t, n in zip(s.tile_types, d.tiles))
+        self.status = dasher_line(s, int(self.index)) + "\n" + _(
+            "Sabotage {sabotage} · frozen {frozen} · Tiles: {tiles} · Power-Up Tiles "
+            "{power_up_tiles}").format(sabotage=d.sabotage, frozen=d.frozen, tiles=tiles,
+                                       power_up_tiles=d.power_up_tiles)
         box = self.ids.counters
         if not box.children:
             for t in s.tile_types:
-                box.add_widget(CounterBox(label=t, kind=t, rgba=list(tile_rgba(t)),
+                box.add_widget(CounterBox(label=_(t), kind=t, rgba=list(tile_rgba(t)),
                                           screen=self))
-            box.add_widget(CounterBox(label="Power-Up", kind="", rgba=[0.6, 0.35, 0.75, 1],
+            box.add_widget(CounterBox(label=_("Power-Up"), kind="", rgba=[0.6, 0.35, 0.75, 1],
                                       screen=self))
         for c in box.children:
             c.count = d.tiles[s.tile_types.index(c.kind)] if c.kind else d.power_up_tiles
@@ -141,17 +150,19 @@ class DasherSheet(ModalView):
                                   ("freeze_up", "danchie.freeze", 1)):
             self.ids[key].disabled = not allows(type_, player=d.name, delta=delta)
         self.ids.lap.disabled = not allows("danchie.lap", player=d.name)
-        self.ids.lap.text = "Finished lap 1" if d.lap == 1 else "Crossed the finish line"
+        self.ids.lap.text = _("Finished lap 1") if d.lap == 1 else _("Crossed the finish line")
         # the Blueprint side of this lap: green on lap 1, red on lap 2
         side = dg.SIDES[min(d.lap, 2) - 1]
         want = d.blueprint[dg.SIDES.index(side)]
-        match = "matches the board" if any(want) and want == d.tiles else (
-            "not entered" if not any(want) else "does not match the board yet")
-        self.blueprint_text = f"{side.title()} Blueprint (Tiles per colour): {match}"
+        match = _("matches the board") if any(want) and want == d.tiles else (
+            _("not entered") if not any(want) else _("does not match the board yet"))
+        self.blueprint_text = (_("Green Blueprint (Tiles per colour): {match}") if side == "green"
+                               else _("Red Blueprint (Tiles per colour): {match}")).format(
+            match=match)
         bp = self.ids.blueprint
         if not bp.children:
             for t in s.tile_types:
-                bp.add_widget(CounterBox(label=t, kind=t, rgba=list(tile_rgba(t)), screen=self))
+                bp.add_widget(CounterBox(label=_(t), kind=t, rgba=list(tile_rgba(t)), screen=self))
         for c in bp.children:
             c.target = side
             c.count = want[s.tile_types.index(c.kind)]
@@ -161,18 +172,24 @@ class DasherSheet(ModalView):
         st = self.ids.start_tiles
         if not st.children:
             for t in s.tile_types:
-                b = BigButton(text=t, font_size="15sp", height=dp(52), bg=tile_rgba(t))
+                b = BigButton(text=_(t), font_size="15sp", height=dp(52), bg=tile_rgba(t))
                 b.bind(on_release=lambda _b, t=t: self.pick_start(t))
                 st.add_widget(b)
         taken = bool(d.start_tiles)
-        self.start_text = ("Starting Tiles: " + " and ".join(d.start_tiles) if taken else
-                           "Starting Tiles: tap 2 colours" + (
-                               f" ({self.start_pick[0]} …)" if self.start_pick else ""))
+        if taken:
+            self.start_text = _("Starting Tiles: {tiles}").format(
+                tiles=_(" and ").join(_(t) for t in d.start_tiles))
+        elif self.start_pick:
+            self.start_text = _("Starting Tiles: tap 2 colours ({first} …)").format(
+                first=_(self.start_pick[0]))
+        else:
+            self.start_text = _("Starting Tiles: tap 2 colours")
         for b in st.children:
             b.disabled = taken or s.round != 1 or d.finished
         left = d.specialty - d.specialty_used
-        self.specialty_text = (f"Specialty tokens: {left} of {d.specialty} left"
-                               + ("" if d.specialty > 1 else " (2nd after lap 1)"))
+        self.specialty_text = (_("Specialty tokens: {left} of {count} left") if d.specialty > 1 else
+                               _("Specialty tokens: {left} of {count} left (2nd after lap 1)")
+                               ).format(left=left, count=d.specialty)
         self.ids.specialty.disabled = not allows("danchie.specialty", player=d.name)
         self.ids.returned.disabled = not allows("danchie.power_tiles", player=d.name, delta=1,
                                                 returned=True)
@@ -191,15 +208,15 @@ class PowerUpPicker(ModalView):
 
     screen = ObjectProperty(None)
     card = StringProperty("")
-    prompt = StringProperty("Which Power-Up card?")
+    prompt = StringProperty("")
 
     def show_cards(self) -> None:
         s: dg.DanchieState = self.screen.session.state
         grid = self.ids.choices
         grid.clear_widgets()
-        self.card, self.prompt = "", "Which Power-Up card?"
+        self.card, self.prompt = "", _("Which Power-Up card?")
         for p in s.power_ups:
-            b = BigButton(text=f"{p.name}\n[size=13sp]{p.text}[/size]", markup=True,
+            b = BigButton(text=f"{_(p.name)}\n[size=13sp]{_(p.text)}[/size]", markup=True,
                           font_size="17sp", height=dp(84), bg=(0.32, 0.2, 0.42, 1))
             b.bind(on_release=lambda _b, p=p: self.pick(p))
             grid.add_widget(b)
@@ -211,14 +228,15 @@ class PowerUpPicker(ModalView):
             self.use(card.name, None)
             return
         self.card = card.name
-        self.prompt = f"{card.name}: on whom?" + (
-            "  (targeting another player moves your sabotage meter)")
+        self.prompt = _("{card}: on whom?  (targeting another player moves your sabotage "
+                        "meter)").format(card=_(card.name))
         grid = self.ids.choices
         grid.clear_widgets()
         for d in s.dashers:
             if card.target == "player" and d.name == me:
                 continue
-            b = BigButton(text=d.name + ("  (you)" if d.name == me else ""), font_size="22sp",
+            b = BigButton(text=_("{player}  (you)").format(player=d.name) if d.name == me else d.name,
+                          font_size="22sp",
                           height=dp(84), bg=(0.32, 0.2, 0.42, 1))
             b.disabled = not self.screen.session.allows(
                 "danchie.power_up", player=me, card=card.name, target=d.name)
@@ -241,14 +259,14 @@ class DanchieGameScreen(GameScreen):
     status = StringProperty("")
     current_name = StringProperty("")
     sets_text = StringProperty("")
-    spawn_text = StringProperty("Roll the spawn die (tower) or tap its face")
+    spawn_text = StringProperty("")
     spawn_detail = StringProperty("")
     notes = StringProperty("")
     log_lines = ListProperty([])
     over = BooleanProperty(False)
     any_finished = BooleanProperty(False)
     power_ups_text = StringProperty("")
-    lap_text = StringProperty("Finished lap 1")
+    lap_text = StringProperty("")
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -270,13 +288,14 @@ class DanchieGameScreen(GameScreen):
         counters = self.ids.counters
         counters.clear_widgets()
         for t in s.tile_types:
-            counters.add_widget(CounterBox(label=t, kind=t, rgba=list(tile_rgba(t)), screen=self))
-        counters.add_widget(CounterBox(label="Power-Up", kind="", rgba=[0.6, 0.35, 0.75, 1],
+            counters.add_widget(CounterBox(label=_(t), kind=t, rgba=list(tile_rgba(t)), screen=self))
+        counters.add_widget(CounterBox(label=_("Power-Up"), kind="", rgba=[0.6, 0.35, 0.75, 1],
                                        screen=self))
         faces = self.ids.faces
         faces.clear_widgets()
         for face, meaning in s.spawn_faces:
-            b = BigButton(text=f"{MEANING_SHORT.get(meaning, meaning)}\n[size=11sp]{face}[/size]",
+            b = BigButton(text=f"{_(MEANING_SHORT[meaning]) if meaning in MEANING_SHORT else meaning}"
+                               f"\n[size=11sp]{face}[/size]",
                           markup=True, font_size="14sp", height=dp(52),
                           bg=(0.25, 0.3, 0.38, 1))
             b.bind(on_release=lambda _b, f=face: self.spawn(f, "hand"))
@@ -292,33 +311,36 @@ class DanchieGameScreen(GameScreen):
         self.over = s.over
         self.any_finished = bool(s.finish)
         sets = s.base_sets
-        self.title = f"Round {s.round}"
-        self.power_ups_text = ("Power-Ups active" if s.power_ups_active
-                               else f"Power-Ups from round {dg.POWER_UP_ROUND}")
+        self.title = _("Round {round}").format(round=s.round)
+        self.power_ups_text = (_("Power-Ups active") if s.power_ups_active
+                               else _("Power-Ups from round {round}").format(round=dg.POWER_UP_ROUND))
         cooling = s.cooling_tiles()
-        self.status = ("Race over: open the Tektonpedia" if s.over else
-                       f"{sets} action set{'s' if sets > 1 else ''} per turn · {self.power_ups_text}"
-                       + "".join(f" · Power-Up Tile returned by {who}: cooling down until "
-                                 f"round {r}" for who, r in cooling))
+        self.status = (_("Race over: open the Tektonpedia") if s.over else
+                       ngettext("{count} action set per turn", "{count} action sets per turn",
+                                sets).format(count=sets) + " · " + self.power_ups_text
+                       + "".join(" · " + _("Power-Up Tile returned by {player}: cooling down "
+                                           "until round {round}").format(player=who, round=r)
+                                 for who, r in cooling))
         for i, row in enumerate(self.rows):
             d = s.dashers[i]
             row.dname, row.line, row.badge = d.name, dasher_line(s, i), dasher_state(s, i)
+            row.frozen = bool(d.frozen)
             row.sabotage, row.mekton = d.sabotage, d.sabotage >= dg.MEKTON_FROM
             row.tiles = [[t, n] for t, n in zip(s.tile_types, d.tiles)]
             row.tiles_text = "  ".join(
-                f"[color={_hex(tile_rgba(t))}]{t[:1].upper()}[/color] [b]{n}[/b]"
-                for t, n in zip(s.tile_types, d.tiles)) + f"   PU [b]{d.power_up_tiles}[/b]"
+                f"[color={_hex(tile_rgba(t))}]{_(t)[:1].upper()}[/color] [b]{n}[/b]"
+                for t, n in zip(s.tile_types, d.tiles)) + f"   {_('PU')} [b]{d.power_up_tiles}[/b]"
             row.power_tiles = d.power_up_tiles
             row.current = i == s.current and not s.over and not d.finished
             row.finished = d.finished
         me = s.dashers[s.current]
         name = me.name
-        self.current_name = "Race over" if s.over else f"{name}'s turn"
+        self.current_name = _("Race over") if s.over else _("{player}'s turn").format(player=name)
         done, allowed = me.sets_done, s.sets_allowed(s.current)
         self.sets_text = "" if s.over else (
-            f"Action sets: {done} of {allowed} done" + (
-                " (+1 Plus Action)" if me.extra_sets else ""))
-        self.lap_text = "Finished lap 1" if me.lap == 1 else "Crossed the finish line"
+            (_("Action sets: {done} of {allowed} done (+1 Plus Action)") if me.extra_sets else
+             _("Action sets: {done} of {allowed} done")).format(done=done, allowed=allowed))
+        self.lap_text = _("Finished lap 1") if me.lap == 1 else _("Crossed the finish line")
         ids = self.ids
         ids.action_set.disabled = not allows("danchie.action_set", player=name, kind="full")
         ids.special.disabled = not allows("danchie.action_set", player=name, kind="special")
@@ -336,9 +358,10 @@ class DanchieGameScreen(GameScreen):
         if s.last_spawn is not None:
             sp = s.last_spawn
             self.spawn_text = sp.text
-            self.spawn_detail = f"{sp.player}, round {sp.round}: {sp.face} ({sp.source})"
+            self.spawn_detail = _("{player}, round {round}: {face} ({source})").format(
+                player=sp.player, round=sp.round, face=sp.face, source=_(sp.source))
         else:
-            self.spawn_text = "Roll the spawn die (tower) or tap its face"
+            self.spawn_text = _("Roll the spawn die (tower) or tap its face")
             self.spawn_detail = ""
         self.notes = " · ".join(s.notes)
         self.log_lines = [e.text for e in self.session.log(last=40)][::-1]
@@ -396,7 +419,7 @@ class DanchieGameScreen(GameScreen):
         if not spawns or self.session is None:
             return False
         if len(spawns) > 1 or spawns[0].get("status") != "clean":
-            App.get_running_app().toast("Spawn die: roll one spawn die, cleanly read")
+            App.get_running_app().toast(_("Spawn die: roll one spawn die, cleanly read"))
             return True
         self.spawn(str(spawns[0].get("face")), "tower")
         return True
@@ -434,14 +457,18 @@ class DanchieSetupScreen(Screen):
     def set_count(self, n: int) -> None:
         self.count = n
         t = dg.setup_table(n)
-        sets = ", ".join(f"P{i + 1} {s}" for i, s in enumerate(t.obstacle_sets))
+        sets = ", ".join(_("P{number} {set}").format(number=i + 1, set=_(s))
+                         for i, s in enumerate(t.obstacle_sets))
         self.table_text = (
-            f"[b]{t.lanes}[/b] racing lanes    [b]{t.obstacles}[/b] obstacles ({sets})\n"
-            f"Standard set: {', '.join(t.standard_set)}"
-            + (f"    Special set: {', '.join(t.special_set)}" if "Special" in t.obstacle_sets else "")
-            + f"\n[b]{t.tiles_per_type}[/b] Tiles of each of the {t.tile_types} colours "
-            f"({t.tiles} in all), then [b]{t.power_up_tiles}[/b] flipped to Power-Up "
-            f"(3 per player)")
+            _("[b]{lanes}[/b] racing lanes    [b]{obstacles}[/b] obstacles ({sets})").format(
+                lanes=t.lanes, obstacles=t.obstacles, sets=sets) + "\n"
+            + _("Standard set: {obstacles}").format(obstacles=", ".join(t.standard_set))
+            + ("    " + _("Special set: {obstacles}").format(obstacles=", ".join(t.special_set))
+               if "Special" in t.obstacle_sets else "")
+            + "\n" + _("[b]{per_type}[/b] Tiles of each of the {types} colours ({tiles} in all), "
+                       "then [b]{power_up_tiles}[/b] flipped to Power-Up (3 per player)").format(
+                per_type=t.tiles_per_type, types=t.tile_types, tiles=t.tiles,
+                power_up_tiles=t.power_up_tiles))
         self.notes_text = "\n".join("• " + n for n in t.notes)
         for b in self.ids.counts.children:
             b.state = "down" if b.text == str(n) else "normal"
@@ -451,13 +478,14 @@ class DanchieSetupScreen(Screen):
 
     def names(self) -> list[str]:
         fields = list(reversed(self.ids.names.children))[: int(self.count)]
-        return [f.text.strip() or f"Player {i + 1}" for i, f in enumerate(fields)]
+        return [f.text.strip() or _("Player {number}").format(number=i + 1)
+                for i, f in enumerate(fields)]
 
     def start(self) -> None:
         app = App.get_running_app()
         names = self.names()
         if len({n.casefold() for n in names}) != len(names):
-            app.toast("Each Dasher needs a different name")
+            app.toast(_("Each Dasher needs a different name"))
             return
         setup = dg.setup_from_config(app.config_of("danchie"), names)
         app.start_game("danchie", setup, "-".join(names))

@@ -11,6 +11,7 @@ from kivy.properties import ObjectProperty, StringProperty
 from kivy.uix.screenmanager import Screen
 
 from ... import registry
+from ...i18n import _
 from ..kv import load_kv
 
 
@@ -37,7 +38,7 @@ class HomeScreen(Screen):
         self._tiles_for = registry.ids()
         for entry in registry.games():
             t = entry.tile
-            tile = Factory.GameTile(text=f"{t.title}\n[size=20sp]{t.subtitle}[/size]",
+            tile = Factory.GameTile(text=f"{_(t.title)}\n[size=20sp]{_(t.subtitle)}[/size]",
                                     bg=t.colour, down_bg=t.pressed)
             tile.bind(on_release=lambda _w, game=entry.id: self.pick(game))
             box.add_widget(tile)
@@ -53,7 +54,7 @@ class HomeScreen(Screen):
         if saved is None:
             self.resume_text, self.resume_path = "", None
         else:
-            self.resume_text = f"Resume: {saved.summary}"
+            self.resume_text = _("Resume: {game}").format(game=saved.summary)
             self.resume_path = saved.path
 
     def pick(self, game: str) -> None:

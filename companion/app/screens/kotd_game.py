@@ -24,6 +24,7 @@ from kivy.uix.screenmanager import Screen
 from kivy.uix.widget import Widget
 
 from ...games import kotd as k
+from ...i18n import _, ngettext
 from ...session import Session
 from .. import widgets  # noqa: F401  (its <Label> rule must load first)
 from ..dice_look import FACE_LOOK
@@ -46,19 +47,26 @@ def kotd_view(session: Session[Any], typed: list[str]) -> dict[str, Any]:
     free = [i for i, d in enumerate(s.dice) if not d.kept] if s.dice else list(range(s.n_dice))
     need = len(s.pending) if s.pending else (len(free) if s.rolls < k.MAX_ROLLS else 0)
     if s.phase == "over":
-        status = f"{s.monsters[s.winner or 0].name} wins: {s.win_reason}"
+        status = _("{monster} wins: {reason}").format(monster=s.monsters[s.winner or 0].name,
+                                                       reason=s.win_reason)
     elif s.phase == "buy":
-        status = f"{me.name}: buy cards or gain 1 energy, then end the turn"
+        status = _("{monster}: buy cards or gain 1 energy, then end the turn").format(
+            monster=me.name)
     elif s.pending:
-        status = (f"{len(s.pending)} die not read cleanly: re-roll "
-                  f"{'them' if len(s.pending) > 1 else 'it'} through the tower, or tap "
-                  "the '?' die and its face")
+        status = ngettext("{count} die not read cleanly: re-roll it through the tower, or tap "
+                          "the '?' die and its face",
+                          "{count} dice not read cleanly: re-roll them through the tower, or "
+                          "tap the '?' die and its face", len(s.pending)).format(
+            count=len(s.pending))
     elif s.rolls == 0:
-        status = f"{me.name}: throw {s.n_dice} dice"
+        status = ngettext("{monster}: throw {count} die", "{monster}: throw {count} dice",
+                          s.n_dice).format(monster=me.name, count=s.n_dice)
     elif s.rolls < k.MAX_ROLLS:
-        status = f"{me.name}: tap dice to keep them, throw the other {len(free)}, or resolve"
+        status = ngettext("{monster}: tap dice to keep them, throw the other {count}, or resolve",
+                          "{monster}: tap dice to keep them, throw the other {count}, or resolve",
+                          len(free)).format(monster=me.name, count=len(free))
     else:
-        status = f"{me.name}: three rolls done, resolve"
+        status = _("{monster}: three rolls done, resolve").format(monster=me.name)
     monsters = []
     for i, m in enumerate(s.monsters):
         monsters.append({
@@ -80,8 +88,9 @@ def kotd_view(session: Session[Any], typed: list[str]) -> dict[str, Any]:
     dice = [{"face": d.face, "kept": d.kept, "index": i,
              "pending": d.face is None} for i, d in enumerate(s.dice)]
     view = {
-        "title": (f"Turn {s.turn} · {me.name}" + (f" · roll {s.rolls}/{k.MAX_ROLLS}"
-                                                    if s.phase == "roll" else "")),
+        "title": (_("Turn {turn} · {monster} · roll {roll}/{rolls}") if s.phase == "roll" else
+                  _("Turn {turn} · {monster}")).format(turn=s.turn, monster=me.name,
+                                                       roll=s.rolls, rolls=k.MAX_ROLLS),
         "status": status, "phase": s.phase, "rolls": s.rolls, "n_dice": s.n_dice,
         "monsters": monsters, "tracks": tracks, "dice": dice,
         "need": need, "typed": list(typed)[:need],
@@ -162,8 +171,10 @@ class BuzzPicker(ModalView):
         box = self.ids.tokens
         box.clear_widgets()
         for tid, cells, _covers, king in s.buzz:
-            label = f"{tid}\n[size=14sp]{' '.join(BONUS_MARK[c] or '·' for c in cells)}" \
-                    f"{' (King)' if king else ''}[/size]"
+            marks = " ".join(BONUS_MARK[c] or "·" for c in cells)
+            if king:
+                marks = _("{marks} (King)").format(marks=marks)
+            label = f"{tid}\n[size=14sp]{marks}[/size]"
             b = BigToggle(text=label, markup=True, group=f"buzz-{id(self)}", font_size="18sp",
                           height=dp(64))
             b.bind(on_release=lambda _b, t=tid: setattr(self, "token", t))
@@ -172,7 +183,7 @@ class BuzzPicker(ModalView):
 
     def place(self) -> None:
         if not self.token:
-            App.get_running_app().toast("Pick a Buzz token")
+            App.get_running_app().toast(_("Pick a Buzz token"))
             return
         App.get_running_app().act("kotd.place_buzz", token=self.token, track=self.track,
                                   cell=int(self.cell), then=lambda: self.dismiss(animation=False))
@@ -257,11 +268,11 @@ class KotdGameScreen(GameScreen):
 
     def _draw_tracks(self, tracks: list[dict[str, Any]]) -> None:
         for row, t in zip((self.ids.track_fame, self.ids.track_destruction), tracks):
-            row.title = "Fame" if t["name"] == "fame" else "Destruction"
+            row.title = _("Fame") if t["name"] == "fame" else _("Destruction")
             box = row.ids.cells
             box.clear_widgets()
             for i, (zone, mark, token) in enumerate(t["cells"]):
-                pawn = ("F" if t["name"] == "fame" else "D") if i == t["pawn"] else ""
+                pawn = (_("F") if t["name"] == "fame" else _("D")) if i == t["pawn"] else ""
                 box.add_widget(TrackCell(zone=zone, mark=mark, token=token, pawn=pawn, index=i))
 
     def _draw_dice(self, dice: list[dict[str, Any]]) -> None:
@@ -269,7 +280,7 @@ class KotdGameScreen(GameScreen):
         box.clear_widgets()
         for d in dice:
             text, bg = FACE_LOOK.get(d["face"] or "", ("?", (0.3, 0.3, 0.35, 1)))
-            w = KotdDie(text=text, face=d["face"] or "", kept=d["kept"], pending=d["pending"],
+            w = KotdDie(text=_(text), face=d["face"] or "", kept=d["kept"], pending=d["pending"],
                         index=d["index"], bg=list(bg), selected=d["index"] == self.selected)
             w.bind(on_release=lambda _w, i=d["index"]: self.tap_die(i))
             box.add_widget(w)
@@ -292,7 +303,7 @@ class KotdGameScreen(GameScreen):
             app.act("kotd.set_die", die=int(self.selected), face=face)
             return
         if not self.need:
-            app.toast("No die to throw now")
+            app.toast(_("No die to throw now"))
             return
         self.typed = list(self.typed) + [face]
         if len(self.typed) >= self.need:
@@ -311,13 +322,13 @@ class KotdGameScreen(GameScreen):
             return
         from firmware_bridge.urlhandlers import protocol_sim
 
-        name, _ = protocol_sim.parse_url(app.tower_link.url)
+        name, _rest = protocol_sim.parse_url(app.tower_link.url)
         protocol_sim.hub(name).roll(" ".join(["kotd:black:*"] * self.need))
 
     # -- resolve, buy, end -----------------------------------------------------------------
     def open_resolve(self) -> None:
         lines = resolution_preview(self.session.state)
-        view = ResolveView(screen=self, lines="\n".join(lines) or "Nothing happens")
+        view = ResolveView(screen=self, lines="\n".join(lines) or _("Nothing happens"))
         self.resolve_view = view
         view.open(animation=False)
 
@@ -386,9 +397,10 @@ class KotdSetupScreen(Screen):
                 hints.append("")
                 continue
             default = "hp" in m.defaults and hp == m.hp
-            hints.append(("Starting HP is a default: set it from your Monster sheet\n"
-                          if default else "") + (m.power + (" (summary, not the sheet's text)"
-                                                            if "power" in m.defaults else "")))
+            power = (_("{power} (summary, not the sheet's text)").format(power=_(m.power))
+                     if "power" in m.defaults else _(m.power))
+            hints.append((_("Starting HP is a default: set it from your Monster sheet") + "\n"
+                          if default else "") + power)
         self.hints = hints
 
     def change_hp(self, side: int, delta: int) -> None:
@@ -417,7 +429,7 @@ class KotdSetupScreen(Screen):
     def start(self) -> None:
         app = App.get_running_app()
         if self.names[0] == self.names[1]:
-            app.toast("Pick two different Monsters")
+            app.toast(_("Pick two different Monsters"))
             return
         setup = k.setup_from_config(app.config_of("kotd"), (self.names[0], self.names[1]),
                                     int(self.first), hp=(int(self.hps[0]), int(self.hps[1])))

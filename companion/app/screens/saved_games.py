@@ -11,6 +11,7 @@ from kivy.properties import ListProperty, ObjectProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.screenmanager import Screen
 
+from ...i18n import _
 from ..kv import load_kv
 from ..widgets import BigButton
 
@@ -21,8 +22,8 @@ class SavedGameRow(BigButton):
 
 def row_text(g: Any) -> str:
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(g.modified))
-    state = "finished" if g.over else "in progress"
-    text = f"[b]{g.title}[/b]   {g.summary}\n[color=9fa3ad]{when} · {state}[/color]"
+    state = _("finished") if g.over else _("in progress")
+    text = f"[b]{_(g.title)}[/b]   {g.summary}\n[color=9fa3ad]{when} · {state}[/color]"
     if g.problem:
         text += f"\n[color=ffa030]{g.problem}[/color]"
     return text
@@ -33,7 +34,7 @@ class SavedGamesScreen(Screen):
     games = ListProperty([])
 
     def on_pre_enter(self, *args: Any) -> None:
-        self.status = "Loading…"
+        self.status = _("Loading…")
         self.ids.rows.clear_widgets()
         App.get_running_app().list_saved(self.show)
 
@@ -41,7 +42,7 @@ class SavedGamesScreen(Screen):
         app = App.get_running_app()
         open_path = app.session.path if app.session is not None else None
         self.games = games
-        self.status = "" if games else "No saved games yet"
+        self.status = "" if games else _("No saved games yet")
         box = self.ids.rows
         box.clear_widgets()
         self.row_buttons: dict[Any, Any] = {}      # path -> its row (tap: open)
@@ -55,7 +56,7 @@ class SavedGamesScreen(Screen):
             line.add_widget(row)
             self.row_buttons[g.path] = row
             is_open = open_path is not None and g.path == open_path
-            delete = BigButton(text="Playing now" if is_open else "Delete", font_size="20sp",
+            delete = BigButton(text=_("Playing now") if is_open else _("Delete"), font_size="20sp",
                                size_hint_x=None, width=dp(140), height=line.height,
                                disabled=is_open, bg=(0.55, 0.16, 0.16, 1))
             delete.bind(on_release=lambda _b, g=g: self.delete(g))

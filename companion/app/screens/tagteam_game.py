@@ -27,12 +27,13 @@ from kivy.uix.widget import Widget
 
 from ...errors import IllegalActionError
 from ...games import tagteam as tt
+from ...i18n import N_, _, ngettext
 from .. import widgets  # noqa: F401  (its <Label> rule must load first)
 from ..game_screen import GameScreen
 from ..kv import load_kv
 from ..widgets import BigToggle
 
-ICON_MARK = {tt.STOP: "STOP", tt.POWER_GAIN: "+P"}
+ICON_MARK = {tt.STOP: N_("STOP"), tt.POWER_GAIN: N_("+P")}
 
 
 @dataclass
@@ -91,28 +92,29 @@ class TurnEntry:
     def text(self) -> str:
         parts = []
         if self.attack:
-            parts.append("Attack" + (" (heal = power if it lands)" if self.heal_on_hit else ""))
+            parts.append(_("Attack (heal = power if it lands)") if self.heal_on_hit else _("Attack"))
         if self.attack_partner:
-            parts.append("attack their partner")
+            parts.append(_("attack their partner"))
         if self.partner_attack:
-            parts.append("partner attacks")
+            parts.append(_("partner attacks"))
         if self.direct:
-            parts.append(f"{self.direct} direct damage")
+            parts.append(_("{count} direct damage").format(count=self.direct))
         if self.direct_self:
-            parts.append(f"{self.direct_self} direct damage to self")
+            parts.append(_("{count} direct damage to self").format(count=self.direct_self))
         if self.block:
-            parts.append("Block" + (f" (bonus +{self.block_power} power)" if self.block_power else ""))
+            parts.append(_("Block (bonus +{count} power)").format(count=self.block_power)
+                         if self.block_power else _("Block"))
         if self.heal:
-            parts.append(f"heal {self.heal}")
+            parts.append(_("heal {count}").format(count=self.heal))
         if self.heal_partner:
-            parts.append(f"heal partner {self.heal_partner}")
+            parts.append(_("heal partner {count}").format(count=self.heal_partner))
         if self.power:
-            parts.append(f"power {self.power:+d}")
+            parts.append(_("power {delta:+d}").format(delta=self.power))
         if self.partner_power:
-            parts.append(f"partner power {self.partner_power:+d}")
+            parts.append(_("partner power {delta:+d}").format(delta=self.partner_power))
         if self.transfer:
-            parts.append(f"give {self.transfer} power to partner")
-        return ", ".join(parts) or "no effect"
+            parts.append(_("give {count} power to partner").format(count=self.transfer))
+        return ", ".join(parts) or _("no effect")
 
     def side(self) -> dict[str, Any]:
         return {"active": self.active, "effects": self.effects()}
@@ -140,7 +142,8 @@ class FighterTrack(Widget):
         h = self.height / n
         marks: dict[int, list[str]] = {}
         for cell, icon in self.icons:
-            marks.setdefault(int(cell), []).append(ICON_MARK.get(icon, icon[:4]))
+            marks.setdefault(int(cell), []).append(_(ICON_MARK[icon]) if icon in ICON_MARK
+                                                   else icon[:4])
         with self.canvas:
             for i in range(n):
                 value = int(self.max_hp) - i
@@ -153,7 +156,7 @@ class FighterTrack(Widget):
                 else:
                     Color(0.18, 0.19, 0.23, 1) if value > self.hp else Color(0.13, 0.14, 0.17, 1)
                 Rectangle(pos=(self.x, y + 1), size=(self.width, h - 2))
-                text = ("KO" if value == 0 else str(value)) + \
+                text = (_("KO") if value == 0 else str(value)) + \
                     ("  " + " ".join(marks[value]) if value in marks else "")
                 label = CoreLabel(text=text, font_size=sp(11) if h < dp(20) else sp(13),
                                   bold=here)
@@ -198,7 +201,9 @@ class FighterSheet(ModalView):
     def update(self) -> None:
         f = self.screen.session.state.teams[int(self.team)][int(self.index)]
         self.fname = f.name
-        self.status = f"{f.hp}/{f.max_hp} HP · power {f.power}" + ("  (KO)" if f.ko else "")
+        self.status = (_("{hp}/{max_hp} HP · power {power}  (KO)") if f.ko else
+                       _("{hp}/{max_hp} HP · power {power}")).format(hp=f.hp, max_hp=f.max_hp,
+                                                                     power=f.power)
         self.other_side = f.other[0] if f.other else ""
         allows = self.screen.session.allows
         t, i = int(self.team), int(self.index)
@@ -218,13 +223,17 @@ class ResolveTurnView(ModalView):
 
 def decks_text(s: tt.TagTeamState) -> str:
     """Each player's Combat deck (cards left this round) and Construction deck."""
-    left = f", {s.combat_left} to reveal" if s.phase == "combat" else ""
+    left = (ngettext(", {count} to reveal", ", {count} to reveal", s.combat_left).format(
+        count=s.combat_left) if s.phase == "combat" else "")
     same = s.combat[0] == s.combat[1] and s.construction[0] == s.construction[1]
     if same:
-        return (f"Combat deck: {s.combat[0]} cards{left} · "
-                f"Construction deck: {s.construction[0]} cards")
-    return " · ".join(f"{s.names[p]}: Combat {s.combat[p]}, Construction {s.construction[p]}"
-                      for p in (0, 1)) + left
+        return (ngettext("Combat deck: {count} card", "Combat deck: {count} cards",
+                         s.combat[0]).format(count=s.combat[0]) + left + " · " +
+                ngettext("Construction deck: {count} card", "Construction deck: {count} cards",
+                         s.construction[0]).format(count=s.construction[0]))
+    return " · ".join(_("{player}: Combat {combat}, Construction {construction}").format(
+        player=s.names[p], combat=s.combat[p], construction=s.construction[p])
+        for p in (0, 1)) + left
 
 
 class TagTeamGameScreen(GameScreen):
@@ -273,13 +282,15 @@ class TagTeamGameScreen(GameScreen):
         self.phase = s.phase
         self.names = list(s.names)
         if s.phase == "over":
-            self.title = "Fight over"
-            self.status = ("Draw" if s.result == "draw" else f"{s.names[int(s.result or 0)]} wins")
+            self.title = _("Fight over")
+            self.status = (_("Draw") if s.result == "draw" else
+                           _("{player} wins").format(player=s.names[int(s.result or 0)]))
         else:
-            self.title = f"Round {s.round} · turn {s.turn} of {s.turns_in_round}"
-            self.status = ("Deck building: draw 3, insert 1, then start the next round"
+            self.title = _("Round {round} · turn {turn} of {turns}").format(
+                round=s.round, turn=s.turn, turns=s.turns_in_round)
+            self.status = (_("Deck building: draw 3, insert 1, then start the next round")
                            if s.phase == "building" else
-                           "Reveal your cards, set what they do, then Resolve turn")
+                           _("Reveal your cards, set what they do, then Resolve turn"))
         for t in (0, 1):
             for f, col in enumerate(self.columns[t]):
                 fighter = s.teams[t][f]
@@ -336,7 +347,7 @@ class TagTeamGameScreen(GameScreen):
         except IllegalActionError as exc:
             App.get_running_app().toast(str(exc))
             return
-        view = ResolveTurnView(screen=self, lines="\n".join(lines) or "Nothing changes")
+        view = ResolveTurnView(screen=self, lines="\n".join(lines) or _("Nothing changes"))
         self.resolve_view = view
         view.open(animation=False)
 
@@ -364,7 +375,7 @@ class TagTeamSetupScreen(Screen):
         self.players = players
 
     def player_name(self, side: int) -> str:
-        return self.players[side] or f"Player {side + 1}"
+        return self.players[side] or _("Player {number}").format(number=side + 1)
 
     def on_pre_enter(self, *args: Any) -> None:
         cfg = App.get_running_app().config_of("tagteam")
@@ -395,7 +406,7 @@ class TagTeamSetupScreen(Screen):
         app = App.get_running_app()
         chosen = [n for team in self.picks for n in team]
         if len(set(chosen)) != 4:
-            app.toast("Four different Fighters, two a team")
+            app.toast(_("Four different Fighters, two a team"))
             return
         cfg = app.config_of("tagteam")
         setup = {"teams": [{"player": self.player_name(t),

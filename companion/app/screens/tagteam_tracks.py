@@ -16,11 +16,12 @@ from kivy.properties import BooleanProperty, ListProperty, NumericProperty, Obje
 from kivy.uix.screenmanager import Screen
 
 from ...games import tagteam as tt
+from ...i18n import N_, _
 from .. import widgets  # noqa: F401  (its rules must load first)
 from ..kv import load_kv
 from ..widgets import BigButton, BigToggle, Stepper
 
-ICON_TEXT = {tt.STOP: "STOP", tt.POWER_GAIN: "+POWER"}
+ICON_TEXT = {tt.STOP: N_("STOP"), tt.POWER_GAIN: N_("+POWER")}
 
 
 @dataclass
@@ -70,9 +71,9 @@ class BoardEditor:
         """A new Fighter (20 HP, power 0, no icons until set); the error text, or None."""
         name = " ".join(name.split())
         if not name:
-            return "Type the Fighter's name first"
+            return _("Type the Fighter's name first")
         if any(f.name.casefold() == name.casefold() for f in self.fighters):
-            return f"{name} is already on the list"
+            return _("{fighter} is already on the list").format(fighter=name)
         self.fighters.append(tt.FighterConfig(name=name, max_hp=20, initial_power=0))
         self.chosen = len(self.fighters) - 1
         self.changed.add(name)
@@ -130,8 +131,9 @@ class TagTeamTracksScreen(Screen):
         self.other_side = f.other_side
         self.brush = ed.brush
         self.dirty = bool(ed.changed)
-        marks = ", ".join(f"{i.hp}: {ICON_TEXT.get(i.icon, i.icon)}" for i in f.icons)
-        self.summary = f"Icons: {marks}" if marks else "No icons on this track"
+        marks = ", ".join(f"{i.hp}: {_(ICON_TEXT[i.icon]) if i.icon in ICON_TEXT else i.icon}"
+                          for i in f.icons)
+        self.summary = _("Icons: {marks}").format(marks=marks) if marks else _("No icons on this track")
         if rebuild or [b.text for b in self.ids.fighters.children][::-1] != [x.name for x in ed.fighters]:
             box = self.ids.fighters
             box.clear_widgets()
@@ -146,9 +148,10 @@ class TagTeamTracksScreen(Screen):
         grid.clear_widgets()
         marks_at: dict[int, list[str]] = {}
         for mark in f.icons:
-            marks_at.setdefault(mark.hp, []).append(ICON_TEXT.get(mark.icon) or mark.icon)
+            marks_at.setdefault(mark.hp, []).append(_(ICON_TEXT[mark.icon]) if mark.icon in ICON_TEXT
+                                                     else mark.icon)
         for hp in range(f.max_hp, -1, -1):
-            text = ("KO" if hp == 0 else str(hp)) + "\n" + " ".join(marks_at.get(hp, []))
+            text = (_("KO") if hp == 0 else str(hp)) + "\n" + " ".join(marks_at.get(hp, []))
             b = BigButton(text=text, font_size="14sp", height=dp(52), size_hint_y=None,
                           bg=(0.45, 0.3, 0.12, 1) if hp in marks_at else (0.2, 0.21, 0.26, 1))
             b.bind(on_release=lambda _b, hp=hp: self.tap_cell(hp))

@@ -32,6 +32,7 @@ from kivy.uix.widget import Widget
 from ...errors import IllegalActionError
 from ...games import takkure as tk
 from ...games.takkure_panel import TEAM_COLOURS, FollowUp, RollPanel
+from ...i18n import N_, _
 from ...session import Session
 from .. import widgets  # noqa: F401  (its <Label> rule must load first)
 from ..dice_look import TEAM_RGBA
@@ -51,14 +52,15 @@ def confirm_text(before: tk.TakkureState, after: tk.TakkureState) -> str | None:
     for t in (0, 1):
         for b, a in zip(before.teams[t].players, after.teams[t].players):
             if b.status == "field" and a.status == "injured":
-                why = "Max Fatigue (a 4th fatigue token)" if a.injuries[-1] == "Max Fatigue" \
-                    else f"wounds reach BDY {int(b.stat('bdy'))}"
-                lines.append(f"{a.name} is injured: {why}. Off the field, then the injury roll.")
+                why = _("Max Fatigue (a 4th fatigue token)") if a.injuries[-1] == "Max Fatigue" \
+                    else _("wounds reach BDY {bdy}").format(bdy=int(b.stat("bdy")))
+                lines.append(_("{player} is injured: {why}. Off the field, then the injury "
+                               "roll.").format(player=a.name, why=why))
     if before.phase == "play" and after.phase == "halftime":
-        lines.append("This ends the 1st half.")
+        lines.append(_("This ends the 1st half."))
     if before.phase != "over" and after.phase == "over":
-        lines.append("This ends the match: " + tk.RULES.summary(after) + ".")
-    return ("\n".join(lines) + "\nConfirm?") if lines else None
+        lines.append(_("This ends the match: {result}.").format(result=tk.RULES.summary(after)))
+    return ("\n".join(lines) + "\n" + _("Confirm?")) if lines else None
 
 
 def _stats_markup(p: tk.Player) -> str:
@@ -72,12 +74,12 @@ def _stats_markup(p: tk.Player) -> str:
             text = f"[color=ffa040]{text}[/color]"
         return f"{label} [b]{text}[/b]"
 
-    mov = f"MOV [b]{p.effective('mov_attack'):g}/{p.effective('mov_defense'):g}[/b]"
-    bac = f"BaC [b]{p.effective('bac'):g}/{p.effective('bac_try'):g}[/b]"
+    mov = _("MOV") + f" [b]{p.effective('mov_attack'):g}/{p.effective('mov_defense'):g}[/b]"
+    bac = _("BaC") + f" [b]{p.effective('bac'):g}/{p.effective('bac_try'):g}[/b]"
     if (p.effective("bac"), p.effective("bac_try")) != (dict(p.base)["bac"], dict(p.base)["bac_try"]):
-        bac = f"BaC [b][color=ffa040]{p.effective('bac'):g}/{p.effective('bac_try'):g}[/color][/b]"
-    return "  ".join([one("STR", "str"), one("REF", "ref"), one("INT", "int"), bac, mov,
-                      one("BDY", "bdy"), one("PRT", "prt")])
+        bac = _("BaC") + f" [b][color=ffa040]{p.effective('bac'):g}/{p.effective('bac_try'):g}[/color][/b]"
+    return "  ".join([one(_("STR"), "str"), one(_("REF"), "ref"), one(_("INT"), "int"), bac, mov,
+                      one(_("BDY"), "bdy"), one(_("PRT"), "prt")])
 
 
 def card_view(session: Session[Any], panel: RollPanel, team: int, index: int) -> dict[str, Any]:
@@ -90,34 +92,36 @@ def card_view(session: Session[Any], panel: RollPanel, team: int, index: int) ->
     who = {"team": team, "player": index}
     ball_event: tuple[str, dict[str, Any]]
     if has_ball:
-        ball_text, ball_event = "Drop", ("takkure.ball", {})
+        ball_text, ball_event = _("Drop"), ("takkure.ball", {})
     elif s.attacker == team:
-        ball_text, ball_event = "Ball", ("takkure.ball", who)
+        ball_text, ball_event = _("Ball"), ("takkure.ball", who)
     else:
-        ball_text, ball_event = "Steal", ("takkure.steal", who)
+        ball_text, ball_event = _("Steal"), ("takkure.steal", who)
     notes = []
     if p.skills_lost:
-        notes.append("lost: " + ", ".join(p.skills_lost))
+        notes.append(_("lost: {skills}").format(skills=", ".join(_(k) for k in p.skills_lost)))
     if p.one_mov_action:
-        notes.append("1 MOV action")
+        notes.append(_("1 MOV action"))
     if s.activation == (team, index) and s.phase == "play":
-        notes.append("ACTIVE: " + (", ".join(s.acts) if s.acts else "no action yet")
-                     + (" (BDY roll first)" if p.needs_bdy_roll and s.bdy != 1 else ""))
+        acts = ", ".join(_(a) for a in s.acts) if s.acts else _("no action yet")
+        notes.append((_("ACTIVE: {actions} (BDY roll first)") if p.needs_bdy_roll and s.bdy != 1
+                      else _("ACTIVE: {actions}")).format(actions=acts))
     if p.injuries and p.status == "field":
-        notes.append("injuries: " + ", ".join(p.injuries))
+        notes.append(_("injuries: {injuries}").format(injuries=", ".join(_(i) for i in p.injuries)))
     if p.skill_tokens:
-        notes.append(f"team skill tokens {p.skill_tokens}")
+        notes.append(_("team skill tokens {count}").format(count=p.skill_tokens))
+    injuries = ", ".join(_(i) for i in p.injuries)
     if p.status == "injured":
-        status_text = ("Injured: roll on the injuries table" if p.injury_pending else
-                       f"Injured ({', '.join(p.injuries)}): back at a kick-off")
+        status_text = (_("Injured: roll on the injuries table") if p.injury_pending else
+                       _("Injured ({injuries}): back at a kick-off").format(injuries=injuries))
     elif p.status == "out":
-        status_text = f"Out of the game ({', '.join(p.injuries)})"
+        status_text = _("Out of the game ({injuries})").format(injuries=injuries)
     else:
         status_text = ""
     return {
-        "team": team, "index": index, "pname": p.name, "position": p.position,
+        "team": team, "index": index, "pname": p.name, "position": _(p.position),
         "stats_text": _stats_markup(p), "fatigue": fatigue,
-        "wounds_text": f"W {p.wounds}/{int(p.stat('bdy'))}",
+        "wounds_text": _("W {wounds}/{bdy}").format(wounds=p.wounds, bdy=int(p.stat("bdy"))),
         "grounded": p.grounded, "has_ball": has_ball, "activations": p.activations,
         "status": p.status, "status_text": status_text, "injury_pending": p.injury_pending,
         "picked": panel.picked(s, team, index), "attacking": attacking,
@@ -159,7 +163,8 @@ def panel_view(session: Session[Any], panel: RollPanel) -> dict[str, Any]:
         except IllegalActionError as exc:
             problem = str(exc)
     if not explanation and not problem:
-        problem = ("To do: " + "; ".join(missing)) if missing else "Type or roll the dice"
+        problem = (_("To do: {missing}").format(missing="; ".join(missing)) if missing
+                   else _("Type or roll the dice"))
     needs_distance = any(p.distance for p in panel.kind.parts)
     return {
         "kind_title": panel.kind.title, "kind_hint": panel.kind.hint, "rows": rows,
@@ -180,19 +185,19 @@ def takkure_view(session: Session[Any], panel: RollPanel) -> dict[str, Any]:
     a, b = s.teams
     attacker = s.teams[s.attacker].name if s.attacker is not None else ""
     if s.phase == "kickoff":
-        chooser = ("the referee roll decides" if s.kickoff_by is None else
-                   f"{s.teams[s.kickoff_by].name}' coach chooses")
-        phase_text = f"Kick-off: {chooser} who kicks"
+        phase_text = (_("Kick-off: the referee roll decides who kicks") if s.kickoff_by is None
+                      else _("Kick-off: {team}' coach chooses who kicks").format(
+                          team=s.teams[s.kickoff_by].name))
     elif s.phase == "halftime":
-        phase_text = "Halftime: each player removes one fatigue token"
+        phase_text = _("Halftime: each player removes one fatigue token")
     elif s.phase == "over":
-        phase_text = "Full time: " + ("a draw" if s.result == "draw" else
-                                      f"{s.teams[int(s.result or 0)].name} win")
+        phase_text = (_("Full time: a draw") if s.result == "draw" else
+                      _("Full time: {team} win").format(team=s.teams[int(s.result or 0)].name))
     else:
-        phase_text = f"{attacker} attack"
+        phase_text = _("{team} attack").format(team=attacker)
     view: dict[str, Any] = {
         "score_text": f"{a.name} [b]{a.score} – {b.score}[/b] {b.name}",
-        "half_text": f"Half {s.half}",
+        "half_text": _("Half {half}").format(half=s.half),
         "phase": s.phase, "phase_text": phase_text,
         "box": s.box, "time_active": list(s.time_active),
         "pool": s.pool if s.phase == "play" else 0,
@@ -215,13 +220,13 @@ def takkure_view(session: Session[Any], panel: RollPanel) -> dict[str, Any]:
 
 def _team_note(s: tk.TakkureState, t: int) -> str:
     team = s.teams[t]
-    bits = [f"{TEAM_COLOURS[t]} dice"]
+    bits = [_("red dice") if TEAM_COLOURS[t] == "red" else _("yellow dice")]
     if s.attacker == t and s.phase == "play":
-        bits.insert(0, "ATTACK")
+        bits.insert(0, _("ATTACK"))
     if team.team_skill == "teriomorphs":
-        bits.append(f"Superstars tokens {team.skill_tokens}")
+        bits.append(_("Superstars tokens {count}").format(count=team.skill_tokens))
     elif team.team_skill == "yamato":
-        bits.append("Unwavering Honor")
+        bits.append(_("Unwavering Honor"))
     return " · ".join(bits)
 
 
@@ -309,7 +314,7 @@ class PlayerCard(BoxLayout):
         app = App.get_running_app()
         kind = self.fatigue[slot]
         if kind == "permanent":
-            app.toast("A permanent fatigue token (Fractured rib) never flips")
+            app.toast(_("A permanent fatigue token (Fractured rib) never flips"))
         elif kind == "empty":
             app.act("takkure.fatigue", **self.who(), op="gain")
         else:
@@ -346,43 +351,43 @@ class PlayerSheet(ModalView):
         s: tk.TakkureState = session.state
         team = s.teams[who["team"]]
         p = s.player(who["team"], who["player"])
-        self.title = f"{p.name} · {p.position} · {team.name}"
+        self.title = f"{p.name} · {_(p.position)} · {team.name}"
         entries: list[tuple[str, Any, bool]] = [
-            ("REST (defense)", lambda: c.act("takkure.fatigue", op="rest"),
+            (_("REST (defense)"), lambda: c.act("takkure.fatigue", op="rest"),
              session.allows("takkure.fatigue", **who, op="rest")),
-            ("+1 fatigue", lambda: c.act("takkure.fatigue", op="gain"),
+            (_("+1 fatigue"), lambda: c.act("takkure.fatigue", op="gain"),
              session.allows("takkure.fatigue", **who, op="gain")),
-            ("+1 wound", lambda: c.act("takkure.wound"), session.allows("takkure.wound", **who)),
-            ("ENDURANCE roll", lambda: screen.roll_for("endurance", who["team"], who["player"]),
+            (_("+1 wound"), lambda: c.act("takkure.wound"), session.allows("takkure.wound", **who)),
+            (_("ENDURANCE roll"), lambda: screen.roll_for("endurance", who["team"], who["player"]),
              p.status == "field"),
         ]
         if s.activation == (who["team"], who["player"]):
             # the active player's actions without a roll (those with one come with it)
-            for label, action in (("MOVE (1st action)", "MOVE"),
-                                  ("STAND UP (1st action)", "STAND UP"),
-                                  ("MOVE (2nd action)", "MOVE 2")):
-                entries.append((label, lambda a=action: c.act("takkure.action", action=a),
+            for label, action in ((N_("MOVE (1st action)"), "MOVE"),
+                                  (N_("STAND UP (1st action)"), "STAND UP"),
+                                  (N_("MOVE (2nd action)"), "MOVE 2")):
+                entries.append((_(label), lambda a=action: c.act("takkure.action", action=a),
                                 session.allows("takkure.action", **who, action=action)))
             if p.needs_bdy_roll:
-                entries.append(("BDY roll (Fractured vertebrae)",
+                entries.append((_("BDY roll (Fractured vertebrae)"),
                                 lambda: screen.roll_for("bdy", who["team"], who["player"]),
                                 s.bdy == 0))
         if p.injury_pending:
-            entries.append(("Injury roll", lambda: screen.open_injury(c), True))
+            entries.append((_("Injury roll"), lambda: screen.open_injury(c), True))
         if team.team_skill == "yamato":
             entries += [
-                (f"Unwavering Honor +1 ({p.skill_tokens})",
+                (_("Unwavering Honor +1 ({count})").format(count=p.skill_tokens),
                  lambda: app.act("takkure.skill_token", **who, delta=1), True),
-                (f"Spend a token ({p.skill_tokens})",
+                (_("Spend a token ({count})").format(count=p.skill_tokens),
                  lambda: app.act("takkure.skill_token", **who, delta=-1), p.skill_tokens > 0)]
         elif team.team_skill == "teriomorphs":
             t = who["team"]
             entries += [
-                (f"Superstars +1 ({team.skill_tokens})",
+                (_("Superstars +1 ({count})").format(count=team.skill_tokens),
                  lambda: app.act("takkure.skill_token", team=t, delta=1), True),
-                ("Spend 1: +1 attribute",
+                (_("Spend 1: +1 attribute"),
                  lambda: app.act("takkure.skill_token", team=t, delta=-1), team.skill_tokens >= 1),
-                ("Spend 3: re-roll a die",
+                (_("Spend 3: re-roll a die"),
                  lambda: app.act("takkure.skill_token", team=t, delta=-3), team.skill_tokens >= 3)]
         grid = self.ids.actions
         grid.clear_widgets()
@@ -410,19 +415,21 @@ class InjuryPad(ModalView):
                 b.bind(on_release=lambda _b, n=n: self.enter(n))
                 self.ids.dice_keys.add_widget(b)
         self.rolls = []
-        self.prompt = f"{self.card.pname}: roll a D12 on the Common injuries table"
+        self.prompt = _("{player}: roll a D12 on the Common injuries table").format(
+            player=self.card.pname)
 
     def enter(self, face: int) -> None:
         rolls = list(self.rolls) + [face]
         try:
             tk.read_injury(rolls)
+        except tk.InjuryDiceNeeded as exc:
+            self.rolls = rolls
+            self.prompt = (_("{rolls}: roll another D12 on the Grave injuries table")
+                           if exc.table == "grave" else
+                           _("{rolls}: roll another D12 on the Common injuries table")).format(
+                rolls=", ".join(map(str, rolls)))
+            return
         except IllegalActionError as exc:
-            if "needs another" in str(exc):
-                self.rolls = rolls
-                table = "Grave" if "grave" in str(exc) else "Common"
-                self.prompt = (f"{', '.join(map(str, rolls))}: roll another D12 on the "
-                               f"{table} injuries table")
-                return
             App.get_running_app().toast(str(exc))
             return
         self.dismiss(animation=False)
@@ -454,7 +461,7 @@ def open_overhead_camera(*, action: str, kind: str | None, preselect: list[str],
         app.go("takkure_measure")
 
     app.in_background(lambda root: overhead.open_live(root, players), done,
-                      lambda exc: app.show_error("The camera cannot measure", str(exc)))
+                      lambda exc: app.show_error(_("The camera cannot measure"), str(exc)))
 
 
 class TakkureGameScreen(GameScreen):
@@ -643,8 +650,8 @@ class TakkureGameScreen(GameScreen):
         if self.session is None:
             return False
         if not throw.clean:
-            App.get_running_app().toast(f"Dice: {throw.text} - a die was not read cleanly: "
-                                        "roll it again")
+            App.get_running_app().toast(_("Dice: {dice} - a die was not read cleanly: roll it "
+                                          "again").format(dice=throw.text))
             return True
         return self._dice_in(lambda s: self.panel.receive_tower(s, throw.dice))
 
@@ -686,7 +693,7 @@ class TakkureGameScreen(GameScreen):
         try:
             value = float(text) if text else None
         except ValueError:
-            App.get_running_app().toast(f"{text!r} is not a distance in inches")
+            App.get_running_app().toast(_("'{text}' is not a distance in inches").format(text=text))
             value = None
         self.receive_distance(value, source="typed")
 
@@ -694,7 +701,7 @@ class TakkureGameScreen(GameScreen):
         """Measure the declared roll's distance with the overhead camera (or its demo)."""
         part = next((p for p in self.panel.kind.parts if p.distance), None)
         if part is None:
-            App.get_running_app().toast("This roll takes no distance")
+            App.get_running_app().toast(_("This roll takes no distance"))
             return
         state = self.session.state
         picked = [state.teams[self.panel.team_of(state, role)].players[i].name
@@ -703,7 +710,7 @@ class TakkureGameScreen(GameScreen):
         measured = [state.teams[t].players[i].name for t, i in self.panel.measured(state)]
         everyone = [pl.name for t in state.teams for pl in t.players]
         open_overhead_camera(
-            action=f"{self.panel.kind.title}" + (f": {', '.join(picked)}" if picked else ""),
+            action=_(self.panel.kind.title) + (f": {', '.join(picked)}" if picked else ""),
             kind=part.distance, preselect=measured, players=everyone,
             on_use=lambda inches: self.receive_distance(inches, source="camera"))
 
@@ -728,8 +735,9 @@ class TakkureGameScreen(GameScreen):
         if passer:
             p = s.player(self.panel.attacking_team(s), passer[0])
             App.get_running_app().toast(
-                f"{p.name} is GROUNDED: a pass from the ground" if p.grounded else
-                f"{p.name} is standing: a pass from the ground is thrown by a GROUNDED carrier")
+                (_("{player} is GROUNDED: a pass from the ground") if p.grounded else
+                 _("{player} is standing: a pass from the ground is thrown by a GROUNDED "
+                   "carrier")).format(player=p.name))
             return
         self.panel.from_ground = not self.panel.from_ground
         self.refresh()
@@ -777,7 +785,7 @@ class TakkureGameScreen(GameScreen):
     def toss_coin(self) -> None:
         """The referee roll is a coin toss: shown here, the coaches then tap who kicks."""
         winner = random.SystemRandom().randrange(2)
-        self.coin_text = f"Coin: {self.team_names[winner]} win the referee roll"
+        self.coin_text = _("Coin: {team} win the referee roll").format(team=self.team_names[winner])
 
     def open_injury(self, card: PlayerCard) -> None:
         pad = InjuryPad(card=card)

@@ -24,6 +24,7 @@ from kivy.uix.screenmanager import Screen
 
 from ...errors import IllegalActionError
 from ...games import takkure_dice as dice
+from ...i18n import _
 from .. import widgets  # noqa: F401  (its rules must load first)
 from ..camera_view import CameraView
 from ..kv import load_kv
@@ -38,10 +39,10 @@ def modifiers_text(edge_in: float, kind: str | None) -> str:
     try:
         if kind in (None, "pass"):
             (mod,) = dice.pass_modifier(edge_in)
-            parts.append(f"Pass {mod.value:+d}")
+            parts.append(_("Pass {modifier:+d}").format(modifier=mod.value))
         if kind in (None, "reception"):
             m = dice.reception_modifier(edge_in)
-            parts.append(f"Reception {m.value:+d}")
+            parts.append(_("Reception {modifier:+d}").format(modifier=m.value))
     except IllegalActionError as exc:
         parts.append(str(exc))
     return " · ".join(parts)
@@ -50,10 +51,10 @@ def modifiers_text(edge_in: float, kind: str | None) -> str:
 class TakkureMeasureScreen(Screen):
     action = StringProperty("")             # the declared roll, e.g. "Pass: Kaze"
     status = StringProperty("")
-    pair_text = StringProperty("Tap two players on the image")
+    pair_text = StringProperty("")
     verdict_lines = ListProperty(["", "", ""])
     modifiers = StringProperty("")
-    use_text = StringProperty("Use the distance")
+    use_text = StringProperty("")
     can_use = BooleanProperty(False)
     source_text = StringProperty("")
 
@@ -80,14 +81,15 @@ class TakkureMeasureScreen(Screen):
         self.live, self.source_text = live, source_text
         self.action, self.kind, self.on_use = action, kind, on_use
         table = live.measurer.table
-        self.names = {p.id: (p.name or f"marker {p.id}") for p in table.pieces}
+        self.names = {p.id: (p.name or _("marker {number}").format(number=p.id))
+                      for p in table.pieces}
         by_name = {n: i for i, n in self.names.items()}
         self.selected = [by_name[n] for n in preselect if n in by_name][:2]
         self.pair = None
         self.reading = None
         self._new_pair()
         self._show_reading()
-        self.status = "Starting the camera…"
+        self.status = _("Starting the camera…")
         live.start()
         self._event = Clock.schedule_interval(self.poll, 1.0 / POLL_HZ)
 
@@ -133,9 +135,10 @@ class TakkureMeasureScreen(Screen):
         if m is None:
             self.status = frame.error
         else:
-            seen = ", ".join(self.names.get(p.id, str(p.id)) for p in m.pieces) or "no piece"
-            self.status = (f"{len(m.anchors)} anchors, table fit {m.reprojection_error_in:.3f}\" · "
-                           f"seen: {seen}" + ("" if not m.warnings else " · " + m.warnings[0]))
+            seen = ", ".join(self.names.get(p.id, str(p.id)) for p in m.pieces) or _("no piece")
+            self.status = (_("{anchors} anchors, table fit {fit_in:.3f}\" · seen: {seen}").format(
+                anchors=len(m.anchors), fit_in=m.reprojection_error_in, seen=seen)
+                + ("" if not m.warnings else " · " + m.warnings[0]))
         if self.pair is not None:
             self.reading = self.pair.feed(m, frame.all_anchors)
         self._show_reading()
@@ -175,30 +178,37 @@ class TakkureMeasureScreen(Screen):
         r = self.reading
         names = [self.names.get(i, str(i)) for i in self.selected]
         if len(self.selected) < 2:
-            self.pair_text = ("Tap two players on the image" if not names else
-                              f"{names[0]} to ...: tap the other player")
+            self.pair_text = (_("Tap two players on the image") if not names else
+                              _("{player} to ...: tap the other player").format(player=names[0]))
             self.verdict_lines, self.modifiers, self.can_use = ["", "", ""], "", False
-            self.use_text = "Use the distance"
+            self.use_text = _("Use the distance")
             return
-        head = f"{names[0]} to {names[1]}"
+        head = _("{player} to {other}").format(player=names[0], other=names[1])
         if r is None or not r.steady:
-            self.pair_text = f"{head}: {r.reason if r is not None else 'waiting for a frame'}"
+            self.pair_text = f"{head}: {r.reason if r is not None else _('waiting for a frame')}"
             self.verdict_lines, self.modifiers, self.can_use = ["", "", ""], "", False
-            self.use_text = "Use the distance"
+            self.use_text = _("Use the distance")
             return
         u2 = 2 * r.uncertainty_in
-        self.pair_text = f"{head}: {r.edge_in:.2f}\" edge to edge (±{u2:.2f}\")"
+        self.pair_text = head + ": " + _("{distance_in:.2f}\" edge to edge (±{uncertainty_in:.2f}\")"
+                                         ).format(distance_in=r.edge_in, uncertainty_in=u2)
         lines = []
         for bound, v in r.verdicts:
-            word = {"within": f"within {bound:g}\"", "beyond": f"beyond {bound:g}\""}.get(
-                v, f"{bound:g}\": too close to call: measure by hand")
+            if v == "within":
+                word = _("within {bound_in:g}\"").format(bound_in=bound)
+            elif v == "beyond":
+                word = _("beyond {bound_in:g}\"").format(bound_in=bound)
+            else:
+                word = _("{bound_in:g}\": too close to call: measure by hand").format(bound_in=bound)
             lines.append(word)
         self.verdict_lines = lines
         close = [b for b, v in r.verdicts if v == "too close to call"]
-        self.modifiers = ("Measure by hand: too close to " + " and ".join(f"{b:g}\"" for b in close)
+        self.modifiers = (_("Measure by hand: too close to {bounds}").format(
+            bounds=_(" and ").join(f"{b:g}\"" for b in close))
                           if close else modifiers_text(r.edge_in, self.kind))
         self.can_use = not close and self.on_use is not None
-        self.use_text = f"Use {r.edge_in:.2f}\"" if not close else "Measure by hand"
+        self.use_text = (_("Use {distance_in:.2f}\"").format(distance_in=r.edge_in) if not close
+                         else _("Measure by hand"))
 
     # -- taps ----------------------------------------------------------------------------
     def tap_image(self, wx: float, wy: float) -> bool:

@@ -19,13 +19,15 @@ from kivy.uix.screenmanager import Screen
 
 from ...errors import IllegalActionError
 from ...games import takkure as tk
+from ...i18n import N_, _, ngettext
 from .. import widgets  # noqa: F401  (its <Label> rule must load first)
 from ..kv import load_kv
 from ..widgets import BigToggle
 
-FIELD_NAMES = {"mov": "MOV", "bac": "BaC", "str": "STR", "ref": "REF", "int": "INT",
-               "prt": "PRT", "bdy": "BDY", "base_mm": "base size", "positions": "positions",
-               "position_skill": "skill by position", "skills": "skills"}
+FIELD_NAMES = {"mov": N_("MOV"), "bac": N_("BaC"), "str": N_("STR"), "ref": N_("REF"),
+               "int": N_("INT"), "prt": N_("PRT"), "bdy": N_("BDY"), "base_mm": N_("base size"),
+               "positions": N_("positions"), "position_skill": N_("skill by position"),
+               "skills": N_("skills")}
 
 
 def lineup_problems(team: tk.TeamConfig, lineup: dict[str, str]) -> str:
@@ -33,8 +35,8 @@ def lineup_problems(team: tk.TeamConfig, lineup: dict[str, str]) -> str:
     empty = [pos for pos in tk.POSITIONS
              if not any(pos in p.positions for p in team.players)]
     if empty:
-        return (f"{team.name} has nobody who can play {', '.join(empty)}: "
-                "add the cards in the roster editor")
+        return _("{team} has nobody who can play {positions}: add the cards in the roster "
+                 "editor").format(team=team.name, positions=", ".join(_(p) for p in empty))
     try:
         tk.lineup_setup(team, lineup)
     except IllegalActionError as exc:
@@ -128,9 +130,12 @@ class TakkureSetupScreen(Screen):
                          if self.teams[s] else "" for s in (0, 1)]
         demo = [n for s in (0, 1) if self.teams[s]
                 for n in self.lineups[s].values() if cfg.team(self.teams[s]).player(n).demo]
-        self.demo_note = (f"{len(demo)} demo player{'s' if len(demo) != 1 else ''} lined up: "
-                          "their values are not from printed cards. Replace them with your "
-                          "cards in the roster editor.") if demo else ""
+        self.demo_note = ngettext(
+            "{count} demo player lined up: their values are not from printed cards. Replace "
+            "them with your cards in the roster editor.",
+            "{count} demo players lined up: their values are not from printed cards. Replace "
+            "them with your cards in the roster editor.", len(demo)).format(
+            count=len(demo)) if demo else ""
 
     def start(self) -> None:
         app = App.get_running_app()
@@ -241,12 +246,13 @@ class TakkureRosterScreen(Screen):
         self.position_skill = card.position_skill
         self.ids.skills.text = skills_text(card.skills)
         self.card_defaults = card.defaults
-        self.defaults_note = ("Default values, not from the printed card: "
-                              + ", ".join(FIELD_NAMES.get(d, d) for d in card.defaults)
-                              + ". Check them and save.") if card.defaults else ""
+        self.defaults_note = _("Default values, not from the printed card: {fields}. Check "
+                               "them and save.").format(
+            fields=", ".join(_(FIELD_NAMES[d]) if d in FIELD_NAMES else d
+                             for d in card.defaults)) if card.defaults else ""
         for b in self.ids.players.children:
             b.state = "down" if getattr(b, "card_name", None) == name and name else "normal"
-        self.status = "New card: fill it in and save" if not name else ""
+        self.status = _("New card: fill it in and save") if not name else ""
 
     def toggle_position(self, pos: str) -> None:
         chosen = list(self.positions)
@@ -254,7 +260,7 @@ class TakkureRosterScreen(Screen):
         self.positions = [p for p in tk.POSITIONS if p in chosen]
 
     def card_from_form(self) -> tk.PlayerCard:
-        v = {key: self.ids[f"st_{key}"].value for key, *_ in STEPPERS}
+        v = {key: self.ids[f"st_{key}"].value for key, *_rest in STEPPERS}
         old = self._cfg().team(self.team).player(self.editing) if self.editing else BLANK_CARD
         # saving a card confirms it against the physical one: no value stays a default
         return tk.PlayerCard(
@@ -270,16 +276,20 @@ class TakkureRosterScreen(Screen):
     def save(self) -> None:
         app = App.get_running_app()
         card = self.card_from_form()
-        who = card.name or "The new card"
+        who = card.name or _("The new card")
         problem = card.validate()
         if problem is not None:
             key, msg = problem
-            app.toast(f"{who}: {FIELD_NAMES.get(key.split('[')[0], key)}: {msg}. Not saved.")
+            field = key.split("[")[0]
+            app.toast(_("{card}: {field}: {problem}. Not saved.").format(
+                card=who, field=_(FIELD_NAMES[field]) if field in FIELD_NAMES else field,
+                problem=msg))
             return
         cfg = self._cfg()
         team = cfg.team(self.team)
         if card.name != self.editing and any(p.name == card.name for p in team.players):
-            app.toast(f"{team.name} already has a player called {card.name}. Not saved.")
+            app.toast(_("{team} already has a player called {player}. Not saved.").format(
+                team=team.name, player=card.name))
             return
         players = [card if p.name == self.editing else p for p in team.players]
         if not self.editing:
@@ -292,7 +302,7 @@ class TakkureRosterScreen(Screen):
             self.editing = card.name
             self._list_players()
             self.edit(card.name)
-            self.status = f"Saved {card.name} to {path}"
+            self.status = _("Saved {player}").format(player=card.name)
 
         app.save_game_config("takkure", new_cfg, then=saved, announce=False)
 
@@ -312,13 +322,13 @@ class TakkureRosterScreen(Screen):
             def saved(path: Path) -> None:
                 self.editing = ""
                 self.choose_team(team.name)
-                self.status = f"Removed {name} from {path}"
+                self.status = _("Removed {player}").format(player=name)
 
             app.save_game_config("takkure", new_cfg, then=saved, announce=False)
 
-        app.confirm(f"Remove {name} from the {team.name} roster?\nMatches already played keep "
-                    "their copy of the card.", really, ok_text=f"Remove {name}",
-                    title="Remove a card")
+        app.confirm(_("Remove {player} from the {team} roster?\nMatches already played keep "
+                      "their copy of the card.").format(player=name, team=team.name), really,
+                    ok_text=_("Remove {player}").format(player=name), title=_("Remove a card"))
 
 
 load_kv(__package__, "takkure_setup.kv")

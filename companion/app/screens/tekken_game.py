@@ -17,12 +17,13 @@ from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.modalview import ModalView
 
 from ...games.tekken import TekkenState
+from ...i18n import N_, _
 from ...session import Session
 from ..game_screen import GameScreen, copy_props, undo_view
 from ..kv import load_kv
 from ..widgets import SlotTile, TokenTile
 
-DEFAULT_RAGE_NAMES = ("Rage card A", "Rage card B")
+DEFAULT_RAGE_NAMES = (N_("Rage card A"), N_("Rage card B"))
 
 
 # ----------------------------------------------------------------------------- pure view
@@ -34,35 +35,40 @@ def confirm_text(before: TekkenState, after: TekkenState) -> str | None:
     if before.phase != "fight" or after.phase == "fight":
         return None
     ko = [f.name for f in after.fighters if f.hp <= 0]
-    who = (f"{ko[0]} is KO" if len(ko) == 1 else
-           f"{' and '.join(ko)} are both KO (double KO)")
-    text = f"This ends round {before.round}: {who}."
+    if len(ko) == 1:
+        text = _("This ends round {round}: {fighter} is KO.").format(round=before.round,
+                                                                     fighter=ko[0])
+    else:
+        text = _("This ends round {round}: {fighter} and {other} are both KO (double KO).").format(
+            round=before.round, fighter=ko[0], other=ko[-1])
     if after.phase == "game_over":
-        text += (" The game ends in a draw." if after.winner is None else
-                 f" {after.fighters[after.winner].name} wins the game.")
-    return text + "\nConfirm?"
+        text += " " + (_("The game ends in a draw.") if after.winner is None else
+                       _("{fighter} wins the game.").format(
+                           fighter=after.fighters[after.winner].name))
+    return text + "\n" + _("Confirm?")
 
 
 def fighter_view(state: TekkenState, i: int, rage_names: tuple[str, str],
                  session: Session[Any]) -> dict[str, Any]:
     f = state.fighters[i]
     if f.rage == "unchosen":
-        rage_mode, rage_text = "pick", "Pick secret Rage card"
+        rage_mode, rage_text = "pick", _("Pick secret Rage card")
     elif f.rage == "chosen":
-        rage_mode, rage_text = "chosen", "Rage card chosen"
+        rage_mode, rage_text = "chosen", _("Rage card chosen")
     else:
-        card = rage_names[f.rage_card or 0]
+        card = _(rage_names[f.rage_card or 0])
         rage_mode = f.rage
-        rage_text = f"Rage: {card} — " + ("REVEALED" if f.rage == "revealed" else "used")
+        rage_text = (_("Rage: {card} — REVEALED") if f.rage == "revealed" else
+                     _("Rage: {card} — used")).format(card=card)
     fight = state.phase == "fight"
     return {
         "player": i, "fighter_name": f.name, "player_name": f.player,
         "hp": f.hp, "max_hp": f.max_hp,
         "hp_text": f"{f.hp} / {f.max_hp}", "red_zone": f.in_red_zone,
-        "heat": f.heat, "heat_text": {"charged": "Heat: charged", "active": "Heat: ACTIVE",
-                                      "discharged": "Heat: discharged"}[f.heat],
+        "heat": f.heat, "heat_text": {"charged": _("Heat: charged"), "active": _("Heat: ACTIVE"),
+                                      "discharged": _("Heat: discharged")}[f.heat],
         "rage_mode": rage_mode, "rage_text": rage_text,
-        "rage_names": list(rage_names),
+        "rage_names": [_(n) for n in rage_names],
         "punishment": f.punishment, "stun": f.stun, "knocked_down": f.knocked_down,
         "rounds_won": f.rounds_won, "rounds_to_win": state.rounds_to_win,
         "is_offensive": i == state.offensive and fight,
@@ -83,12 +89,15 @@ def tekken_view(session: Session[Any], rage_names: list[tuple[str, str]]) -> dic
     off_punish = off.punishment > 0
     view: dict[str, Any] = {
         "fighters": [fighter_view(s, i, rage_names[i], session) for i in (0, 1)],
-        "header": f"{off.name}'s String (Offensive) – {dfd.name} defends" if fight else
-                  ("Game over" if s.phase == "game_over" else f"Round {s.round} is over"),
-        "round_text": f"Round {s.round} · String {s.string_no}",
+        "header": _("{offensive}'s String (Offensive) – {defender} defends").format(
+            offensive=off.name, defender=dfd.name) if fight else
+                  (_("Game over") if s.phase == "game_over" else
+                   _("Round {round} is over").format(round=s.round)),
+        "round_text": _("Round {round} · String {string}").format(round=s.round,
+                                                                  string=s.string_no),
         "slot_kinds": slots,
-        "heat_note": "Heat active: 4th slot" if s.heat_this_string else "",
-        "card_text": "Punishment card (unblockable)" if off_punish else "Card connects",
+        "heat_note": _("Heat active: 4th slot") if s.heat_this_string else "",
+        "card_text": _("Punishment card (unblockable)") if off_punish else _("Card connects"),
         "can_hit": session.allows("tekken.card", result="hit"),
         "can_block": session.allows("tekken.card", result="blocked"),
         "can_heat": session.allows("tekken.heat"),
@@ -112,7 +121,8 @@ def tekken_view(session: Session[Any], rage_names: list[tuple[str, str]]) -> dic
         view.update({
             "side_text": fl.sides[fl.side],
             "tokens": shown + ["hidden"] * fl.face_down,   # never fl.order[fl.revealed:]
-            "floor_text": f"cracked {fl.cracked_shown} of {fl.cracked_total}",
+            "floor_text": _("cracked {shown} of {total}").format(shown=fl.cracked_shown,
+                                                                 total=fl.cracked_total),
             "breaks": fl.breaks,
         })
     log = [e.text for e in session.log(last=200)]  # the panel costs the same at any length
@@ -120,11 +130,14 @@ def tekken_view(session: Session[Any], rage_names: list[tuple[str, str]]) -> dic
     view.update(undo_view(session, 40))
     if s.phase == "round_over":
         names = [s.fighters[i].name for i in s.last_round_winners]
-        view["result_title"] = (f"Round {s.round} to {names[0]}" if len(names) == 1 else
-                                f"Round {s.round}: double KO, both win it")
+        view["result_title"] = (_("Round {round} to {fighter}").format(round=s.round,
+                                                                       fighter=names[0])
+                                if len(names) == 1 else
+                                _("Round {round}: double KO, both win it").format(round=s.round))
     elif s.phase == "game_over":
-        view["result_title"] = ("Draw" if s.winner is None else
-                                f"{s.fighters[s.winner].name} wins the game")
+        view["result_title"] = (_("Draw") if s.winner is None else
+                                _("{fighter} wins the game").format(
+                                    fighter=s.fighters[s.winner].name))
     else:
         view["result_title"] = ""
     a, b = s.fighters
@@ -187,7 +200,7 @@ class TekkenGameScreen(GameScreen):
     round_text = StringProperty("")
     slot_kinds = ListProperty([])
     heat_note = StringProperty("")
-    card_text = StringProperty("Card connects")
+    card_text = StringProperty("")
     can_hit = BooleanProperty(False)
     can_block = BooleanProperty(False)
     can_heat = BooleanProperty(False)
@@ -284,8 +297,8 @@ class TekkenGameScreen(GameScreen):
             self.cracked_floor = False
         if view["breaks"] > self._breaks:
             App.get_running_app().banner(
-                f"FLOOR BREAK!\nStage flips to {view['side_text']} — "
-                f"{view['offensive_name']} gains a Punishment token")
+                _("FLOOR BREAK!\nStage flips to {side} — {fighter} gains a Punishment "
+                  "token").format(side=view["side_text"], fighter=view["offensive_name"]))
         self._breaks = view["breaks"]
         self._show_result(view)
 

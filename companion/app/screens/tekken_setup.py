@@ -10,10 +10,11 @@ from kivy.properties import BooleanProperty, ListProperty, NumericProperty, Stri
 from kivy.uix.screenmanager import Screen
 
 from ...games.tekken import RED_ZONE_HP, TekkenConfig, stage_data
+from ...i18n import N_, _
 from ..kv import load_kv
 from ..widgets import BigToggle
 
-DEFAULT_HINT = "(default — edit to match your card)"
+DEFAULT_HINT = N_("(default — edit to match your card)")
 
 
 class TekkenSetupScreen(Screen):
@@ -89,7 +90,7 @@ class TekkenSetupScreen(Screen):
             except KeyError:
                 hints.append("")
                 continue
-            hints.append(DEFAULT_HINT if c.max_hp_is_default and hp == c.max_hp else "")
+            hints.append(_(DEFAULT_HINT) if c.max_hp_is_default and hp == c.max_hp else "")
         self.hp_hints = hints
 
     def change_rounds(self, delta: int) -> None:
@@ -117,7 +118,7 @@ class TekkenSetupScreen(Screen):
     def start(self) -> None:
         app = App.get_running_app()
         if self.names[0] == self.names[1]:
-            app.toast("Pick two different characters")
+            app.toast(_("Pick two different characters"))
             return
         setup = self.setup_data()
         app.start_game("tekken", setup, "-vs-".join(f["name"] for f in setup["fighters"]))
