@@ -138,6 +138,20 @@ class LazyScreens(ScreenManager):
 TOAST_SECONDS = 3.0
 
 
+def keep_placed(widget: Any, where: Callable[[], tuple[float, float]]) -> None:
+    """Put a widget laid over the window (a toast, a banner) at ``where()`` now and whenever
+    the window or the widget changes size, until it leaves the window."""
+    def place(*_: Any) -> None:
+        if widget.parent is None:
+            Window.unbind(size=place)
+            return
+        widget.pos = where()
+
+    Window.bind(size=place)
+    widget.bind(size=place)
+    place()
+
+
 class CompanionApp(App):
     """The single App: one open Session at a time."""
 
@@ -808,8 +822,7 @@ class CompanionApp(App):
         t.pos_hint = {"center_x": 0.5}
         Window.add_widget(t)
         t.texture_update()
-        t.center_x = Window.width / 2
-        t.y = 96
+        keep_placed(t, lambda: (Window.width / 2 - t.width / 2, dp(96) * scale.ui.k))
         self.toast_widget = t
         widgets.flash(t, seconds)
 
@@ -819,7 +832,11 @@ class CompanionApp(App):
         b = widgets.Banner(text=text)
         Window.add_widget(b)
         b.texture_update()
-        b.center = (Window.width / 2, Window.height / 2 + 80)
+        # centred, a little above the middle, and inside the window however short it is
+        keep_placed(b, lambda: (Window.width / 2 - b.width / 2,
+                                max(0, min(Window.height - b.height,
+                                           Window.height / 2 + dp(80) * scale.ui.k
+                                           - b.height / 2))))
         self.banner_widget = b
         widgets.flash(b, seconds)
 

@@ -44,7 +44,7 @@ class UiScale(EventDispatcher):
     def _resized(self, window: Any, size: Any) -> None:
         unit = dp(1)
         self.k = factor(size[0], size[1], unit)
-        self.short = size[1] / unit < 560
+        self.short = size[1] / unit < DESIGN_DP[1] * K_MIN
 
 
 ui = UiScale()

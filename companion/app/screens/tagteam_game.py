@@ -389,8 +389,8 @@ class TagTeamSetupScreen(Screen):
                 box = self.ids[f"pick{t}{f}"]
                 box.clear_widgets()
                 for n in names:
-                    b = BigToggle(text=n, group=f"tt{t}{f}-{id(self)}", font_size="17sp",
-                                  height=dp(48))
+                    b = BigToggle(text=n, group=f"tt{t}{f}-{id(self)}", font_sp=17,
+                                  tap_dp=48)
                     b.state = "down" if self.picks[t][f] == n else "normal"
                     b.bind(on_release=lambda _b, t=t, f=f, n=n: self.choose(t, f, n))
                     box.add_widget(b)

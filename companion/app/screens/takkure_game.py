@@ -392,7 +392,7 @@ class PlayerSheet(ModalView):
         grid = self.ids.actions
         grid.clear_widgets()
         for label, fn, enabled in entries:
-            b = BigButton(text=label, font_size="21sp", height=dp(68), disabled=not enabled)
+            b = BigButton(text=label, font_sp=21, tap_dp=68, disabled=not enabled)
             b.bind(on_release=lambda _b, fn=fn: (self.dismiss(animation=False), fn()))
             grid.add_widget(b)
 
@@ -411,7 +411,7 @@ class InjuryPad(ModalView):
     def on_open(self) -> None:
         if not self.ids.dice_keys.children:
             for n in range(1, 13):
-                b = BigButton(text=str(n), height=dp(64))
+                b = BigButton(text=str(n), tap_dp=64)
                 b.bind(on_release=lambda _b, n=n: self.enter(n))
                 self.ids.dice_keys.add_widget(b)
         self.rolls = []
@@ -580,7 +580,7 @@ class TakkureGameScreen(GameScreen):
             enabled = True
             if f.event is not None:
                 enabled = self.session.allows(f.event[0], **f.event[1])
-            b = BigButton(text=f.label, font_size="18sp", height=dp(56), disabled=not enabled,
+            b = BigButton(text=f.label, font_sp=18, tap_dp=56, disabled=not enabled,
                           bg=(0.2, 0.42, 0.3, 1))
             b.bind(on_release=lambda _b, f=f: self.do_follow(f))
             box.add_widget(b)
@@ -635,7 +635,7 @@ class TakkureGameScreen(GameScreen):
         picker = KindPicker(screen=self)
         grid = picker.ids.grid
         for kind, why in self.panel.legal_kinds(self.session.state):
-            b = BigButton(text=kind.title, font_size="20sp", height=dp(64), disabled=bool(why),
+            b = BigButton(text=kind.title, font_sp=20, tap_dp=64, disabled=bool(why),
                           bg=(0.16, 0.5, 0.9, 1) if kind is self.panel.kind else (0.2, 0.21, 0.26, 1))
             b.bind(on_release=lambda _b, k=kind.key: self._picked_kind(picker, k))
             grid.add_widget(b)
