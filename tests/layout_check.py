@@ -7,7 +7,8 @@ its index among its parent's children in drawing order) and says what is wrong:
 
 - ``outside the window``: a widget reaches past the window's edge;
 - ``outside its parent``: a child reaches past its parent's box (a ScrollView's content,
-  which is meant to be larger, and the screens of a ScreenManager are not checked);
+  which is meant to be larger, and the screens of a ScreenManager are not checked; what is
+  inside a ScrollView's content is, but may lie outside the window);
 - ``overlaps``: two siblings that both show something cover each other (a FloatLayout's or
   RelativeLayout's children that are meant to stack say so with ``layout_overlay: True``);
 - ``word broken``: a wrapped Label split a word across two lines ("Bloc / ked!");
@@ -132,8 +133,11 @@ def check(root: Any, window_size: tuple[int, int], dp: float, root_path: str = "
             in_scroll.add(id(widget))
         if parent is not None and id(parent) in outside:
             outside.add(id(widget))
-        elif not scrolled:
-            if box[0] < -tol or box[1] < -tol or box[2] > W + tol or box[3] > H + tol:
+        else:
+            # a ScrollView's content may reach past the window (it scrolls there), but
+            # everything in it must still fit in its own parent
+            if not scrolled and (box[0] < -tol or box[1] < -tol or box[2] > W + tol
+                                 or box[3] > H + tol):
                 outside.add(id(widget))
                 faults.append(Fault(path, "outside the window",
                                     f"box {_fmt(box, dp)} dp, window {W / dp:.0f}x{H / dp:.0f} dp"))

@@ -116,6 +116,11 @@ def tekken(app: Any, at: Callable[[str], None]) -> None:
     pump(3)
     wait(0.4)
     at("tekken-mid-round")
+    app.set_face_to_face("tekken", True)          # the second fighter's half turned
+    settle(app)
+    at("tekken-face-to-face")
+    app.set_face_to_face("tekken", False)
+    settle(app)
 
     # single tokens until the floor breaks: the banner
     game.clear_strikes()

@@ -13,7 +13,6 @@ from __future__ import annotations
 from typing import Any
 
 from kivy.app import App
-from kivy.metrics import dp
 from kivy.properties import BooleanProperty, ListProperty, NumericProperty, ObjectProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.modalview import ModalView

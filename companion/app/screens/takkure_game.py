@@ -15,7 +15,6 @@ from collections.abc import Callable
 from typing import Any
 
 from kivy.app import App
-from kivy.metrics import dp
 from kivy.properties import (
     BooleanProperty,
     ColorProperty,
