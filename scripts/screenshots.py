@@ -56,6 +56,10 @@ def main(out_dir: str) -> int:
     from tests.layout_run import parse_size, run_tour
 
     def shot(name: str, size: str, window) -> None:
+        from tests.screen_tour import pump, wait
+        window.canvas.ask_update()         # a frame drawn at the new size, not the last one
+        wait(0.3)
+        pump(3)
         folder = out if size == MAIN_SIZE else out / size
         folder.mkdir(parents=True, exist_ok=True)
         written = window.screenshot(name=str(folder / f"{name}.png"))

@@ -78,7 +78,11 @@ def run_tour(sizes: list[tuple[int, int]], only: list[str], lang: str,
         stops.append(name)
         extra = [size for size, prefixes in also or () if name.startswith(prefixes)]
         for w, h in list(sizes) + extra:
-            Window.size = (round(w * unit), round(h * unit))
+            target = (round(w * unit), round(h * unit))
+            Window.size = target
+            deadline = time.monotonic() + 3
+            while tuple(Window.size) != target and time.monotonic() < deadline:
+                screen_tour.pump(1)
             screen_tour.wait(0.12)
             screen_tour.pump(4)
             size = f"{w}x{h}"
