@@ -59,26 +59,37 @@ class BigButton(Button):
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
+        self._base_font = self.font_size     # as the kv rules set it; fitting never lowers it
+        self._fitting = False
         self._fit_trigger = Clock.create_trigger(self._fit_words, -1)
         self.fbind("text", self._fit_trigger)
         self.fbind("text_size", self._fit_trigger)
-        self.fbind("font_size", self._fit_trigger)
+        self.fbind("font_size", self._font_set)
         self._fit_trigger()
+
+    def _font_set(self, *args):
+        if not self._fitting:                # a kv rule (the window's scale) set it
+            self._base_font = self.font_size
+            self._fit_trigger()
 
     def _fit_words(self, *args):
         """A word too long for the button's width is never split: the text gets smaller
-        until the longest word fits (a narrow window, a long word in another language)."""
+        until the longest word fits (a narrow window, a long word in another language), and
+        back to its size when the button is wide enough again."""
         width = self.text_size[0]
         words = MARKUP.sub("", self.text).split()
         if not width or width <= 0 or not words:
             return
+        base = self._base_font
         word = max(words, key=len)
-        probe = CoreLabel(text=word, font_size=self.font_size, bold=self.bold,
-                          font_name=self.font_name)
+        probe = CoreLabel(text=word, font_size=base, bold=self.bold, font_name=self.font_name)
         probe.refresh()
         need = probe.texture.width if probe.texture is not None else 0
-        if need > width:
-            self.font_size = max(dp(9), self.font_size * width / need * 0.97)
+        size = base if need <= width else max(dp(9), base * width / need * 0.97)
+        if abs(size - self.font_size) > 0.01:
+            self._fitting = True
+            self.font_size = size
+            self._fitting = False
 
 
 class BigToggle(ToggleButtonBehavior, BigButton):

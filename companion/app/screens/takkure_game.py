@@ -522,9 +522,20 @@ class TakkureGameScreen(GameScreen):
             self.cards[t] = []
             for i in range(len(session.state.teams[t].players)):
                 card = PlayerCard(team=t, index=i, screen=self)
+                card.bind(min_height=self.fit_columns)
                 column.add_widget(card)
                 self.cards[t].append(card)
+            column.parent.bind(height=self.fit_columns)
+        self.fit_columns()
         self.refresh()
+
+    def fit_columns(self, *args: Any) -> None:
+        """Each team's column: the height of its scroll view, or more when its cards need
+        more to show their 48 dp buttons (then it scrolls)."""
+        for column in (self.ids.team0, self.ids.team1):
+            cards = column.children
+            need = sum(c.min_height for c in cards) + column.spacing * max(0, len(cards) - 1)
+            column.height = max(column.parent.height, need)
 
     def refresh(self, *args: Any) -> None:
         if self.session is None:
