@@ -218,6 +218,8 @@ def takkure(app: Any, at: Callable[[str], None], home: Path, calibrate: bool = T
     settle(app)
     game.choose_kind("pass")
     game.pick(0, 1)
+    settle(app)
+    at("takkure-pass")                                # a roll that needs a distance
     game.open_camera()
     settle(app, lambda: app.root.current == "takkure_measure")
     mv = app.root.get_screen("takkure_measure")

@@ -534,6 +534,8 @@ class TakkureGameScreen(GameScreen):
         more to show their 48 dp buttons (then it scrolls)."""
         for column in (self.ids.team0, self.ids.team1):
             cards = column.children
+            for c in cards:             # a share of the column in proportion to its need
+                c.size_hint_y = c.min_height
             need = sum(c.min_height for c in cards) + column.spacing * max(0, len(cards) - 1)
             column.height = max(column.parent.height, need)
 
