@@ -278,6 +278,11 @@ def kotd(app: Any, at: Callable[[str], None]) -> None:
     settle(app, lambda: len(app.session.actions) > before)
     wait(0.3)
     at("kotd-roll")
+    app.set_face_to_face("kotd", True)           # the second monster's half turned
+    settle(app)
+    at("kotd-face-to-face")
+    app.set_face_to_face("kotd", False)
+    settle(app)
     app.root.get_screen("kotd_game").open_resolve()
     wait(0.3)
     at("kotd-resolve")
@@ -306,6 +311,11 @@ def tagteam(app: Any, at: Callable[[str], None]) -> None:
     game.change(1, "direct", 1)
     wait(0.3)
     at("tagteam-fight")
+    app.set_face_to_face("tagteam", True)        # the second player's half turned
+    settle(app)
+    at("tagteam-face-to-face")
+    app.set_face_to_face("tagteam", False)
+    settle(app)
     game.clear_entry(0)
     game.clear_entry(1)
     # the board editor: a STOP and a POWER GAIN set on Jeanne's track (not saved)

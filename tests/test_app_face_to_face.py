@@ -80,3 +80,47 @@ def test_a_damaged_setting_file_is_named(tmp_path):
         face_to_face.load(tmp_path)
     (tmp_path / face_to_face.FILE).unlink()
     assert face_to_face.load(tmp_path) == set()
+
+
+def test_king_of_tokyo_duel_face_to_face_turns_the_second_monster(app):
+    from tests.test_app_kotd import new_duel
+
+    game = new_duel(app)
+    panel = game.ids.monster1
+    pull = panel.ids.pull_fame
+    upright = pull.to_window(*pull.center)
+    tap(game.ids.face_to_face)
+    wait_for(lambda: "kotd" in app.face_to_face, what="face to face on")
+    pump(4)
+    assert game.ids.turn1.rotation == pytest.approx(180)
+    half = game.ids.turn1
+    cx, cy = half.parent.to_window(*half.center)
+    turned = pull.to_window(*pull.center)
+    assert turned == pytest.approx((2 * cx - upright[0], 2 * cy - upright[1]), abs=2)
+    before = app.session.state.track("fame")
+    tap(pull)                                   # where Pull Fame is drawn on the turned half
+    after = app.session.state.track("fame")
+    assert after != before
+    undo = app.session.next_undo_text()
+    assert app.session.state.monsters[1].name in undo   # pulled toward the far monster
+    app.set_face_to_face("kotd", False)
+    wait_for(lambda: not app.busy, what="the setting written")
+
+
+def test_tag_team_face_to_face_turns_the_second_players_half(app):
+    from tests.test_app_tagteam import new_fight
+
+    game = new_fight(app)
+    tap(game.ids.face_to_face)
+    wait_for(lambda: "tagteam" in app.face_to_face, what="face to face on")
+    pump(4)
+    assert game.ids.turn1.rotation == pytest.approx(180)
+    attack = game.ids.entry1.ids.attack
+    half = game.ids.turn1
+    cx, cy = half.parent.to_window(*half.center)
+    x, y = attack.to_window(*attack.center)
+    assert x > cx and y > cy          # Attack, drawn at the top right of the turned half
+    tap(attack)                                 # ... is player 2's, and only theirs
+    assert game.entries[1].attack and not game.entries[0].attack
+    app.set_face_to_face("tagteam", False)
+    wait_for(lambda: not app.busy, what="the setting written")
