@@ -47,26 +47,23 @@ def plain(text: str) -> str:
     return MARKUP.sub("", text).replace("&bl;", "[").replace("&br;", "]").replace("&amp;", "&")
 
 
+_ID_NAMES: dict[int, str] = {}      # id(widget) -> its kv id, for the tree being checked
+
+
 def name_of(widget: Any, index: int | None) -> str:
-    wid = _id_of(widget)
+    wid = _ID_NAMES.get(id(widget))
     if wid:
         return f"{type(widget).__name__}#{wid}"
     return type(widget).__name__ + (f"[{index}]" if index is not None else "")
 
 
-def _id_of(widget: Any) -> str | None:
-    parent = widget
-    # the id a kv rule gave it lives in the ids of the rule's root: look a few levels up
-    for _ in range(8):
-        parent = getattr(parent, "parent", None)
-        if parent is None:
-            return None
-        ids = getattr(parent, "ids", None)
-        if ids:
-            for key, value in ids.items():
-                if value is widget or getattr(value, "__self__", None) is widget:
-                    return key
-    return None
+def _collect_ids(root: Any) -> None:
+    """The ids the kv rules gave, looked up once for the whole tree."""
+    _ID_NAMES.clear()
+    for w in root.walk(restrict=True):
+        for key, value in getattr(w, "ids", {}).items():
+            target = getattr(value, "__self__", value)
+            _ID_NAMES.setdefault(id(target), key)
 
 
 def window_box(widget: Any) -> tuple[float, float, float, float]:
@@ -121,6 +118,7 @@ def check(root: Any, window_size: tuple[int, int], dp: float, root_path: str = "
     from kivy.uix.scrollview import ScrollView
 
     faults: list[Fault] = []
+    _collect_ids(root)
     W, H = window_size
     tol = TOLERANCE_PX
     in_scroll: set[int] = set()
