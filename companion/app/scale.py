@@ -4,12 +4,12 @@ sizes of the .kv files, so that a layout drawn for 1280x800 dp fills 960x600 dp 
 
 In a .kv file: ``#:import ui companion.app.scale.ui``, then ``height: ui.k * dp(72)``,
 ``font_size: ui.k * sp(20)`` (the rule re-evaluates when the window is resized). Tap targets
-keep at least 48 dp: ``height: ui.tap(56)`` is not bound to ``k``; write
-``height: max(dp(48), ui.k * dp(56))``.
+keep at least 48 dp: ``height: max(dp(48), ui.k * dp(56))``. A BigButton built in Python
+takes ``tap_dp=56, font_sp=18`` (its class rule scales them), not height or font_size.
 
 ``k`` is the smaller of the window's width over 1280 dp and its height over 800 dp, kept
-between 0.75 and 1.5: below 0.75 (a phone in landscape, 800x360 dp) the screens that support
-it scroll or reflow instead of shrinking text below readability.
+between 0.75 and 1.5: below 0.75 (a phone in landscape, 800x360 dp) text is not shrunk
+further; ``short`` is then True and Home, the dice panel and TEKKEN scroll instead.
 """
 
 from __future__ import annotations
