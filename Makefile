@@ -6,7 +6,7 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
-XVFB   := xvfb-run -a -s "-screen 0 1280x800x24"
+XVFB   := xvfb-run -a -s "-screen 0 1920x1200x24"
 
 .PHONY: run test lint bench screenshots messages system-deps clean
 
@@ -47,6 +47,7 @@ messages: $(STAMP)
 
 screenshots: $(STAMP) system-deps
 	$(XVFB) $(PY) scripts/screenshots.py docs/screenshots
+	$(XVFB) $(PY) scripts/teach_screenshots.py docs/screenshots
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis build *.egg-info

@@ -80,7 +80,7 @@ from ..errors import CompanionError, GameLockedError, IllegalActionError, Journa
 from ..i18n import _, ngettext  # noqa: E402
 from ..journal import private_dir, write_private_file  # noqa: E402
 from ..session import Session, export_json, replay  # noqa: E402
-from . import widgets  # noqa: E402
+from . import face_to_face, scale, widgets  # noqa: E402
 from .dice_look import dice_words  # noqa: E402
 from .game_screen import Throw  # noqa: E402
 from .screens.dice import DiceScreen  # noqa: E402
@@ -148,6 +148,20 @@ class LazyScreens(ScreenManager):
 TOAST_SECONDS = 3.0
 
 
+def keep_placed(widget: Any, where: Callable[[], tuple[float, float]]) -> None:
+    """Put a widget laid over the window (a toast, a banner) at ``where()`` now and whenever
+    the window or the widget changes size, until it leaves the window."""
+    def place(*_: Any) -> None:
+        if widget.parent is None:
+            Window.unbind(size=place)
+            return
+        widget.pos = where()
+
+    Window.bind(size=place)
+    widget.bind(size=place)
+    place()
+
+
 class CompanionApp(App):
     """The single App: one open Session at a time."""
 
@@ -169,6 +183,8 @@ class CompanionApp(App):
     tower_kinds = ListProperty([])                     # the kinds the tower's HELLO declares
     teach_why = StringProperty(" ")  # why the tower cannot be taught ("": it can, 1.2)
     sim_dice = StringProperty(next(iter(DICE_SETS)))
+    # game id -> True when its far player's half is turned toward them (face_to_face.py)
+    face_to_face = DictProperty({})
 
     def __init__(self, data_root: Path | None = None, tower_url: str | None = None,
                  **kwargs: Any) -> None:
@@ -200,6 +216,7 @@ class CompanionApp(App):
         self.settings = app_settings.load(self.data_root)
         i18n.set_language(self.settings.language)
         i18n.subscribe(self._language_switched)
+        scale.follow_window()
         sm = LazyScreens(transition=FadeTransition(duration=0.12))
         sm.add_widget(HomeScreen(name="home"))
         sm.add_widget(SavedGamesScreen(name="saved"))
@@ -209,6 +226,10 @@ class CompanionApp(App):
     def on_start(self) -> None:
         self.status = "loading"
         self.in_background(self._startup_io, self._startup_done, self._startup_failed)
+        self.in_background(face_to_face.load,
+                           lambda games: setattr(self, "face_to_face",
+                                                 dict.fromkeys(games, True)),
+                           lambda exc: self.toast(str(exc)))
         if os.environ.get("COMPANION_EXIT_AFTER_FIRST_FRAME") == "1":
             Window.bind(on_flip=self._first_frame)
 
@@ -822,6 +843,15 @@ class CompanionApp(App):
         self.in_background(work, lambda p: self.toast(_("Exported: {file}").format(file=p.name), error=False),
                            lambda exc: self.toast(_("Export failed: {problem}").format(problem=exc)))
 
+    def set_face_to_face(self, game: str, on: bool) -> None:
+        """Turn (or turn back) the far player's half of ``game``'s screen; remembered."""
+        turned = {g for g, v in self.face_to_face.items() if v and g != game}
+        if on:
+            turned.add(game)
+        self.face_to_face = dict.fromkeys(turned, True)
+        self.in_background(lambda root: face_to_face.save(root, turned), lambda path: None,
+                           lambda exc: self.toast(f"Not remembered: {exc}"))
+
     # -- saved games ---------------------------------------------------------------------
     def list_saved(self, done: Callable[[list[storage.SavedGame]], None]) -> None:
         self.in_background(storage.list_saved, done,
@@ -865,8 +895,7 @@ class CompanionApp(App):
         t.pos_hint = {"center_x": 0.5}
         Window.add_widget(t)
         t.texture_update()
-        t.center_x = Window.width / 2
-        t.y = 96
+        keep_placed(t, lambda: (Window.width / 2 - t.width / 2, dp(96) * scale.ui.k))
         self.toast_widget = t
         widgets.flash(t, seconds)
 
@@ -876,7 +905,11 @@ class CompanionApp(App):
         b = widgets.Banner(text=text)
         Window.add_widget(b)
         b.texture_update()
-        b.center = (Window.width / 2, Window.height / 2 + 80)
+        # centred, a little above the middle, and inside the window however short it is
+        keep_placed(b, lambda: (Window.width / 2 - b.width / 2,
+                                max(0, min(Window.height - b.height,
+                                           Window.height / 2 + dp(80) * scale.ui.k
+                                           - b.height / 2))))
         self.banner_widget = b
         widgets.flash(b, seconds)
 
@@ -888,8 +921,10 @@ class CompanionApp(App):
         title = _("Confirm") if title is None else title
         body = widgets.ConfirmBody(message=message, ok_text=ok_text, cancel_text=cancel_text)
         body.ids.ok.font_size = "22sp" if len(ok_text) > 24 else "24sp"
-        popup = Popup(title=title, content=body, size_hint=(None, None), size=(dp(960), dp(500)),
-                      auto_dismiss=False, title_size="26sp", separator_color=widgets.ACCENT)
+        k = scale.ui.k       # as wide as the window allows, up to 960x500 dp (scaled)
+        popup = Popup(title=title, content=body, size_hint=(0.94, 0.9),
+                      size_hint_max=(dp(960) * k, dp(500) * k), auto_dismiss=False,
+                      title_size=f"{26 * k:.0f}sp", separator_color=widgets.ACCENT)
         for label in body.walk():
             if hasattr(label, "markup"):
                 label.markup = True

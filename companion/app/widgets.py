@@ -6,8 +6,11 @@ for the widgets that draw many shapes (HP bar, pips, tiles), their canvas instru
 
 from __future__ import annotations
 
+import re
+
 from kivy.animation import Animation
 from kivy.clock import Clock
+from kivy.core.text import Label as CoreLabel
 from kivy.graphics import Color, Ellipse, Line, Rectangle, RoundedRectangle
 from kivy.metrics import dp
 from kivy.properties import (
@@ -22,6 +25,7 @@ from kivy.uix.behaviors import ToggleButtonBehavior
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.button import Button
 from kivy.uix.label import Label
+from kivy.uix.scatterlayout import ScatterLayout
 from kivy.uix.widget import Widget
 
 from ..i18n import N_, _
@@ -38,14 +42,54 @@ GREY = (0.38, 0.40, 0.45, 1)
 DIM = (0.20, 0.21, 0.25, 1)
 
 RED_ZONE_HP = 6
+MARKUP = re.compile(r"\[/?[a-z]+(=[^\]]*)?\]")
 
 
 class BigButton(Button):
-    """A flat, rounded button at least 64dp tall with large text."""
+    """A flat, rounded button with large text: ``tap_dp`` tall (72 dp, at least 48 dp) and
+    ``font_sp`` text (24 sp) at 1280x800 dp, both scaled with the window (scale.ui.k). Give
+    a button built in Python its size with these, not with height/font_size (the kv rule,
+    bound to the scale, would replace them)."""
 
+    tap_dp = NumericProperty(72)
+    font_sp = NumericProperty(24)
     bg = ColorProperty(ACCENT)
     down_bg = ColorProperty((0.35, 0.6, 0.95, 1))
     disabled_bg = ColorProperty((0.15, 0.155, 0.18, 1))
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self._base_font = self.font_size     # as the kv rules set it; fitting never lowers it
+        self._fitting = False
+        self._fit_trigger = Clock.create_trigger(self._fit_words, -1)
+        self.fbind("text", self._fit_trigger)
+        self.fbind("text_size", self._fit_trigger)
+        self.fbind("font_size", self._font_set)
+        self._fit_trigger()
+
+    def _font_set(self, *args):
+        if not self._fitting:                # a kv rule (the window's scale) set it
+            self._base_font = self.font_size
+            self._fit_trigger()
+
+    def _fit_words(self, *args):
+        """A word too long for the button's width is never split: the text gets smaller
+        until the longest word fits (a narrow window, a long word in another language), and
+        back to its size when the button is wide enough again."""
+        width = self.text_size[0]
+        words = MARKUP.sub("", self.text).split()
+        if not width or width <= 0 or not words:
+            return
+        base = self._base_font
+        word = max(words, key=len)
+        probe = CoreLabel(text=word, font_size=base, bold=self.bold, font_name=self.font_name)
+        probe.refresh()
+        need = probe.texture.width if probe.texture is not None else 0
+        size = base if need <= width else max(dp(9), base * width / need * 0.97)
+        if abs(size - self.font_size) > 0.01:
+            self._fitting = True
+            self.font_size = size
+            self._fitting = False
 
 
 class BigToggle(ToggleButtonBehavior, BigButton):
@@ -240,6 +284,25 @@ class HideBox(BoxLayout):
 
     def on_touch_up(self, touch):
         return super().on_touch_up(touch) if self.shown else False
+
+
+class Turnable(ScatterLayout):
+    """A player's half of a game screen that can be turned 180 degrees toward a player
+    across the table (Face to face). A Scatter, so touches are turned with the drawing: a
+    tap lands on the button drawn under the finger. Players cannot move, turn or zoom it."""
+
+    turned = BooleanProperty(False)
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("do_rotation", False)
+        kwargs.setdefault("do_scale", False)
+        kwargs.setdefault("do_translation", False)
+        super().__init__(**kwargs)
+
+    def on_turned(self, *args):
+        pos = tuple(self.pos)
+        self.rotation = 180 if self.turned else 0
+        self.pos = pos
 
 
 class ConfirmBody(BoxLayout):

@@ -13,7 +13,6 @@ from __future__ import annotations
 from typing import Any
 
 from kivy.app import App
-from kivy.metrics import dp
 from kivy.properties import BooleanProperty, ListProperty, NumericProperty, ObjectProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.modalview import ModalView
@@ -172,7 +171,7 @@ class DasherSheet(ModalView):
         st = self.ids.start_tiles
         if not st.children:
             for t in s.tile_types:
-                b = BigButton(text=_(t), font_size="15sp", height=dp(52), bg=tile_rgba(t))
+                b = BigButton(text=_(t), font_sp=15, tap_dp=52, bg=tile_rgba(t))
                 b.bind(on_release=lambda _b, t=t: self.pick_start(t))
                 st.add_widget(b)
         taken = bool(d.start_tiles)
@@ -217,7 +216,7 @@ class PowerUpPicker(ModalView):
         self.card, self.prompt = "", _("Which Power-Up card?")
         for p in s.power_ups:
             b = BigButton(text=f"{_(p.name)}\n[size=13sp]{_(p.text)}[/size]", markup=True,
-                          font_size="17sp", height=dp(84), bg=(0.32, 0.2, 0.42, 1))
+                          font_sp=17, tap_dp=84, bg=(0.32, 0.2, 0.42, 1))
             b.bind(on_release=lambda _b, p=p: self.pick(p))
             grid.add_widget(b)
 
@@ -236,8 +235,8 @@ class PowerUpPicker(ModalView):
             if card.target == "player" and d.name == me:
                 continue
             b = BigButton(text=_("{player}  (you)").format(player=d.name) if d.name == me else d.name,
-                          font_size="22sp",
-                          height=dp(84), bg=(0.32, 0.2, 0.42, 1))
+                          font_sp=22,
+                          tap_dp=84, bg=(0.32, 0.2, 0.42, 1))
             b.disabled = not self.screen.session.allows(
                 "danchie.power_up", player=me, card=card.name, target=d.name)
             b.bind(on_release=lambda _b, n=d.name: self.use(card.name, n))
@@ -296,7 +295,7 @@ class DanchieGameScreen(GameScreen):
         for number, (face, meaning) in enumerate(s.spawn_faces, 1):
             b = BigButton(text=f"{_(MEANING_SHORT[meaning]) if meaning in MEANING_SHORT else meaning}"
                                f"\n[size=11sp]{_('face {number}').format(number=number)}[/size]",
-                          markup=True, font_size="14sp", height=dp(52),
+                          markup=True, font_sp=14, tap_dp=52,
                           bg=(0.25, 0.3, 0.38, 1))
             b.bind(on_release=lambda _b, f=face: self.spawn(f, "hand"))
             faces.add_widget(b)

@@ -14,7 +14,6 @@ import random
 from typing import Any
 
 from kivy.app import App
-from kivy.metrics import dp
 from kivy.properties import BooleanProperty, ListProperty, NumericProperty, ObjectProperty, StringProperty
 from kivy.uix.behaviors import ButtonBehavior
 from kivy.uix.boxlayout import BoxLayout
@@ -175,8 +174,8 @@ class BuzzPicker(ModalView):
             if king:
                 marks = _("{marks} (King)").format(marks=marks)
             label = f"{tid}\n[size=14sp]{marks}[/size]"
-            b = BigToggle(text=label, markup=True, group=f"buzz-{id(self)}", font_size="18sp",
-                          height=dp(64))
+            b = BigToggle(text=label, markup=True, group=f"buzz-{id(self)}", font_sp=18,
+                          tap_dp=64)
             b.bind(on_release=lambda _b, t=tid: setattr(self, "token", t))
             box.add_widget(b)
         self.cell = 1
@@ -370,8 +369,8 @@ class KotdSetupScreen(Screen):
             box = self.ids[f"monsters{side}"]
             box.clear_widgets()
             for n in names:
-                b = BigToggle(text=n, group=f"kotd{side}-{id(self)}", font_size="20sp",
-                              height=dp(60))
+                b = BigToggle(text=n, group=f"kotd{side}-{id(self)}", font_sp=20,
+                              tap_dp=60)
                 b.bind(on_release=lambda _b, side=side, n=n: self.choose(side, n))
                 box.add_widget(b)
         self.choose(0, self.names[0] if self.names[0] in names else names[0])

@@ -13,6 +13,7 @@ from kivy.uix.screenmanager import Screen
 
 from ...i18n import _
 from ..kv import load_kv
+from ..scale import ui
 from ..widgets import BigButton
 
 
@@ -48,16 +49,16 @@ class SavedGamesScreen(Screen):
         self.row_buttons: dict[Any, Any] = {}      # path -> its row (tap: open)
         self.delete_buttons: dict[Any, Any] = {}   # path -> its Delete button
         for g in games:
-            line = BoxLayout(size_hint_y=None, height=dp(120 if g.problem else 96),
-                             spacing=dp(10))
-            row = SavedGameRow(text=row_text(g), path=g.path)
-            row.height = line.height
+            tall = 120 if g.problem else 96
+            line = BoxLayout(size_hint_y=None, spacing=dp(10))
+            line.bind(minimum_height=line.setter("height"))
+            row = SavedGameRow(text=row_text(g), path=g.path, tap_dp=tall)
             row.bind(on_release=lambda r: App.get_running_app().open_game(r.path))
             line.add_widget(row)
             self.row_buttons[g.path] = row
             is_open = open_path is not None and g.path == open_path
-            delete = BigButton(text=_("Playing now") if is_open else _("Delete"), font_size="20sp",
-                               size_hint_x=None, width=dp(140), height=line.height,
+            delete = BigButton(text=_("Playing now") if is_open else _("Delete"), font_sp=20,
+                               size_hint_x=None, width=dp(140) * ui.k, tap_dp=tall,
                                disabled=is_open, bg=(0.55, 0.16, 0.16, 1))
             delete.bind(on_release=lambda _b, g=g: self.delete(g))
             line.add_widget(delete)

@@ -140,6 +140,9 @@ class FighterTrack(Widget):
         self.canvas.clear()
         n = int(self.max_hp) + 1
         h = self.height / n
+        if h < dp(14):            # too short to read a number per cell: a bar (the big HP
+            self._draw_bar(n)      # figure above it says the value)
+            return
         marks: dict[int, list[str]] = {}
         for cell, icon in self.icons:
             marks.setdefault(int(cell), []).append(_(ICON_MARK[icon]) if icon in ICON_MARK
@@ -165,6 +168,33 @@ class FighterTrack(Widget):
                 Color(0.1, 0.1, 0.12, 1) if here else Color(0.8, 0.82, 0.86, 1)
                 Rectangle(texture=tex, size=tex.size,
                           pos=(self.x + dp(4), y + (h - tex.size[1]) / 2))
+            if self.active:
+                Color(0.35, 0.75, 1, 1)
+                Line(rectangle=(self.x, self.y, self.width, self.height), width=dp(2))
+
+
+    def _draw_bar(self, n: int) -> None:
+        """The track as a horizontal bar, KO on the left: filled up to the HP, the cells
+        that carry an icon marked above, the marker's cell bright."""
+        gap = dp(1)
+        w = (self.width - gap * (n - 1)) / n
+        iconic = {int(cell) for cell, _icon in self.icons}
+        top = min(dp(10), self.height * 0.25)
+        with self.canvas:
+            for value in range(n):
+                x = self.x + value * (w + gap)
+                if value == int(self.hp):
+                    Color(0.95, 0.8, 0.25, 1) if self.hp > 0 else Color(0.85, 0.2, 0.2, 1)
+                elif value == 0:
+                    Color(0.35, 0.1, 0.1, 1)
+                elif value < self.hp:
+                    Color(0.2, 0.62, 0.32, 1)
+                else:
+                    Color(0.18, 0.19, 0.23, 1)
+                Rectangle(pos=(x, self.y), size=(w, self.height - top))
+                if value in iconic:
+                    Color(0.75, 0.55, 1, 1)
+                    Rectangle(pos=(x, self.top - top + dp(2)), size=(w, top - dp(2)))
             if self.active:
                 Color(0.35, 0.75, 1, 1)
                 Line(rectangle=(self.x, self.y, self.width, self.height), width=dp(2))
@@ -389,8 +419,8 @@ class TagTeamSetupScreen(Screen):
                 box = self.ids[f"pick{t}{f}"]
                 box.clear_widgets()
                 for n in names:
-                    b = BigToggle(text=n, group=f"tt{t}{f}-{id(self)}", font_size="17sp",
-                                  height=dp(48))
+                    b = BigToggle(text=n, group=f"tt{t}{f}-{id(self)}", font_sp=17,
+                                  tap_dp=48)
                     b.state = "down" if self.picks[t][f] == n else "normal"
                     b.bind(on_release=lambda _b, t=t, f=f, n=n: self.choose(t, f, n))
                     box.add_widget(b)

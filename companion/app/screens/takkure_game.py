@@ -15,7 +15,6 @@ from collections.abc import Callable
 from typing import Any
 
 from kivy.app import App
-from kivy.metrics import dp
 from kivy.properties import (
     BooleanProperty,
     ColorProperty,
@@ -393,7 +392,7 @@ class PlayerSheet(ModalView):
         grid = self.ids.actions
         grid.clear_widgets()
         for label, fn, enabled in entries:
-            b = BigButton(text=label, font_size="21sp", height=dp(68), disabled=not enabled)
+            b = BigButton(text=label, font_sp=21, tap_dp=68, disabled=not enabled)
             b.bind(on_release=lambda _b, fn=fn: (self.dismiss(animation=False), fn()))
             grid.add_widget(b)
 
@@ -412,7 +411,7 @@ class InjuryPad(ModalView):
     def on_open(self) -> None:
         if not self.ids.dice_keys.children:
             for n in range(1, 13):
-                b = BigButton(text=str(n), height=dp(64))
+                b = BigButton(text=str(n), tap_dp=64)
                 b.bind(on_release=lambda _b, n=n: self.enter(n))
                 self.ids.dice_keys.add_widget(b)
         self.rolls = []
@@ -524,9 +523,22 @@ class TakkureGameScreen(GameScreen):
             self.cards[t] = []
             for i in range(len(session.state.teams[t].players)):
                 card = PlayerCard(team=t, index=i, screen=self)
+                card.bind(min_height=self.fit_columns)
                 column.add_widget(card)
                 self.cards[t].append(card)
+            column.parent.bind(height=self.fit_columns)
+        self.fit_columns()
         self.refresh()
+
+    def fit_columns(self, *args: Any) -> None:
+        """Each team's column: the height of its scroll view, or more when its cards need
+        more to show their 48 dp buttons (then it scrolls)."""
+        for column in (self.ids.team0, self.ids.team1):
+            cards = column.children
+            for c in cards:             # a share of the column in proportion to its need
+                c.size_hint_y = c.min_height
+            need = sum(c.min_height for c in cards) + column.spacing * max(0, len(cards) - 1)
+            column.height = max(column.parent.height, need)
 
     def refresh(self, *args: Any) -> None:
         if self.session is None:
@@ -581,7 +593,7 @@ class TakkureGameScreen(GameScreen):
             enabled = True
             if f.event is not None:
                 enabled = self.session.allows(f.event[0], **f.event[1])
-            b = BigButton(text=f.label, font_size="18sp", height=dp(56), disabled=not enabled,
+            b = BigButton(text=f.label, font_sp=18, tap_dp=56, disabled=not enabled,
                           bg=(0.2, 0.42, 0.3, 1))
             b.bind(on_release=lambda _b, f=f: self.do_follow(f))
             box.add_widget(b)
@@ -636,7 +648,7 @@ class TakkureGameScreen(GameScreen):
         picker = KindPicker(screen=self)
         grid = picker.ids.grid
         for kind, why in self.panel.legal_kinds(self.session.state):
-            b = BigButton(text=_(kind.title), font_size="20sp", height=dp(64), disabled=bool(why),
+            b = BigButton(text=_(kind.title), font_sp=20, tap_dp=64, disabled=bool(why),
                           bg=(0.16, 0.5, 0.9, 1) if kind is self.panel.kind else (0.2, 0.21, 0.26, 1))
             b.bind(on_release=lambda _b, k=kind.key: self._picked_kind(picker, k))
             grid.add_widget(b)

@@ -1,0 +1,55 @@
+"""How big the app draws at the current window size: ``ui.k``, a factor on the dp and sp
+sizes of the .kv files, so that a layout drawn for 1280x800 dp fills 960x600 dp (0.75) and
+1600x1000 dp (1.25) alike instead of overflowing the one and leaving the other half empty.
+
+In a .kv file: ``#:import ui companion.app.scale.ui``, then ``height: ui.k * dp(72)``,
+``font_size: ui.k * sp(20)`` (the rule re-evaluates when the window is resized). Tap targets
+keep at least 48 dp: ``height: max(dp(48), ui.k * dp(56))``. A BigButton built in Python
+takes ``tap_dp=56, font_sp=18`` (its class rule scales them), not height or font_size.
+
+``k`` is the smaller of the window's width over 1280 dp and its height over 800 dp, kept
+between 0.75 and 1.5: below 0.75 (a phone in landscape, 800x360 dp) text is not shrunk
+further; ``short`` is then True and Home, the dice panel and TEKKEN scroll instead.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kivy.event import EventDispatcher
+from kivy.metrics import dp
+from kivy.properties import BooleanProperty, NumericProperty
+
+DESIGN_DP = (1280.0, 800.0)     # the size the .kv files' numbers were drawn for
+K_MIN, K_MAX = 0.75, 1.5
+MIN_TAP_DP = 48
+
+
+def factor(width_px: float, height_px: float, unit: float) -> float:
+    """``k`` for a window of ``width_px`` x ``height_px`` pixels where one dp is ``unit``."""
+    k = min(width_px / unit / DESIGN_DP[0], height_px / unit / DESIGN_DP[1])
+    return max(K_MIN, min(K_MAX, k))
+
+
+class UiScale(EventDispatcher):
+    k = NumericProperty(1.0)
+    # a short window (a phone in landscape): screens that can, put their panels in a scroll
+    short = BooleanProperty(False)
+
+    def follow(self, window: Any) -> None:
+        """Track ``window``'s size from now on."""
+        window.bind(size=self._resized)
+        self._resized(window, window.size)
+
+    def _resized(self, window: Any, size: Any) -> None:
+        unit = dp(1)
+        self.k = factor(size[0], size[1], unit)
+        self.short = size[1] / unit < DESIGN_DP[1] * K_MIN
+
+
+ui = UiScale()
+
+
+def follow_window() -> None:
+    from kivy.core.window import Window
+    ui.follow(Window)
