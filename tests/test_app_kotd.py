@@ -171,3 +171,17 @@ def test_players_names_typed_at_set_up_stand_beside_their_monsters(app):
     assert game.ids.monster0.name_text == "Gigazaur · Ana"
     assert game.ids.monster1.name_text == "Alienoid"
     setup.ids.player_name0.text = ""
+
+
+def test_the_monsters_adjust_buttons_follow_what_the_rules_allow(app):
+    """-1 HP is open at full HP, +1 HP is not; after -1 HP both are. (The buttons read
+    ``root.can.get(...)``, which kv never re-evaluated: they kept their state from when the
+    screen was built.)"""
+    game = new_duel(app)
+    panel = game.ids.monster0
+    assert not panel.ids.hp_minus.disabled and panel.ids.hp_plus.disabled
+    tap(panel.ids.hp_minus)
+    assert app.session.state.monsters[0].hp == app.session.state.monsters[0].max_hp - 1
+    assert not panel.ids.hp_plus.disabled and not panel.ids.hp_minus.disabled
+    for key in ("hp_minus", "hp_plus", "en_minus", "en_plus", "tok_minus", "tok_plus"):
+        assert panel.ids[key].disabled is not panel.can[key], key
