@@ -69,6 +69,9 @@ def tour(app: Any, stop: Stop, home: Path, only: Iterable[str] = PARTS) -> None:
         app.go("home")
         settle(app, lambda: app.root.current == "home")
         at("home")
+        app.go("settings")
+        settle(app, lambda: app.root.current == "settings")
+        at("settings")
     if "tekken" in parts:
         tekken(app, at)
     if "saved" in parts:
@@ -167,6 +170,13 @@ def dice(app: Any, at: Callable[[str], None]) -> None:
         settle(app, lambda before=before: app.last_roll_text != before)
     wait(0.3)
     at("dice-panel")
+    for screen in ("teach", "tray"):    # with this tower they only say why they cannot
+        app.go(screen)
+        settle(app, lambda screen=screen: app.root.current == screen)
+        wait(0.2)
+        at(f"{screen}-view")
+    app.open_dice()
+    settle(app, lambda: app.root.current == "dice")
 
 
 def takkure(app: Any, at: Callable[[str], None], home: Path, calibrate: bool = True) -> None:

@@ -157,7 +157,7 @@ class TeachScreen(Screen):
         box = self.ids.kinds
         box.clear_widgets()
         for kind, label in kinds_to_teach(list(app.tower_kinds)):
-            button = BigButton(text=label, height="64dp")
+            button = BigButton(text=label, tap_dp=64)
             button.kind = kind
             button.bind(on_release=lambda b: self.start(b.kind, (), b.text))
             box.add_widget(button)
@@ -255,8 +255,8 @@ class TeachScreen(Screen):
         box = self.ids.face_buttons
         box.clear_widgets()
         for face, _count in self.faces:
-            button = BigButton(text=face_label(face, [f for f, _n in self.faces]), height="64dp",
-                               font_size="20sp",
+            button = BigButton(text=face_label(face, [f for f, _n in self.faces]), tap_dp=64,
+                               font_sp=20,
                                disabled=not self.picture_id)
             button.face = face
             if face == self.guess:
