@@ -6,7 +6,7 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
-XVFB   := xvfb-run -a -s "-screen 0 1920x1200x24"
+XVFB   := xvfb-run -a -s "-screen 0 2400x1500x24"
 
 .PHONY: run test lint bench screenshots messages system-deps clean
 

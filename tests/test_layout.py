@@ -1,5 +1,6 @@
 """Every screen of the app, with a game in progress where it has one, at 960x600, 1280x800 and
-1600x1000 dp (density 1), at density 2 (a 1920x1200 px window is 960x600 dp), and in phone
+1600x1000 dp (density 1), at density 2 (a 1920x1200 px window is 960x600 dp) and 2.5 (2400x1500 px),
+and in phone
 landscape (800x360 dp) for Home, the dice panel and TEKKEN: nothing outside the window or its
 parent, no overlapping siblings, no word broken mid-word, no clipped text, no button under
 48 dp (tests/layout_check.py says what each check is).
@@ -30,6 +31,8 @@ CASES = {
     # (None: each of $LAYOUT_LANGS)
     "density-1": ("1", "960x600,1280x800,1600x1000", "", PHONE, None),
     "density-2": ("2", "960x600", "home,tekken,saved,dice,kotd,tagteam", PHONE, None),
+    # the top of the range: 960x600 dp is a 2400x1500 px window
+    "density-2.5": ("2.5", "960x600", "home,tekken,dice", "", None),
     # French words are longer: every screen at every size in French too
     "density-1-fr": ("1", "960x600,1280x800,1600x1000", "", PHONE, "fr"),
 }
