@@ -24,7 +24,7 @@ def main(out_dir: str) -> int:
     os.environ["COMPANION_HOME"] = str(home)
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-    from kivy.base import EventLoop, runTouchApp
+    from kivy.base import runTouchApp
     from kivy.core.window import Window
 
     from companion.app.main import CompanionApp  # first: it configures the window
@@ -33,25 +33,14 @@ def main(out_dir: str) -> int:
     app._run_prepare()
     runTouchApp(embedded=True)
 
-    def pump(frames: int = 3) -> None:
-        for _ in range(frames):
-            EventLoop.idle()
+    from tests.screen_tour import pump, wait
+    from tests.screen_tour import settle as settle_app
 
     def settle(cond=lambda: True, timeout: float = 10.0) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            pump(1)
-            if cond() and not app.busy and not app.root.transition.is_active:
-                pump(3)
-                return
-            time.sleep(0.005)
-        raise SystemExit("timed out driving the app")
+        settle_app(app, cond, timeout)
 
-    def shot(name: str, wait: float = 0.0) -> None:
-        end = time.monotonic() + wait
-        while time.monotonic() < end:
-            pump(1)
-            time.sleep(0.01)
+    def shot(name: str, wait_s: float = 0.0) -> None:
+        wait(wait_s)
         pump(4)
         written = Window.screenshot(name=str(out / f"{name}.png"))
         os.replace(written, out / f"{name}.png")
@@ -127,7 +116,7 @@ def teaching(app, settle, shot, home: Path) -> None:
                 settle(lambda face=die.face, before=before: dict(teach.faces)[face] > before)
             queue.extend(f.image for f in seq[-4:])
         settle(lambda: teach.waiting >= 1)
-        shot("teach-picture", wait=0.3)
+        shot("teach-picture", wait_s=0.3)
         teach.cancel()
         settle(lambda: app.root.current == "dice" and not tower.teacher.teaching)
         seq = throw_sequence(21, n_dice=4, kinds=["kotd"], style=style)
@@ -137,7 +126,7 @@ def teaching(app, settle, shot, home: Path) -> None:
         app.go("tray")
         tray = app.root.get_screen("tray")
         settle(lambda: app.root.current == "tray" and tray.has_picture, timeout=20)
-        shot("tray-view", wait=0.3)
+        shot("tray-view", wait_s=0.3)
         app.go("home")
     finally:
         stop.set()
