@@ -245,7 +245,10 @@ class Teacher:
             return
         del self.waiting[picture_id]
         if not face:
-            self.message = "skipped"
+            # the count makes each skip's status differ from the last one's, so the host
+            # sees that this answer arrived (4.8: a lost command shows as no change)
+            left = len(self.waiting)
+            self.message = f"skipped: {left} picture{'s' if left != 1 else ''} still to answer"
             self._say_status()
             return
         assert self.kind is not None

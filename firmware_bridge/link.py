@@ -130,7 +130,7 @@ class Link:
     def command(self, msg: m.Message) -> None:
         """Send a 1.2 command from any thread (the reader thread writes it). Raises
         :class:`~firmware_bridge.protocol.TeachingUnavailable` saying why it cannot go."""
-        why = self.teaching_unavailable()
+        why = self.protocol.commands_refused()
         if why:
             raise TeachingUnavailable(why)
         self._commands.append(msg)
@@ -252,7 +252,7 @@ class Link:
             events += proto.tick(now)
             while self._commands:
                 try:
-                    proto.command(self._commands.popleft())
+                    proto.command(self._commands.popleft(), now)
                 except TeachingUnavailable as exc:  # the tower changed since it was queued
                     log.info("dice tower command dropped: %s", exc)
             out = proto.take_output()

@@ -13,6 +13,8 @@ most ``messages.MAX_PICTURE`` bytes each, the ids of the last ``DONE_PICTURES`` 
 
 1.2 commands (teaching, the tray snapshot) are queued with :meth:`HostProtocol.command`, only
 to a tower whose HELLO_REPLY says minor 2 or more (:class:`TeachingUnavailable` otherwise).
+A teaching command is sent again until a TEACH_STATUS shows its effect (4.8: "a host command
+that was lost shows as a status that did not change"), and held while the link re-handshakes.
 """
 
 from __future__ import annotations
@@ -55,6 +57,13 @@ MAX_INCARNATIONS = 8
 DONE_PICTURES = 16
 """Pictures remembered as received, so a resent copy is acknowledged but not shown twice."""
 TEACHING_MINOR = 2
+TEACH_RESEND = 1.0
+"""A teaching command with no effect seen this long after it was sent is sent again (the
+tower says its status at once after every command, and once a second while teaching)."""
+TEACH_TRIES = 4
+"""Sends of one teaching command before the host gives up on seeing its effect."""
+MAX_TEACH_COMMANDS = 32
+"""Teaching commands waiting for their effect (more: the oldest are given up)."""
 
 
 class TeachingUnavailable(RuntimeError):
@@ -76,8 +85,30 @@ class ProtocolCounters:
     stale_frames: int = 0  # heartbeats of an earlier boot, after its reset
     unknown_types: int = 0  # frames of a later minor version's types: ignored
     pictures: int = 0  # 1.2: whole pictures received (each once)
+    commands_resent: int = 0  # 1.2: teaching commands sent again (no effect seen yet)
+    commands_given_up: int = 0  # 1.2: teaching commands whose effect was never seen
     picture_gaps: int = 0  # 1.2: picture data out of order or of no announced picture
     unexpected: int = 0  # valid frames the host did not expect (a roll before the handshake...)
+
+
+@dataclass
+class _Command:
+    """A teaching command until a TEACH_STATUS shows its effect."""
+
+    msg: m.Message
+    baseline: m.TeachStatus | None = None  # the last status before it was first sent
+    sent_at: float | None = None
+    tries: int = 0
+
+    def took_effect(self, status: m.TeachStatus) -> bool:
+        msg = self.msg
+        if isinstance(msg, m.TeachStart):
+            return status.state == 3 or (status.state in (1, 2) and status.kind == msg.kind)
+        if isinstance(msg, m.TeachStop):
+            return status.state != 1
+        # an answer or an undo changes the counts or the message; once teaching is over
+        # it has nothing left to do
+        return status.state != 1 or status != self.baseline
 
 
 class HostProtocol:
@@ -96,6 +127,9 @@ class HostProtocol:
         self.mismatch = False
         self._bad_hello = ""
         self._nonce = 0
+        # nonces of HELLOs no HELLO_REPLY has answered yet: until one is answered the tower
+        # may not know this host's minor version (a HELLO after a boot announcement lost)
+        self._unanswered: deque[int] = deque(maxlen=8)
         self._hello_sent_at = 0.0
         self._handshake_started = 0.0
         self._last_frame_at = 0.0
@@ -110,6 +144,11 @@ class HostProtocol:
         # 1.2: purpose -> (header, bytes so far) of the picture being received
         self._pictures: dict[int, tuple[m.Picture, bytearray]] = {}
         self._done_pictures: deque[int] = deque(maxlen=DONE_PICTURES)
+        # 1.2 commands: teaching ones until their effect shows, in the order given; a tray
+        # snapshot asked while the link re-handshakes
+        self._teach: list[_Command] = []
+        self._status: m.TeachStatus | None = None  # the tower's last TEACH_STATUS
+        self._held_snapshot: m.Snapshot | None = None
 
     # -- output ---------------------------------------------------------------------------
     def take_output(self) -> bytes:
@@ -132,13 +171,74 @@ class HostProtocol:
                     "tower)")
         return ""
 
-    def command(self, msg: m.Message) -> None:
+    def commands_refused(self) -> str:
+        """Why a 1.2 command cannot even be held for later ("" when it can): no tower has
+        answered yet, or the last one does not speak 1.2. A 1.2 tower being reconnected to
+        takes commands (they go once it is connected)."""
+        if self.hello is None:
+            return "no dice tower is connected"
+        if self.mismatch or self.hello.proto_minor < TEACHING_MINOR:
+            return self.teaching_unavailable() if self.connected else (
+                f"this tower speaks protocol {self.hello.proto_major}.{self.hello.proto_minor};"
+                f" teaching needs 1.{TEACHING_MINOR} (a camera tower)")
+        return ""
+
+    def command(self, msg: m.Message, now: float | None = None) -> None:
         """Queue a 1.2 host -> tower message (TeachStart, TeachStop, TeachAnswer, TeachUndo,
-        Snapshot). Raises :class:`TeachingUnavailable` for a tower of an earlier minor."""
-        why = self.teaching_unavailable()
+        Snapshot). Raises :class:`TeachingUnavailable` for a tower of an earlier minor, or
+        before any tower answered. While the link re-handshakes with a 1.2 tower the command
+        is held, and sent once it is connected again.
+
+        Teaching commands are kept until a TEACH_STATUS shows their effect, and sent again
+        every ``TEACH_RESEND`` s (at most ``TEACH_TRIES`` sends) and after a reconnect. They
+        are safe to repeat (4.8). Order is kept where it matters: a TEACH_START or TEACH_STOP
+        replaces everything still waiting (it ends that teaching), and answers and undos go
+        one at a time, each after the effect of the one before."""
+        why = self.commands_refused()
         if why:
             raise TeachingUnavailable(why)
-        self._send(msg)
+        when = self._last_frame_at if now is None else now
+        if isinstance(msg, m.Snapshot):
+            if self.connected:
+                self._send(msg)
+            else:
+                self._held_snapshot = msg  # only the latest matters
+            return
+        if isinstance(msg, (m.TeachStart, m.TeachStop)):
+            self._teach = [_Command(msg)]
+        else:
+            self._teach.append(_Command(msg))
+            while len(self._teach) > MAX_TEACH_COMMANDS:
+                self._teach.pop(0)
+                self.counters.commands_given_up += 1
+        self._send_teaching(when)
+
+    def _send_teaching(self, now: float) -> None:
+        """Send the teaching commands due: new ones in order, and resends of those whose
+        effect has not shown for ``TEACH_RESEND`` s. Only while connected."""
+        if not self.connected:
+            return
+        for c in list(self._teach):
+            if c.sent_at is None:
+                c.baseline = self._status
+            elif now - c.sent_at < TEACH_RESEND:
+                return  # one at a time: the rest go once this one took effect
+            elif c.tries >= TEACH_TRIES:
+                self._teach.remove(c)  # never seen to take effect: most likely it was a
+                self.counters.commands_given_up += 1  # no-op (say, a picture not waiting)
+                continue
+            else:
+                self.counters.commands_resent += 1
+            c.sent_at, c.tries = now, c.tries + 1
+            self._send(c.msg)
+            return
+
+    def _teaching_effect(self, status: m.TeachStatus) -> None:
+        """A TEACH_STATUS: the commands it shows took effect are done with."""
+        self._status = status
+        while self._teach and self._teach[0].sent_at is not None \
+                and self._teach[0].took_effect(status):
+            self._teach.pop(0)
 
     # -- life cycle -----------------------------------------------------------------------
     def begin(self, now: float) -> None:
@@ -154,6 +254,7 @@ class HostProtocol:
     def _hello(self, now: float) -> None:
         self._nonce = struct.unpack("<I", self._nonce_source(4))[0] or 1
         self._hello_sent_at = now
+        self._unanswered.append(self._nonce)
         self._send(m.Hello(self._nonce))
 
     def tick(self, now: float) -> list[LinkEvent]:
@@ -182,6 +283,10 @@ class HostProtocol:
         elif now - self._last_frame_at >= SILENCE_TIMEOUT:
             self.connected = False
             events.append(LinkLost(self.port, f"no frame from the tower for {SILENCE_TIMEOUT:.0f} s"))
+        else:
+            if self._unanswered and now - self._hello_sent_at >= HELLO_INTERVAL:
+                self._hello(now)  # connected by a boot announcement, our HELLO unanswered
+            self._send_teaching(now)
         return events
 
     # -- input ----------------------------------------------------------------------------
@@ -232,6 +337,8 @@ class HostProtocol:
         elif isinstance(msg, m.PictureData):
             events.extend(self._on_picture_data(msg))
         elif isinstance(msg, m.TeachStatus):
+            self._teaching_effect(msg)
+            self._send_teaching(now)
             events.append(TeachStatus(m.TEACH_STATES[msg.state], msg.kind, msg.needed,
                                       msg.faces, msg.message))
         else:
@@ -282,11 +389,21 @@ class HostProtocol:
         line, where a long HELLO_REPLY is the frame most likely to be hit."""
         if self.connected or self.boot_id is None or self.boot_id not in self._tables:
             return []
-        return self._connect(self._tables[self.boot_id])
+        return self._connect(self._tables[self.boot_id], now)
 
-    def _connect(self, hello: m.HelloReply) -> list[LinkEvent]:
+    def _connect(self, hello: m.HelloReply, now: float) -> list[LinkEvent]:
         self.connected = True
         self._bad_hello = ""
+        if hello.proto_minor < TEACHING_MINOR:
+            self._teach.clear()  # a tower flashed back to 1.1: nothing to teach any more
+            self._held_snapshot = None
+        else:
+            for c in self._teach:  # what was in flight may have been lost with the link
+                c.sent_at, c.tries = None, 0
+            if self._held_snapshot is not None:
+                self._send(self._held_snapshot)
+                self._held_snapshot = None
+            self._send_teaching(now)
         return [Connected(self.port, hello.boot_id, hello.firmware,
                           f"{hello.proto_major}.{hello.proto_minor}", self._next_seq,
                           hello.ring_size, tuple(k.name for k in hello.kinds),
@@ -302,6 +419,8 @@ class HostProtocol:
                                                f"{m.PROTO_MAJOR}.{m.PROTO_MINOR}"))
             return events
         self.mismatch = False
+        if msg.nonce in self._unanswered:
+            self._unanswered.clear()  # the tower heard a HELLO of ours: it knows our minor
         if msg.boot_id != self.boot_id:
             events.extend(self._new_boot(msg.boot_id, now, rehandshake=False))
             if msg.nonce == 0:
@@ -314,7 +433,7 @@ class HostProtocol:
         self.hello = msg
         self._note_next_seq(msg.next_seq, now)
         if not self.connected:
-            events.extend(self._connect(msg))
+            events.extend(self._connect(msg, now))
         return events
 
     def _new_boot(self, boot_id: int, now: float, *, rehandshake: bool = True) -> list[LinkEvent]:

@@ -45,7 +45,8 @@ def counts(status: TeachStatus) -> dict[str, int]:
     return dict(status.faces)
 
 
-def test_teaching_a_new_kind_over_a_pty_saves_a_profile_that_reads_it(tmp_path):
+@pytest.mark.parametrize("lossy", [False, True], ids=["clean line", "host writes lost"])
+def test_teaching_a_new_kind_over_a_pty_saves_a_profile_that_reads_it(tmp_path, lossy):
     saved = tmp_path / "tower.yaml"
     tower = PtyCameraTower(tmp_path, profile=empty_tray_profile(), seed=61)
     tower.tower.teacher.profile_path = saved
@@ -53,6 +54,8 @@ def test_teaching_a_new_kind_over_a_pty_saves_a_profile_that_reads_it(tmp_path):
     link = Link(tower.path, MemoryRollStore(), rec).start()
     try:
         rec.wait(lambda: rec.of(Connected), what="connected")
+        if lossy:  # a quarter of what the host writes never reaches the tower: answers,
+            tower.tower.server.wire.faults.ack_drop = 0.25  # undos, picture ACKs, ACKs
         hello = rec.of(Connected)[0]
         assert hello.proto == "1.2" and "spawn" not in hello.kinds
         assert link.teaching_unavailable() == ""
@@ -102,6 +105,9 @@ def test_teaching_a_new_kind_over_a_pty_saves_a_profile_that_reads_it(tmp_path):
                 rec.wait(lambda n=n: len(statuses(rec)) > n, what="the answer taken")
                 answered += 1
         assert not rec.rolls(), "a teaching throw sent a ROLL"
+        if lossy:
+            assert link.protocol.counters.commands_resent > 0
+            tower.tower.server.wire.faults.ack_drop = 0.0
         final = statuses(rec)[-1]
         assert all(n >= final.needed for _, n in final.faces) and final.message == \
             "saved tower.yaml"
@@ -233,8 +239,10 @@ def test_a_1_2_tower_talks_1_1_to_a_1_1_host():
 def connected_host(minor: int = 2) -> HostProtocol:
     host = HostProtocol(MemoryRollStore(), port="t")
     host.begin(0.0)
-    reply = m.HelloReply(1, minor, 0, 0x42, 0, 32, "test", (), (m.DieKind("d6", tuple("123456")),),
-                         4)
+    hello = sent(host)[0]
+    assert isinstance(hello, m.Hello)
+    reply = m.HelloReply(1, minor, hello.nonce, 0x42, 0, 32, "test", (),
+                         (m.DieKind("d6", tuple("123456")),), 4)
     assert any(isinstance(e, Connected) for e in host.feed(encode_frame(reply.pack()), 0.0))
     host.take_output()
     return host
@@ -352,3 +360,101 @@ def test_the_tower_holds_at_most_8_pictures_waiting_and_drops_malformed_commands
     assert seen == []
     tower.feed(encode_frame(answer))
     assert seen == [m.TeachAnswer(pictures[0].picture_id, "NO_SPAWN")]
+
+
+def status_frame(state: int, faces: dict[str, int], message: str, kind: str = "spawn") -> bytes:
+    return encode_frame(m.TeachStatus(state, kind, 3, tuple(faces.items()), message).pack())
+
+
+def test_a_lost_answer_is_sent_again_until_the_status_shows_it_and_undo_waits_for_it():
+    host = connected_host()
+    host.command(m.TeachStart("spawn"), 0.0)
+    assert sent(host) == [m.TeachStart("spawn")]
+    host.feed(status_frame(1, {"A": 0, "B": 0}, "throw the dice"), 0.1)
+    host.tick(1.5)
+    assert sent(host) == []  # the start took effect: not sent again
+    host.command(m.TeachAnswer(7, "A"), 2.0)
+    host.command(m.TeachUndo(7), 2.0)
+    assert sent(host) == [m.TeachAnswer(7, "A")]  # the undo waits for the answer's effect
+    host.feed(status_frame(1, {"A": 0, "B": 0}, "throw the dice"), 2.5)  # the periodic one
+    host.tick(2.9)
+    assert sent(host) == []
+    host.tick(3.0)  # a second and no change: the answer was lost
+    assert sent(host) == [m.TeachAnswer(7, "A")] and host.counters.commands_resent == 1
+    host.feed(status_frame(1, {"A": 1, "B": 0}, "A: thanks"), 3.1)
+    assert sent(host) == [m.TeachUndo(7)]  # now the undo goes, after the answer
+    host.feed(status_frame(1, {"A": 0, "B": 0}, "A: taken back"), 3.2)
+    host.tick(10.0)
+    assert sent(host) == []
+
+
+def test_an_answer_with_no_visible_effect_is_given_up_after_four_sends():
+    host = connected_host()
+    host.feed(status_frame(1, {"A": 0}, "throw the dice"), 0.0)
+    host.command(m.TeachAnswer(9, "A"), 0.0)  # a picture the tower no longer waits for
+    host.command(m.TeachAnswer(10, ""), 0.0)
+    log = [(0.0, sent(host))]
+    for t in (1.0, 2.0, 3.0, 4.0):
+        host.feed(status_frame(1, {"A": 0}, "throw the dice"), t - 0.01)  # no change
+        host.tick(t)
+        log.append((t, sent(host)))
+    assert log == [(0.0, [m.TeachAnswer(9, "A")]), (1.0, [m.TeachAnswer(9, "A")]),
+                   (2.0, [m.TeachAnswer(9, "A")]), (3.0, [m.TeachAnswer(9, "A")]),
+                   (4.0, [m.TeachAnswer(10, "")])]  # 4 sends, then the next answer goes
+    assert host.counters.commands_given_up == 1 and host.counters.commands_resent == 3
+
+
+def test_commands_given_while_reconnecting_are_held_then_sent_and_a_stop_replaces_them():
+    host = connected_host()
+    host.feed(status_frame(1, {"A": 0}, "throw the dice"), 0.0)
+    host.begin(1.0)  # the port was reopened: handshaking again
+    host.take_output()
+    host.command(m.TeachAnswer(3, "A"), 1.1)
+    host.command(m.Snapshot(5, 320), 1.1)
+    assert sent(host) == []  # held, not lost
+    reply = m.HelloReply(1, 2, 0, 0x42, 0, 32, "test", (), (m.DieKind("d6", tuple("123456")),), 4)
+    host.feed(encode_frame(reply.pack()), 1.2)
+    assert sent(host) == [m.Snapshot(5, 320), m.TeachAnswer(3, "A")]
+    host.command(m.TeachAnswer(4, "A"), 1.3)  # waits behind answer 3 ...
+    host.command(m.TeachStop(), 1.3)  # ... and the stop replaces both
+    assert sent(host) == [m.TeachStop()]
+    host.feed(status_frame(0, {}, "stopped: nothing saved", kind=""), 1.4)
+    host.tick(5.0)
+    assert sent(host) == []
+    old = connected_host(minor=1)
+    with pytest.raises(TeachingUnavailable, match="protocol 1.1"):
+        old.command(m.TeachAnswer(1, "A"))
+
+
+def test_a_reconnect_sends_again_what_was_in_flight():
+    host = connected_host()
+    host.feed(status_frame(1, {"A": 0}, "throw the dice"), 0.0)
+    host.command(m.TeachAnswer(3, "A"), 0.1)
+    assert sent(host) == [m.TeachAnswer(3, "A")]
+    host.begin(0.2)  # the link went before the tower's status came
+    host.take_output()
+    reply = m.HelloReply(1, 2, 0, 0x42, 0, 32, "test", (), (m.DieKind("d6", tuple("123456")),), 4)
+    host.feed(encode_frame(reply.pack()), 0.3)
+    assert sent(host) == [m.TeachAnswer(3, "A")]  # at once, not a second later
+
+
+def test_the_host_says_hello_until_one_is_answered_even_when_a_boot_announcement_connected_it():
+    host = HostProtocol(MemoryRollStore(), port="t")
+    host.begin(0.0)
+    host.take_output()  # this HELLO is lost on the way
+    announce = m.HelloReply(1, 2, 0, 0x42, 0, 32, "test", (), (m.DieKind("d6", tuple("123456")),),
+                            4)
+    assert any(isinstance(e, Connected) for e in host.feed(encode_frame(announce.pack()), 0.1))
+    assert [type(x) for x in sent(host)] == [m.Hello]  # said at once; lost again
+    host.tick(0.3)
+    assert sent(host) == []
+    host.tick(0.7)
+    again = sent(host)
+    assert [type(x) for x in again] == [m.Hello]  # the tower may not know we speak 1.2
+    answer = m.HelloReply(1, 2, again[0].nonce, 0x42, 0, 32, "test", (),
+                          (m.DieKind("d6", tuple("123456")),), 4)
+    host.feed(encode_frame(answer.pack()), 0.8)
+    for t in (1.5, 2.0, 2.5):
+        host.feed(encode_frame(m.Heartbeat(0x42, 0, 1, 0, 0).pack()), t)
+        host.tick(t)
+    assert sent(host) == [] and host.connected  # answered: no more HELLOs

@@ -92,7 +92,9 @@ def teaching_unavailable(link: Any) -> str:
 # player's language; anything else is shown in the tower's words.
 _TOWER_MESSAGES: list[tuple[re.Pattern[str], Any]] = [
     (re.compile(r"^throw the dice$"), lambda m: _("throw the dice")),
-    (re.compile(r"^skipped$"), lambda m: _("skipped")),
+    (re.compile(r"^skipped: (\d+) pictures? still to answer$"),
+     lambda m: ngettext("skipped: {n} picture still to answer",
+                        "skipped: {n} pictures still to answer", int(m[1])).format(n=int(m[1]))),
     (re.compile(r"^stopped: nothing saved$"), lambda m: _("stopped: nothing saved")),
     (re.compile(r"^(\S+): thanks$"), lambda m: _("{face}: thanks").format(face=m[1])),
     (re.compile(r"^(\S+): taken back$"),
