@@ -16,18 +16,39 @@ def test_quantiles_are_numpys_percentiles(n):
         np.percentile(v, (1, 50, 75, 99)).tolist(), abs=1e-6)
 
 
-def test_polar_patches_at_every_centre_shift_are_polar():
-    crop = cv2.GaussianBlur((np.random.default_rng(0).random((64, 64)) * 255)
-                            .astype(np.float32), (0, 0), 1.5)
-    plain = np.stack([F.polar(crop, dx, dy) for dx, dy in F.CENTRE_SHIFTS])
-    assert np.abs(F._polars(crop) - plain).max() < 1e-5
+def test_the_batched_polar_spectra_are_those_of_polar_at_every_centre_shift():
+    rng = np.random.default_rng(0)
+    crops = np.stack([cv2.GaussianBlur((rng.random((64, 64)) * 255).astype(np.float32),
+                                       (0, 0), 1.5) for _ in range(3)])
+    got = F.spectra(crops)  # D x S x R x F
+    for d, crop in enumerate(crops):
+        for s, (dx, dy) in enumerate(F.CENTRE_SHIFTS):
+            plain = F.polar_fft(F.polar(crop, dx, dy))  # F x R
+            assert np.abs(got[d, s] - plain.T).max() < 1e-4
+
+
+def test_matching_several_dice_at_once_gives_each_die_its_own_scores():
+    rng = np.random.default_rng(8)
+    faces = [cv2.GaussianBlur((rng.random((64, 64)) * 255).astype(np.float32), (0, 0), 2.0)
+             for _ in range(4)]
+    bank = F.template_bank(faces)
+    queries = np.stack([cv2.warpAffine(f, cv2.getRotationMatrix2D((32, 32), 40.0 * i, 1.0),
+                                       (64, 64), borderMode=cv2.BORDER_REPLICATE)
+                        for i, f in enumerate(faces[::-1])])
+    scores, angles = F.match_many(queries, bank)
+    assert scores.shape == angles.shape == (4, 4)
+    for i, q in enumerate(queries):
+        one, one_angles = F.match(q, bank)
+        assert np.abs(scores[i] - one).max() < 1e-5
+        assert np.abs(angles[i] - one_angles).max() < 1e-3
+        assert int(np.argmax(scores[i])) == 3 - i  # each query found its own face
 
 
 @pytest.mark.parametrize("turn", [10.0, 11.0, 13.0, 97.3, 250.6])
 def test_match_finds_a_turn_between_its_angle_samples(turn):
     base = cv2.GaussianBlur((np.random.default_rng(3).random((64, 64)) * 255)
                             .astype(np.float32), (0, 0), 2.0)
-    templates = F.polar_fft(F.polar(base))[None]
+    templates = F.template_bank([base])
     m = cv2.getRotationMatrix2D((32, 32), turn, 1.0)
     query = cv2.warpAffine(base, m, (64, 64), borderMode=cv2.BORDER_REPLICATE)
     scores, angles = F.match(query, templates)

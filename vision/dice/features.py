@@ -62,49 +62,85 @@ def polar_fft(p: np.ndarray) -> np.ndarray:
 
 
 CENTRE_SHIFTS = [(0, 0), (-2, -2), (2, 2)]  # crop pixels (the upright check shifts further)
+_FREQS = POLAR_ANGLES // 2 + 1
+# Parseval over a real signal's half spectrum: the bins that stand for two (+k and -k)
+_PARSEVAL = np.full(_FREQS, 2.0, np.float32)
+_PARSEVAL[0] = 1.0
+if POLAR_ANGLES % 2 == 0:
+    _PARSEVAL[-1] = 1.0
 
 
-def _shift_maps() -> tuple[np.ndarray, np.ndarray]:
-    """cv2.remap maps doing what :func:`polar` does for every centre shift at once (the same
-    samples as cv2.warpPolar), stacked: S*A rows, R columns."""
+def _polar_maps(n_crops: int, shifts: list[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
+    """cv2.remap maps sampling :func:`polar`'s points (the same as cv2.warpPolar's) of
+    ``n_crops`` crops stacked one above the other, at every centre shift: rows are (crop,
+    shift, radius), columns angles."""
     c, radius = PATCH_SIDE / 2, PATCH_SIDE / 2 / PATCH_MARGIN
     rho = np.arange(POLAR_RADII) * radius / POLAR_RADII
     phi = np.arange(POLAR_ANGLES) * 2 * np.pi / POLAR_ANGLES
-    mx = np.concatenate([c + dx + rho[None, :] * np.cos(phi[:, None]) for dx, _ in CENTRE_SHIFTS])
-    my = np.concatenate([c + dy + rho[None, :] * np.sin(phi[:, None]) for _, dy in CENTRE_SHIFTS])
+    mx = np.concatenate([c + dx + rho[:, None] * np.cos(phi[None, :]) for dx, _ in shifts])
+    my = np.concatenate([c + dy + rho[:, None] * np.sin(phi[None, :]) for _, dy in shifts])
+    mx = np.tile(mx, (n_crops, 1))
+    my = np.concatenate([my + PATCH_SIDE * k for k in range(n_crops)])
     return mx.astype(np.float32), my.astype(np.float32)
 
 
-_MAPS = _shift_maps()
+_MAPS: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
 
 
-def _polars(crop: np.ndarray) -> np.ndarray:
-    """:func:`polar` at every centre shift (S x A x R), with one remap."""
-    p = cv2.remap(crop.astype(np.float32), _MAPS[0], _MAPS[1], cv2.INTER_LINEAR)
-    p = p.reshape(len(CENTRE_SHIFTS), POLAR_ANGLES, POLAR_RADII)
-    p -= p.mean(axis=1, keepdims=True)
-    p *= _RADIAL_W
-    n = np.sqrt(np.einsum("sar,sar->s", p, p))
-    p /= np.where(n > 1e-6, n, 1.0)[:, None, None]
-    return p
+def spectra(crops: np.ndarray, shifts: int = len(CENTRE_SHIFTS)) -> np.ndarray:
+    """:func:`polar_fft` of :func:`polar` for a stack of crops (D x PATCH_SIDE x PATCH_SIDE)
+    at the first ``shifts`` centre shifts, all at once: D x S x R x F, complex64. Taking out
+    each radius's mean is zeroing its angle spectrum's first bin; the norm comes from
+    Parseval."""
+    d = len(crops)
+    maps = _MAPS.get((d, shifts))
+    if maps is None:
+        maps = _MAPS[(d, shifts)] = _polar_maps(d, CENTRE_SHIFTS[:shifts])
+    tall = np.ascontiguousarray(crops, np.float32).reshape(d * PATCH_SIDE, PATCH_SIDE)
+    p = cv2.remap(tall, maps[0], maps[1], cv2.INTER_LINEAR,
+                  borderMode=cv2.BORDER_REPLICATE)
+    x = np.fft.rfft(p.reshape(d, shifts, POLAR_RADII, POLAR_ANGLES), axis=-1)
+    x[..., 0] = 0
+    x *= _RADIAL_W[:, None]
+    energy = np.einsum("dsrf,f->ds", x.real ** 2 + x.imag ** 2, _PARSEVAL) / POLAR_ANGLES
+    x /= np.sqrt(np.where(energy > 1e-12, energy, 1.0))[:, :, None, None]
+    return x.astype(np.complex64, copy=False)
 
 
-def match(crop: np.ndarray, templates_fft: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Best normalised correlation of the query crop against each template
-    (templates_fft: n x (A/2+1) x R), over every rotation and a few centre shifts (the top
-    face's centre is known to a pixel or two). Either contrast counts (dark numerals on a
-    yellow die match light ones on a red die). Returns (scores, best rotation in degrees)."""
-    q = np.fft.rfft(_polars(crop), axis=1)  # S x F x R
-    # per frequency: (S x R) @ (R x n)
-    prod = np.matmul(np.conj(q).transpose(1, 0, 2), templates_fft.transpose(1, 2, 0))
-    corr = np.abs(np.fft.irfft(prod, n=POLAR_ANGLES, axis=0)).max(axis=1)  # A x n
-    k = corr.argmax(axis=0)
-    cols = np.arange(corr.shape[1])
-    c0, cm, cp = corr[k, cols], corr[k - 1, cols], corr[(k + 1) % POLAR_ANGLES, cols]
+def template_bank(crops: list[np.ndarray]) -> np.ndarray:
+    """Taught crops as :func:`match_many` takes them: F x R x n (their polar spectra at the
+    crop's centre)."""
+    x = spectra(np.stack(crops), shifts=1)[:, 0]  # n x R x F
+    return np.ascontiguousarray(x.transpose(2, 1, 0))
+
+
+def match_many(crops: np.ndarray, bank: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Best normalised correlation of each query crop (D x PATCH_SIDE x PATCH_SIDE) with each
+    template of ``bank`` (:func:`template_bank`), over every rotation and a few centre
+    shifts (the top face's centre is known to a pixel or two). Either contrast counts (dark
+    numerals on a yellow die match light ones on a red die). Returns (scores, best rotation
+    in degrees), each D x n. One call for all the dice of a frame: the work is a few array
+    operations whatever the number of dice."""
+    q = spectra(crops)  # D x S x R x F
+    d, s = q.shape[:2]
+    qf = np.conj(q).reshape(d * s, POLAR_RADII, _FREQS).transpose(2, 0, 1)  # F x DS x R
+    prod = np.matmul(qf, bank)  # F x DS x n
+    corr = np.abs(np.fft.irfft(prod, n=POLAR_ANGLES, axis=0))  # A x DS x n
+    corr = corr.reshape(POLAR_ANGLES, d, s, -1).max(axis=2)  # A x D x n
+    k = corr.argmax(axis=0)  # D x n
+    c0 = np.take_along_axis(corr, k[None], 0)[0]
+    cm = np.take_along_axis(corr, (k - 1)[None] % POLAR_ANGLES, 0)[0]
+    cp = np.take_along_axis(corr, (k + 1)[None] % POLAR_ANGLES, 0)[0]
     # the peak between the sampled angles (a parabola through the best and its neighbours)
     curv = cm - 2 * c0 + cp
     frac = np.where(curv < -1e-9, 0.5 * (cm - cp) / np.where(curv < -1e-9, curv, -1.0), 0.0)
     return c0, (k + np.clip(frac, -0.5, 0.5)) * (360.0 / POLAR_ANGLES)
+
+
+def match(crop: np.ndarray, bank: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`match_many` for one crop: (scores, angles), each n."""
+    scores, angles = match_many(crop[None], bank)
+    return scores[0], angles[0]
 
 
 # the template's middle that is compared: the symbol or numeral, not the face's corners
@@ -115,12 +151,17 @@ VERIFY_SHIFT = 4  # crop pixels either way (the top face's centre is known to a 
 _VERIFY_SIDE = PATCH_SIDE - 2 * VERIFY_MARGIN + 2 * VERIFY_SHIFT
 
 
+def middle(template: np.ndarray) -> np.ndarray:
+    """The part of a taught crop :func:`verify` compares (cut once per template)."""
+    return np.ascontiguousarray(template[_INNER, _INNER], np.float32)
+
+
 def verify(crop: np.ndarray, template: np.ndarray, angle: float) -> float:
     """Normalised correlation of the template's middle with the query crop turned by
     ``angle`` (the polar match's, refined between its samples), over shifts of up to
     VERIFY_SHIFT pixels; either contrast. Sharper than the polar score: it tells 11 from
     12 and 6 from 9."""
-    t = np.ascontiguousarray(template[_INNER, _INNER], np.float32)
+    t = template if template.shape[0] == PATCH_SIDE - 2 * VERIFY_MARGIN else middle(template)
     off = (PATCH_SIDE - _VERIFY_SIDE) / 2  # only the middle of the turned crop is needed
     m = cv2.getRotationMatrix2D((PATCH_SIDE / 2, PATCH_SIDE / 2), -angle, 1.0)
     m[:, 2] -= off
@@ -250,15 +291,10 @@ def sharpness(blob: Blob) -> float:
         if not cs:
             return 0.0
         pts = max(cs, key=len).reshape(-1, 2)
-    # the 3x3 Sobel gradient at the contour's points only (the same numbers as cv2.Sobel
-    # over the box, whose border it reflects the same way)
-    p = cv2.copyMakeBorder(roi, 1, 1, 1, 1, cv2.BORDER_REFLECT_101)
-    x, y = pts[:, 0] + 1, pts[:, 1] + 1
-    gx = (p[y - 1, x + 1] + 2 * p[y, x + 1] + p[y + 1, x + 1]
-          - p[y - 1, x - 1] - 2 * p[y, x - 1] - p[y + 1, x - 1])
-    gy = (p[y + 1, x - 1] + 2 * p[y + 1, x] + p[y + 1, x + 1]
-          - p[y - 1, x - 1] - 2 * p[y - 1, x] - p[y - 1, x + 1])
-    g = np.sqrt(gx * gx + gy * gy) * 0.125
+    # the 3x3 Sobel gradient at the contour's points only
+    x, y = pts[:, 0], pts[:, 1]
+    g = cv2.magnitude(cv2.Sobel(roi, cv2.CV_32F, 1, 0), cv2.Sobel(roi, cv2.CV_32F, 0, 1))[y, x]
+    g *= 0.125
     contrast = abs(cv2.mean(roi, inner)[0] - cv2.mean(blob.Lbg, outside)[0])
     # the upper quartile: a side touching another die has no edge against the tray
     return quantiles(g, (75,))[0] / max(contrast, 4.0)

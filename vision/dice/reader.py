@@ -24,11 +24,11 @@ from .features import (
     body_feature,
     face_crop,
     glare_fraction,
-    match,
-    polar,
-    polar_fft,
+    match_many,
+    middle,
     read_pips,
     sharpness,
+    template_bank,
     verify,
 )
 from .model import DiceError, DieReading
@@ -62,17 +62,18 @@ class DiceReader:
             raise DiceError("the profile has no empty tray: run `dice background` first")
         self.profile = profile
         self.bg = Background(profile.background)
+        # per taught kind: its templates' polar spectra (template_bank), their faces, and
+        # the middles the upright check compares
         self._templates: dict[str, tuple[np.ndarray, list[str], list[np.ndarray]]] = {}
         for name, m in profile.kinds.items():
             if m.builtin or not m.examples:
                 continue
-            ffts, faces, crops_ = [], [], []
+            faces, crops_ = [], []
             for face, crops in m.examples.items():
                 for crop in crops:
-                    ffts.append(polar_fft(polar(crop.astype(np.float32))))
                     faces.append(face)
-                    crops_.append(np.ascontiguousarray(crop, np.float32))
-            self._templates[name] = (np.stack(ffts), faces, crops_)
+                    crops_.append(np.asarray(crop, np.float32))
+            self._templates[name] = (template_bank(crops_), faces, [middle(c) for c in crops_])
         self._colours = {c: (np.mean(fs, axis=0), np.maximum(np.std(fs, axis=0), 0.06))
                          for c, fs in profile.colours.items()}
         sizes = [m.size_px for m in profile.kinds.values() if m.size_px]
@@ -108,10 +109,10 @@ class DiceReader:
         ``name`` for a frame that cannot be read at all (wrong size, black, white)."""
         blobs, gain = self.blobs(frame, name)
         square_ref = self._frame_square_size(blobs)
-        out = []
-        for b in blobs:
-            out.append(self._read_one(frame, gain, b, square_ref))
-        return out
+        shapes = [self.shape_of(b) for b in blobs]
+        faces = self._faces(blobs, shapes)
+        return [self._read_one(frame, gain, b, shape, face, square_ref)
+                for b, shape, face in zip(blobs, shapes, faces)]
 
     def _frame_square_size(self, blobs: list[Blob]) -> float | None:
         """A pip D6's flat size when the profile does not know it: the median of the dice in
@@ -123,11 +124,11 @@ class DiceReader:
                 and b.top_offset < 0.04 and b.rectangularity > 0.9]
         return float(np.median(flat)) if len(flat) >= 2 else None
 
-    def _read_one(self, frame, gain, b: Blob, square_ref) -> DieReading:
-        shape = self.shape_of(b)
+    def _read_one(self, frame, gain, b: Blob, shape: str,
+                  reading: tuple[str | None, str | None, float], square_ref) -> DieReading:
         x, y = b.cx, b.cy
         colour = self._colour(frame, gain, b)
-        kind, face, conf = self._face(b, shape)
+        kind, face, conf = reading
 
         def result(status, face=None, conf=0.0, kind=kind):
             return DieReading(kind, face, colour, status, float(conf), float(x), float(y))
@@ -157,29 +158,48 @@ class DiceReader:
                 or b.top_fraction < t["top_fraction"] or b.rectangularity < t["rectangularity"]
                 or (ref is not None and not t["size_min"] * ref <= b.size <= t["size"] * ref))
 
-    def _face(self, b: Blob, shape: str) -> tuple[str | None, str | None, float]:
-        """(kind, face, confidence) of the best reading among the kinds of this shape."""
-        best: tuple[str | None, str | None, float] = (None, None, 0.0)
-        if shape == "square" and PIPS in self.profile.kinds:
-            face, conf = read_pips(b)
-            if face is not None:
-                best = (PIPS, face, conf)
-                if conf >= PIPS_SURE:
-                    return best  # every pip round and on the grid: no symbol looks like that
-        # every taught face of this shape: the polar score shortlists, the upright
-        # comparison decides
-        cands = []  # (polar score, kind, face, crop, template, angle)
-        for kind, (ffts, faces, crops) in self._templates.items():
+    def _faces(self, blobs: list[Blob], shapes: list[str]
+               ) -> list[tuple[str | None, str | None, float]]:
+        """(kind, face, confidence) of each die: the best reading among the kinds of its
+        shape. Pips first; the taught faces of every die of a shape are then compared in one
+        batch per kind (the polar score shortlists), and the upright comparison decides."""
+        best: list[tuple[str | None, str | None, float]] = [(None, None, 0.0)] * len(blobs)
+        todo = []
+        for i, (b, shape) in enumerate(zip(blobs, shapes)):
+            if shape == "square" and PIPS in self.profile.kinds:
+                face, conf = read_pips(b)
+                if face is not None:
+                    best[i] = (PIPS, face, conf)
+                    if conf >= PIPS_SURE:
+                        continue  # every pip round and on the grid: no symbol looks like that
+            todo.append(i)
+        cands: dict[int, list] = {i: [] for i in todo}  # (polar score, kind, face, crop,
+        for kind, (bank, faces, middles) in self._templates.items():  # template, angle)
             m = self.profile.kinds[kind]
-            if m.shape != shape or m.patch_radius_px is None:   # not taught yet
+            if m.patch_radius_px is None:  # not taught yet
                 continue
-            crop = (face_crop(b, m.patch_radius_px) * 2.55).astype(np.float32)
-            scores, angles = match(crop, ffts)
-            for i in np.argsort(-scores)[:3 * SHORTLIST]:
-                cands.append((float(scores[i]), kind, faces[i], crop, crops[i], float(angles[i])))
+            these = [i for i in todo if shapes[i] == m.shape]
+            if not these:
+                continue
+            crops = np.stack([face_crop(blobs[i], m.patch_radius_px) for i in these]
+                             ).astype(np.float32) * np.float32(2.55)
+            scores, angles = match_many(crops, bank)
+            for j, i in enumerate(these):
+                for t in np.argsort(-scores[j])[:3 * SHORTLIST]:
+                    cands[i].append((float(scores[j, t]), kind, faces[t], crops[j],
+                                     middles[t], float(angles[j, t])))
+        for i in todo:
+            found = self._decide(cands[i])
+            if found is not None and (found[2] > best[i][2] or best[i][0] is None):
+                best[i] = found  # the kind stands even when the face does not
+        return best
+
+    @staticmethod
+    def _decide(cands: list) -> tuple[str, str, float] | None:
+        """The SHORTLIST best faces by the polar score, each checked upright with up to
+        EXAMPLES_VERIFIED of its best examples (the example that matches best upright is not
+        always the polar score's first): the best face and its confidence."""
         cands.sort(key=lambda c: -c[0])
-        # the SHORTLIST best faces, each by up to EXAMPLES_VERIFIED of its best examples (the
-        # example that matches best upright is not always the polar score's first)
         verified: dict[tuple[str, str], float] = {}
         tried: dict[tuple[str, str], int] = {}
         for _, kind, face, crop, template, angle in cands:
@@ -190,15 +210,14 @@ class DiceReader:
                 continue
             tried[key] = tried.get(key, 0) + 1
             verified[key] = max(verified.get(key, 0.0), verify(crop, template, angle))
-        if verified:
-            ranked = sorted(verified.items(), key=lambda kv: -kv[1])
-            (kind, face), s1 = ranked[0]
-            s2 = ranked[1][1] if len(ranked) > 1 else MATCH_FLOOR
-            conf = (_clip((s1 - MATCH_FLOOR) / (MATCH_GOOD - MATCH_FLOOR))
-                    * _clip((s1 - s2) / MATCH_MARGIN))
-            if conf > best[2] or best[0] is None:
-                best = (kind, face, conf)  # the kind stands even when the face does not
-        return best
+        if not verified:
+            return None
+        ranked = sorted(verified.items(), key=lambda kv: -kv[1])
+        (kind, face), s1 = ranked[0]
+        s2 = ranked[1][1] if len(ranked) > 1 else MATCH_FLOOR
+        conf = (_clip((s1 - MATCH_FLOOR) / (MATCH_GOOD - MATCH_FLOOR))
+                * _clip((s1 - s2) / MATCH_MARGIN))
+        return kind, face, conf
 
     def _colour(self, frame, gain, b: Blob) -> str | None:
         background = self.profile.background
