@@ -91,6 +91,9 @@ class GameEntry:
     # simulated tower's dice set that throws them (a name in firmware_bridge.sim.DICE_SETS)
     dice_kinds: tuple[str, ...] = ()
     sim_dice: str | None = None
+    # the colours its dice come in, when the game tells dice apart by colour (Takkure's red
+    # and yellow D12s): a camera tower is taught them with the faces
+    dice_colours: tuple[str, ...] = ()
     # before an action: "module:function(before, after) -> question or None" and the title
     confirm: str | None = None
     confirm_title: str = N_("Confirm")

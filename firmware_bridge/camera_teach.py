@@ -158,6 +158,8 @@ class Teacher:
             self._say_status()
         elif isinstance(msg, m.TeachAnswer):
             self._answer(msg.picture_id, msg.face)
+        elif isinstance(msg, m.TeachAnswerC):
+            self._answer(msg.picture_id, msg.face, msg.colour or None)
         elif isinstance(msg, m.TeachUndo):
             self._undo(msg.picture_id)
         elif isinstance(msg, m.Snapshot):
@@ -198,7 +200,8 @@ class Teacher:
             if not existed:
                 self.profile.kinds.pop(kind, None)
             return self._refuse(msg.kind, str(exc))
-        self._start_state = (kind, existed, before, dict(self.profile.colours))
+        self._start_state = (kind, existed, before,
+                             {c: list(v) for c, v in self.profile.colours.items()})
         self.kind, self.state = kind, 1
         self.message = "throw the dice"
         self.log(f"teaching {kind!r}")
@@ -222,11 +225,13 @@ class Teacher:
     def _cancel(self) -> None:
         """Teaching stops unsaved: the profile is as it was before it started."""
         if self._start_state is not None:
-            kind, existed, before, _ = self._start_state
+            kind, existed, before, colours = self._start_state
             if existed:
                 self._restore(kind, before)
             else:
                 self.profile.kinds.pop(kind, None)
+            self.profile.colours.clear()  # colours taught with the faces go too
+            self.profile.colours.update(colours)
         self._end()
         self.on_changed(False)
 
@@ -236,7 +241,7 @@ class Teacher:
         self.answers.clear()
         self._start_state = None
 
-    def _answer(self, picture_id: int, face: str) -> None:
+    def _answer(self, picture_id: int, face: str, colour: str | None = None) -> None:
         from vision.dice import DiceError
 
         w = self.waiting.get(picture_id)
@@ -255,7 +260,7 @@ class Teacher:
         before = self._state_of(self.kind)
         try:
             self.profile.add_example(self.kind, face, w.frame, name=f"picture {picture_id}",
-                                     at=w.at)
+                                     at=w.at, colour=colour)
         except DiceError as exc:
             self.message = str(exc)
             self._say_status()

@@ -141,9 +141,14 @@ class Link:
     def teach_stop(self) -> None:
         self.command(m.TeachStop())
 
-    def teach_answer(self, picture_id: int, face: str | None) -> None:
-        """``face`` None: skip the picture."""
-        self.command(m.TeachAnswer(picture_id, face or ""))
+    def teach_answer(self, picture_id: int, face: str | None, colour: str | None = None
+                     ) -> None:
+        """``face`` None: skip the picture. ``colour``: the die's colour, learned with its
+        face (TEACH_ANSWER_C)."""
+        if colour and face:
+            self.command(m.TeachAnswerC(picture_id, face, colour))
+        else:
+            self.command(m.TeachAnswer(picture_id, face or ""))
 
     def teach_undo(self, picture_id: int) -> None:
         self.command(m.TeachUndo(picture_id))

@@ -30,6 +30,7 @@ TEACH_ANSWER = 0x06
 TEACH_UNDO = 0x07
 PICTURE_ACK = 0x08
 SNAPSHOT = 0x09
+TEACH_ANSWER_C = 0x0A
 ROLL_C = 0x85
 PICTURE = 0x86
 PICTURE_DATA = 0x87
@@ -284,6 +285,20 @@ class TeachAnswer:
 
 
 @dataclass(frozen=True, slots=True)
+class TeachAnswerC:
+    """Host -> tower: picture ``picture_id`` shows face ``face`` on a die of colour
+    ``colour`` (the tower learns both; ``face`` "" skips the die, colour and all)."""
+
+    picture_id: int
+    face: str
+    colour: str
+
+    def pack(self) -> bytes:
+        return (struct.pack("<BI", TEACH_ANSWER_C, self.picture_id) + _str(self.face)
+                + _str(self.colour))
+
+
+@dataclass(frozen=True, slots=True)
 class TeachUndo:
     """Host -> tower: take back the answer to ``picture_id`` (the last one given)."""
 
@@ -365,7 +380,7 @@ class TeachStatus:
 
 
 Message = (Hello | Ack | AckDropped | HelloReply | Roll | Heartbeat | Dropped | TeachStart
-           | TeachStop | TeachAnswer | TeachUndo | PictureAck | Snapshot | Picture
+           | TeachStop | TeachAnswer | TeachAnswerC | TeachUndo | PictureAck | Snapshot | Picture
            | PictureData | TeachStatus)
 
 
@@ -430,6 +445,8 @@ def parse(packet: bytes) -> Message:
         msg = TeachStop()
     elif kind == TEACH_ANSWER:
         msg = TeachAnswer(r.u32(), r.str())
+    elif kind == TEACH_ANSWER_C:
+        msg = TeachAnswerC(r.u32(), r.str(), r.str())
     elif kind == TEACH_UNDO:
         msg = TeachUndo(r.u32())
     elif kind == PICTURE_ACK:

@@ -259,7 +259,7 @@ class SimTower:
                             and waiting.drop.count == msg.count:
                         del self._pending[notice]
                 elif self.minor >= 2 and self.on_command is not None and isinstance(
-                        msg, (m.TeachStart, m.TeachStop, m.TeachAnswer, m.TeachUndo,
+                        msg, (m.TeachStart, m.TeachStop, m.TeachAnswer, m.TeachAnswerC, m.TeachUndo,
                               m.PictureAck, m.Snapshot)):
                     self.on_command(msg)
                 # anything else (a later minor's type, a tower -> host echo): dropped

@@ -4,7 +4,8 @@ die); reproducible (seeded renders, temp COMPANION_HOME).
 
     xvfb-run -a -s "-screen 0 1280x800x24" .venv/bin/python scripts/teach_screenshots.py docs/screenshots
 
-Writes teach-pick, teach-picture and tray-view (1280x800) into the given folder. The other
+Writes teach-pick, teach-picture, teach-colour (Takkure's D12: colour and face) and
+tray-view (the window at its default 800x600) into the given folder. The other
 screens are scripts/screenshots.py's (the layout tour).
 """
 
@@ -118,6 +119,23 @@ def teaching(app, settle, shot, home: Path) -> None:
         settle(lambda: teach.waiting >= 1)
         shot("teach-picture", wait_s=0.3)
         teach.cancel()
+        settle(lambda: app.root.current == "dice" and not tower.teacher.teaching)
+        # Takkure's D12: its colour (red or yellow) is taught with its face
+        app.go("teach")
+        settle(lambda: app.root.current == "teach" and teach.phase == "pick")
+        d12 = next(b for b in teach.ids.kinds.children if b.text == "Takkure D12")
+        d12.dispatch("on_release")
+        settle(lambda: teach.phase == "teaching" and teach.message == "throw the dice")
+        seq = throw_sequence(7, n_dice=3, kinds=["d12"], style=style)
+        truth = next(f for f in seq if f.phase == "settled").truth
+        queue.extend(f.image for f in seq[:-4])
+        settle(lambda: teach.picture_id and not queue and not tower.teacher.streaming
+               and teach.waiting == len(tower.teacher.waiting), timeout=30)
+        pic = teach.current()
+        teach.pick_colour(min(truth, key=lambda t: math.hypot(t.x - pic.x, t.y - pic.y)).colour)
+        shot("teach-colour", wait_s=0.3)
+        teach.cancel()
+        queue.extend(f.image for f in seq[-4:])
         settle(lambda: app.root.current == "dice" and not tower.teacher.teaching)
         seq = throw_sequence(21, n_dice=4, kinds=["kotd"], style=style)
         sent = len(tower.sent)

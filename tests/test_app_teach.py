@@ -122,6 +122,48 @@ def test_teaching_a_die_from_the_first_picture_to_saved(app, camera_tower, tmp_p
     wait_for(lambda: on_screen(app, "dice"), what="back on the dice panel")
 
 
+def test_takkures_d12_is_taught_with_its_colour_red_or_yellow(app, camera_tower, tmp_path):
+    from tests.camera_tower_support import STYLE
+    from vision.dice.render import throw_sequence
+
+    tower = camera_tower(empty_tray_profile(), tmp_path / "tower.yaml")
+    app.go("teach")
+    teach = app.root.get_screen("teach")
+    wait_for(lambda: on_screen(app, "teach"), what="the teach screen")
+    tap(next(b for b in teach.ids.kinds.children if b.text == "Takkure D12"))
+    wait_for(lambda: teach.phase == "teaching" and teach.message == "throw the dice",
+             what="teaching on the tower")
+    assert teach.colours == ["red", "yellow"]
+    frames = throw_sequence(7, n_dice=3, kinds=["d12"], style=STYLE)
+    settled = next(f for f in frames if f.phase == "settled")
+    teacher = tower.tower.teacher
+    tower.play([f.image for f in frames])
+    wait_for(lambda: not tower.source._frames and not teacher.streaming, timeout=30,
+             what="the throw read by the tower")
+    wait_for(lambda: teach.waiting == len(teacher.waiting) > 0, timeout=10,
+             what="the throw's pictures on the tablet")
+    colours = {b.text: b for b in teach.ids.colour_buttons.children}
+    assert set(colours) == {"Red", "Yellow"} and all(b.height >= 48 for b in colours.values())
+    assert all(b.disabled for b in teach.ids.face_buttons.children)  # the colour first
+    assert teach.ids.message.text == "Tap the die's colour, then its face"
+    answered = []
+    while teach.picture_id:
+        pic = teach.current()
+        die = min(settled.truth, key=lambda t: (t.x - pic.x) ** 2 + (t.y - pic.y) ** 2)
+        if teach.colour != die.colour:
+            tap(next(b for b in teach.ids.colour_buttons.children if b.colour == die.colour))
+            wait_for(lambda c=die.colour: teach.colour == c, what="the colour picked")
+        n = sum(dict(teach.faces).values())
+        tap(face_button(teach, die.face))  # the colour stays picked for the next picture
+        wait_for(lambda n=n: sum(dict(teach.faces).values()) == n + 1, what="the answer taken")
+        answered.append(die.colour)
+    profile = tower.tower.profile
+    assert Counter({c: len(v) for c, v in profile.colours.items()}) == Counter(answered)
+    tap(teach.ids.cancel)  # nothing saved: the colours go with the faces
+    wait_for(lambda: profile.colours == {} and "d12" not in profile.kinds,
+             what="teaching stopped on the tower")
+
+
 def test_cancel_stops_teaching_on_the_tower(app, camera_tower):
     tower = camera_tower(empty_tray_profile(), None)
     tower.tower.teacher.profile_path = tower.ring.with_name("p.yaml")

@@ -458,3 +458,37 @@ def test_the_host_says_hello_until_one_is_answered_even_when_a_boot_announcement
         host.feed(encode_frame(m.Heartbeat(0x42, 0, 1, 0, 0).pack()), t)
         host.tick(t)
     assert sent(host) == [] and host.connected  # answered: no more HELLOs
+
+
+def test_an_answer_with_its_colour_teaches_the_colour_too_and_undo_takes_both_back(tmp_path):
+    from firmware_bridge.camera_teach import Teacher
+    from tests.camera_tower_support import STYLE
+    from vision.dice.render import throw_sequence
+
+    profile = empty_tray_profile()
+    sent_packets: list[bytes] = []
+    reader = DiceReader(profile)
+    teacher = Teacher(profile, tmp_path / "p.yaml", sent_packets.append, lambda: reader,
+                      lambda saved: None, lambda text: None)
+    teacher.command(m.TeachStart("d12"))
+    frames = throw_sequence(5, n_dice=3, kinds=["d12"], style=STYLE)
+    settled = next(f for f in frames if f.phase == "settled")
+    teacher.throw(settled.image, "throw 5")
+    while teacher.streaming:
+        teacher.tick()
+    pictures = [m.parse(p) for p in sent_packets if p[0] == m.PICTURE]
+    assert len(pictures) == 3 and profile.colours == {}
+    answers = []
+    for pic in pictures:
+        die = min(settled.truth, key=lambda t: (t.x - pic.x) ** 2 + (t.y - pic.y) ** 2)
+        wire = m.TeachAnswerC(pic.picture_id, die.face, die.colour).pack()
+        assert m.parse(wire) == m.TeachAnswerC(pic.picture_id, die.face, die.colour)
+        teacher.command(m.parse(wire))
+        answers.append(die)
+    assert Counter({c: len(v) for c, v in profile.colours.items()}) == Counter(
+        d.colour for d in answers)
+    assert teacher.message == f"{answers[-1].face}: thanks"
+    teacher.command(m.TeachUndo(pictures[-1].picture_id))  # the colour's example goes too
+    assert sum(len(v) for v in profile.colours.values()) == 2
+    teacher.command(m.TeachStop())  # nothing saved: the colours are as before teaching
+    assert profile.colours == {} and "d12" not in profile.kinds

@@ -1168,4 +1168,5 @@ ENTRY = GameEntry(
     config=ConfigFile("takkure", f"{__name__}:TakkureConfig", "companion.config:takkure.yaml",
                       f"{__name__}:config_data"),
     dice_kinds=("d12",), sim_dice="takkure",
+    dice_colours=("red", "yellow"),  # the 3 red and 3 yellow D12s (takkure_panel.TEAM_COLOURS)
     confirm="companion.app.screens.takkure_game:confirm_text")

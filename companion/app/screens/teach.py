@@ -60,6 +60,18 @@ def kinds_to_teach(tower_kinds: list[str] | tuple[str, ...]) -> list[tuple[str, 
     return out
 
 
+def colours_of(kind: str) -> list[str]:
+    """The colours the games' dice of ``kind`` come in, when a game tells them apart by
+    colour (Takkure's red and yellow D12s): taught with the faces. [] for the others."""
+    from companion import registry
+
+    out: list[str] = []
+    for entry in registry.games():
+        if kind in entry.dice_kinds:
+            out += [c for c in entry.dice_colours if c not in out]
+    return out
+
+
 def face_label(face: str, faces: list[str]) -> str:
     """A face as players name it (Tile under you, GRIFFE...); faces that read the same (the
     spawn die's two Tile on Spawn faces) are told apart by their number."""
@@ -136,6 +148,8 @@ class TeachScreen(Screen):
     can_undo = BooleanProperty(False)
     guess = StringProperty("")
     guess_text = StringProperty("")  # the guess as players name it
+    colours = ListProperty([])  # the colours the kind's dice come in ([]: not asked)
+    colour = StringProperty("")  # the colour tapped (stays for the next pictures)
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -192,6 +206,7 @@ class TeachScreen(Screen):
             self.problem = _("Cannot teach now: {why}").format(why=teaching_unavailable(link))
             return
         self.kind, self.kind_label, self.problem = kind, label, ""
+        self.colours, self.colour = colours_of(kind), ""
         self.faces = [(f, 0) for f in faces]
         self.message = _("Waiting for the tower…")
         self._pictures.clear()
@@ -249,7 +264,27 @@ class TeachScreen(Screen):
             self.ids.picture.opacity = 1
         self.guess_text = face_label(self.guess, [f for f, _n in self.faces]) if self.guess else ""
         self.can_undo = bool(self._answered)
+        self._colour_buttons()
         self._face_buttons()
+
+    def _colour_buttons(self) -> None:
+        from ..widgets import BigButton
+
+        box = self.ids.colour_buttons
+        box.clear_widgets()
+        for colour in self.colours:
+            button = BigButton(text=_(colour).capitalize(), tap_dp=56, font_sp=20,
+                               disabled=not self.picture_id)
+            button.colour = colour
+            button.bg = (0.16, 0.5, 0.3, 1) if colour == self.colour else (0.3, 0.31, 0.36, 1)
+            button.bind(on_release=lambda b: self.pick_colour(b.colour))
+            box.add_widget(button)
+
+    def pick_colour(self, colour: str) -> None:
+        """The die's colour: kept for the next pictures (dice are often thrown a colour at a
+        time), until another is tapped."""
+        self.colour = colour
+        self._show()
 
     def _face_buttons(self) -> None:
         from ..widgets import BigButton
@@ -259,7 +294,7 @@ class TeachScreen(Screen):
         for face, _count in self.faces:
             button = BigButton(text=face_label(face, [f for f, _n in self.faces]), tap_dp=64,
                                font_sp=20,
-                               disabled=not self.picture_id)
+                               disabled=not self.picture_id or (self.colours and not self.colour))
             button.face = face
             if face == self.guess:
                 button.bg = (0.16, 0.5, 0.3, 1)
@@ -281,7 +316,7 @@ class TeachScreen(Screen):
         if pic is None or link is None:
             return
         try:
-            link.teach_answer(pic.picture_id, face)
+            link.teach_answer(pic.picture_id, face, self.colour if face and self.colours else None)
         except TeachingUnavailable:
             self.problem = _("Not sent: {why}").format(why=teaching_unavailable(link))
             return
@@ -336,7 +371,10 @@ class TeachScreen(Screen):
             self._stop_on_tower()
             self.phase = "pick"
 
-    def progress_lines(self, faces: list, needed: int) -> str:
+    def progress_lines(self, faces: list, needed: int, column: int = 0) -> str:
+        """A line per face: how many examples it has and how many more it needs. Up to six
+        faces in one column; more (a D12's twelve) in two side by side (``column`` 0, 1)."""
+        half = len(faces) if len(faces) <= 6 else (len(faces) + 1) // 2
         lines = []
         names = [f for f, _n in faces]
         for face, n in faces:
@@ -346,7 +384,7 @@ class TeachScreen(Screen):
                 line = _("{face}: {n}/{needed} ({more} more)")
             lines.append(line.format(face=face_label(face, names), n=min(n, needed), needed=int(needed),
                                      more=int(needed) - n))
-        return "\n".join(lines)
+        return "\n".join(lines[:half] if column == 0 else lines[half:])
 
 
 class TrayScreen(Screen):
