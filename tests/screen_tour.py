@@ -45,6 +45,15 @@ def wait(seconds: float) -> None:
         time.sleep(0.01)
 
 
+def unflash(app: Any) -> None:
+    """Take away the toast and banner the last action flashed (each would vanish by itself
+    after 3 s): the stop then shows the screen as it stays, without waiting for them."""
+    for widget in (app.toast_widget, app.banner_widget):
+        if widget is not None and widget.parent is not None:
+            widget.parent.remove_widget(widget)
+    wait(0.3)
+
+
 def on_top(app: Any) -> list[Any]:
     """The current screen, then whatever the window shows over it (popups, banners)."""
     from kivy.core.window import Window
@@ -150,7 +159,7 @@ def tekken(app: Any, at: Callable[[str], None]) -> None:
             at("tekken-confirm")
             app.popup.content.ids.ok.dispatch("on_release")
             settle(app)
-    wait(3.5)
+    unflash(app)
     at("tekken-round-over")
 
 
@@ -220,7 +229,7 @@ def takkure(app: Any, at: Callable[[str], None], home: Path, calibrate: bool = T
     game.type_die(4)
     game.type_die(9)
     pump(3)
-    wait(3.8)
+    unflash(app)
     at("takkure-match")
     # the camera: a pass declared, the demo scene measuring the passer to a receiver
     game.clear_roll()
@@ -402,7 +411,7 @@ def danchie(app: Any, at: Callable[[str], None]) -> None:
     before = s().last_spawn
     tower.roll("spawn:white:POWER_UP_ON_SPAWN")
     settle(app, lambda: s().last_spawn is not before)
-    wait(4.5)
+    unflash(app)
     at("danchie-race")
     for player in ("Aki", "Cleo", "Dana", "Eli", "Ben", "Eli", "Aki", "Cleo", "Dana"):
         blueprint(player)

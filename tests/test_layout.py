@@ -16,7 +16,9 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -38,9 +40,16 @@ CASES = {
 }
 
 
-def run_layout(density: str, sizes: str, only: str, also: str, lang: str) -> dict:
-    if not os.environ.get("DISPLAY"):
-        pytest.fail("the layout test needs an X display: run it under xvfb-run")
+PARALLEL = 2  # tours running at once (each is one Kivy process, about 1 GB; 2 cores here)
+_RUNS: dict[tuple[str, str], tuple[subprocess.Popen, Any, Any]] = {}  # process, out, err
+
+
+def _cases() -> list[tuple[str, str]]:
+    return [(c, lang) for c, spec in CASES.items() for lang in ([spec[4]] if spec[4] else LANGS)]
+
+
+def _start(case: str, lang: str) -> None:
+    density, sizes, only, also, _lang = CASES[case]
     env = dict(os.environ, KIVY_METRICS_DENSITY=density, KIVY_NO_CONSOLELOG="1",
                PYTHONPATH=str(ROOT))
     cmd = [sys.executable, "-m", "tests.layout_run", "--sizes", sizes, "--lang", lang]
@@ -48,20 +57,45 @@ def run_layout(density: str, sizes: str, only: str, also: str, lang: str) -> dic
         cmd += ["--only", only]
     if also:
         cmd += ["--also", also]
-    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=400)
-    lines = proc.stdout.strip().splitlines()
+    out, err = tempfile.TemporaryFile("w+"), tempfile.TemporaryFile("w+")  # never a full pipe
+    _RUNS[(case, lang)] = (subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=err,
+                                            text=True), out, err)
+
+
+def run_layout(case: str, lang: str) -> dict:
+    """The tour's result for this case. The cases run PARALLEL at a time, in their own
+    processes: the one asked for first, then the next ones while it is being waited for
+    (make test's time is mostly these tours)."""
+    if not os.environ.get("DISPLAY"):
+        pytest.fail("the layout test needs an X display: run it under xvfb-run")
+    if (case, lang) not in _RUNS:
+        _start(case, lang)
+    for other in _cases():
+        running = sum(1 for p, _o, _e in _RUNS.values() if p.poll() is None)
+        if running >= PARALLEL:
+            break
+        if other not in _RUNS:
+            _start(*other)
+    proc, out_file, err_file = _RUNS[(case, lang)]
+    try:
+        proc.wait(timeout=600)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    out_file.seek(0)
+    err_file.seek(0)
+    out, err = out_file.read(), err_file.read()
+    lines = out.strip().splitlines()
     if proc.returncode != 0 or not lines or not lines[-1].startswith("{"):
         pytest.fail(f"the layout tour failed (exit {proc.returncode}):\n"
-                    f"{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
+                    f"{out[-3000:]}\n{err[-3000:]}")
     return json.loads(lines[-1])
 
 
-@pytest.mark.parametrize("case,lang", [(c, lang) for c, spec in CASES.items()
-                                       for lang in ([spec[4]] if spec[4] else LANGS)])
+@pytest.mark.parametrize("case,lang", _cases())
 def test_every_screen_fits(case: str, lang: str) -> None:
     density, sizes, only, also, _lang = CASES[case]
-    result = run_layout(density, sizes, only, also, lang)
+    result = run_layout(case, lang)
     assert result["density"] == float(density)
     assert len(result["stops"]) >= (20 if not only else 8), result["stops"]
     faults = result["faults"]
