@@ -100,9 +100,13 @@ def test_teaching_a_new_kind_over_a_pty_saves_a_profile_that_reads_it(tmp_path, 
                     undone = True
                     answered += 1  # the picture came again: it is answered below
                     pic = again
-                n = len(statuses(rec))
+                had = counts(statuses(rec)[-1]).get(face, 0)
                 link.teach_answer(pic.picture_id, face)
-                rec.wait(lambda n=n: len(statuses(rec)) > n, what="the answer taken")
+                # the answer's own effect (a status of the periodic kind may come first, and
+                # on a lossy line the answer may still be on its way again)
+                rec.wait(lambda face=face, had=had: statuses(rec)[-1].state == "saved"
+                         or counts(statuses(rec)[-1]).get(face, 0) > had,
+                         what="the answer taken")
                 answered += 1
         assert not rec.rolls(), "a teaching throw sent a ROLL"
         if lossy:
