@@ -165,11 +165,7 @@ class HostProtocol:
         """Why the tower cannot be taught from here ("" when it can)."""
         if self.hello is None or not self.connected:
             return "no dice tower is connected"
-        if self.hello.proto_minor < TEACHING_MINOR:
-            return (f"this tower speaks protocol {self.hello.proto_major}."
-                    f"{self.hello.proto_minor}; teaching needs 1.{TEACHING_MINOR} (a camera "
-                    "tower)")
-        return ""
+        return self._too_old()
 
     def commands_refused(self) -> str:
         """Why a 1.2 command cannot even be held for later ("" when it can): no tower has
@@ -177,10 +173,15 @@ class HostProtocol:
         takes commands (they go once it is connected)."""
         if self.hello is None:
             return "no dice tower is connected"
+        return self._too_old()
+
+    def _too_old(self) -> str:
+        """Why the last tower heard cannot take 1.2 commands ("" when it can)."""
+        assert self.hello is not None
         if self.mismatch or self.hello.proto_minor < TEACHING_MINOR:
-            return self.teaching_unavailable() if self.connected else (
-                f"this tower speaks protocol {self.hello.proto_major}.{self.hello.proto_minor};"
-                f" teaching needs 1.{TEACHING_MINOR} (a camera tower)")
+            return (f"this tower speaks protocol {self.hello.proto_major}."
+                    f"{self.hello.proto_minor}; teaching needs 1.{TEACHING_MINOR} (a camera "
+                    "tower)")
         return ""
 
     def command(self, msg: m.Message, now: float | None = None) -> None:
