@@ -104,6 +104,28 @@ def test_fighter_sheet_flips_bodvar_corrects_by_hand_and_undoes(app):
     assert s.state.teams[1][0].name == "Bödvar" and bodvar.fname == "Bödvar"
 
 
+def test_a_ko_by_hand_shows_the_result_at_once_and_undo_takes_it_back(app):
+    """FIN DE LA PARTIE: a Fighter whose HP reaches 0 loses the fight for their player, also
+    when the last point is taken by hand (a card effect the turn entry lacks)."""
+    game = new_fight(app)
+    s = app.session
+    s.do("tagteam.adjust", team=0, fighter=0, what="hp", delta=-19)   # Jeanne at 1
+    tap(game.columns[0][0].ids.more)
+    from kivy.core.window import Window
+    sheet = wait_for(lambda: next((w for w in Window.children if type(w).__name__ == "FighterSheet"),
+                                  None), what="the fighter sheet")
+    tap(sheet.ids.hp_down)                                              # Jeanne KO
+    assert s.state.phase == "over" and s.state.result == "1"
+    wait_for(lambda: sheet.parent is None, what="the sheet to give way to the result")
+    winner = s.state.names[1]
+    assert game.title == "Fight over" and game.status == f"{winner} wins"
+    assert game.ids.resolve.disabled
+    assert game.log_lines[0] == f"Jeanne -1 hp (by hand); Jeanne is KO: {winner} wins"
+    tap(game.ids.undo)
+    assert s.state.phase == "combat" and s.state.teams[0][0].hp == 1
+    assert game.title == "Round 1 · turn 1 of 2" and not game.ids.resolve.disabled
+
+
 def test_board_editor_sets_a_track_adds_a_fighter_and_the_next_fight_uses_it(app):
     import os
     from pathlib import Path

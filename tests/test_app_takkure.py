@@ -439,6 +439,39 @@ def test_the_active_players_actions_and_superstars_from_the_screen(app):
     assert "(Superstars: 1 token spent)" in game.log_lines[0]
 
 
+def test_a_superstars_reroll_asks_which_die(app):
+    """5.07 Superstars "3x: Reroll a die. (Only once per roll)": Lobo, an Expert Tackler,
+    rolls two dice in a Tackle; the re-roll asks which die, throws that one again and keeps
+    the other; the roll records the die and spends the 3 tokens with it."""
+    game = new_match(app)
+    s = app.session
+    s.do("takkure.skill_token", team=1, delta=3)
+    tap(card(game, 0, 0).ids.ball)                             # Kaze carries
+    choose_roll(app, game, "Tackle")
+    tap(card(game, 1, 2).ids.pick)                             # Lobo tackles: two dice
+    tap(key(game, 2))
+    tap(key(game, 9))
+    row = next(r for r in game.ids.rollers.children if r.team == 1)
+    assert [d.face for d in reversed(row.ids.dice.children)] == ["2", "9"]
+    tap(row.ids.reroll)
+    picker = wait_for(lambda: next((w for w in app.root_window.children
+                                    if type(w).__name__ == "WhichDie"), None), what="which die")
+    assert "Lobo: which die is rolled again?" in picker.prompt
+    assert [b.text for b in reversed(picker.ids.faces.children)] == ["2", "9"]
+    tap(next(b for b in picker.ids.faces.children if b.text == "2"))
+    wait_for(lambda: picker.parent is None, what="the picker to close")
+    row = next(r for r in game.ids.rollers.children if r.team == 1)
+    assert [d.face for d in reversed(row.ids.dice.children)] == ["", "9"]   # the 9 stays
+    tap(key(game, 11))
+    tap(game.ids.record)
+    event = s.actions[-1]
+    assert event.type == "takkure.roll"
+    assert event.data["rerolls"] == [{"team": 1, "player": 2, "die": 0, "dice": [2]}]
+    assert event.data["rolls"][0]["dice"] == [11, 9]
+    assert s.state.teams[1].skill_tokens == 0
+    assert "(Superstars: 3 tokens spent)" in game.log_lines[0]
+
+
 def test_the_picked_players_do_not_carry_into_the_next_roll(app):
     """Who rolls, PRESSURE and the distance belong to one roll: once it is recorded, the
     next roll starts with nobody picked (the roll kind stays)."""

@@ -361,7 +361,8 @@ def test_a_journal_recorded_before_rules_editions_still_opens_as_it_was_played(t
     assert old.rules == 1 and old.monsters[0].energy == 0 and old.current == 1
     new_game = Session.create(tmp_path / "new.jsonl", "kotd",
                               setup_from_config(CFG, ("Gigazaur", "Alienoid")), random.Random(1))
-    assert new_game.start_event.data["rules"] == 2
+    from companion.games.base import RULES_EDITION
+    assert new_game.start_event.data["rules"] == RULES_EDITION
 
 
 def test_a_journal_of_a_newer_rules_edition_is_refused_with_its_line(tmp_path):
@@ -370,11 +371,14 @@ def test_a_journal_of_a_newer_rules_edition_is_refused_with_its_line(tmp_path):
     import json
 
     from companion.errors import JournalError
-    start = {"game": "kotd", **setup_from_config(CFG, ("Gigazaur", "Alienoid")), "rules": 3}
+    from companion.games.base import RULES_EDITION
+    newer = RULES_EDITION + 1
+    start = {"game": "kotd", **setup_from_config(CFG, ("Gigazaur", "Alienoid")), "rules": newer}
     path = tmp_path / "newer.jsonl"
     path.write_text(json.dumps({"seq": 1, "type": "game.start", "at": "", "data": start}) + "\n")
-    with pytest.raises(JournalError, match=r"newer.jsonl:1: bad game.start: rules: edition 1 "
-                                           r"to 2, not 3 \(a journal from a newer version"):
+    with pytest.raises(JournalError, match=rf"newer.jsonl:1: bad game.start: rules: edition 1 "
+                                           rf"to {RULES_EDITION}, not {newer} \(a journal from a newer "
+                                           r"version"):
         Session.open(path)
 
 

@@ -239,3 +239,76 @@ def test_config_round_trips_through_its_data_and_start_data_carries_the_other_si
     data = tt.fighter_data(cfg.fighter("Bödvar"), cfg)
     assert data["other"]["name"] == "Ours Berserk"
     assert "other" not in tt.fighter_data(cfg.fighter("Jeanne"), cfg)
+
+
+def adjust(state, team, fighter_, delta, what="hp"):
+    return RULES.apply(state, "tagteam.adjust",
+                       {"team": team, "fighter": fighter_, "what": what, "delta": delta})
+
+
+def test_a_fighter_taken_to_ko_by_hand_ends_the_fight_at_once():
+    """FIN DE LA PARTIE: "Si l'un des Combattants est KO à la fin du Tour, ses Points de vie
+    ayant été réduits à 0, la partie est terminée et ce joueur a perdu." DÉROULEMENT DE LA
+    PARTIE: the phases alternate "jusqu'à ce que l'un des Combattants ait été mis hors de
+    combat". A card's effect entered by hand that takes a Fighter to 0 ends the fight: no
+    further turn can make it a draw."""
+    s = game(fighter("Jeanne", 15, 1), fighter("Ching", 10, 2),
+             fighter("Bodvar", 3, 3), fighter("Wong", 10, 2))
+    s = turn(s, NOTHING, NOTHING)                          # turn 1 of round 1
+    before = s
+    s = adjust(s, 0, 0, -15)                               # Jeanne adjusted to 0
+    assert (s.teams[0][0].hp, s.phase, s.result) == (0, "over", "1")
+    assert s.last == ("Jeanne is KO: Amy wins",)
+    assert RULES.is_over(s) and RULES.summary(s).endswith("Amy won")
+    line = RULES.describe(before, "tagteam.adjust",
+                          {"team": 0, "fighter": 0, "what": "hp", "delta": -15}, s)
+    assert line == "Jeanne -15 hp (by hand); Jeanne is KO: Amy wins"
+    # the extra turn that used to be allowed (where Bodvar's KO made it a draw) is refused
+    with pytest.raises(IllegalActionError, match="the fight is over"):
+        turn(s, side(0, {"kind": "direct", "amount": 5}), NOTHING)
+
+
+def test_a_ko_by_hand_after_the_rounds_last_turn_ends_the_fight_not_the_round():
+    """After a round's last turn (deck building), a Fighter adjusted to 0 loses: the next
+    round does not start."""
+    s = game(fighter("Jeanne", 15, 1), fighter("Ching", 10, 2),
+             fighter("Bodvar", 12, 3), fighter("Wong", 4, 2))
+    s = turn(turn(s, NOTHING, NOTHING), NOTHING, NOTHING)
+    assert s.phase == "building"
+    s = adjust(s, 1, 1, -9)                                # Wong: 4 -> 0 (no lower than KO)
+    assert (s.teams[1][1].hp, s.phase, s.result) == (0, "over", "0")
+    with pytest.raises(IllegalActionError, match="the fight is over"):
+        RULES.apply(s, "tagteam.next_round", {})
+
+
+def test_power_by_hand_and_hp_above_zero_keep_the_fight_going():
+    s = game(fighter("Jeanne", 15, 1), fighter("Ching", 10, 2),
+             fighter("Bodvar", 12, 3), fighter("Wong", 10, 2))
+    s = adjust(adjust(s, 0, 0, -14), 0, 0, -1, what="power")
+    assert (s.teams[0][0].hp, s.teams[0][0].power, s.phase, s.result) == (1, 0, "combat", None)
+
+
+def test_an_edition_2_journal_replays_its_ko_by_hand_as_it_was_played():
+    """Games recorded before edition 3 replay exactly as played: there a Fighter adjusted to 0
+    did not end the fight, and the turn that followed judged the KOs."""
+    setup = {"teams": [{"player": "Zara", "fighters": [fighter("Jeanne", 15, 1), fighter("Ching", 10, 2)]},
+                       {"player": "Amy", "fighters": [fighter("Bodvar", 3, 3), fighter("Wong", 10, 2)]}],
+             "rules": 2}
+    s = adjust(RULES.initial(setup), 0, 0, -15)
+    assert (s.teams[0][0].hp, s.phase, s.result) == (0, "combat", None)
+    s = turn(s, side(0, {"kind": "direct", "amount": 5}), NOTHING)
+    assert s.result == "draw"
+
+
+def test_a_ko_by_hand_is_taken_back_by_undo(tmp_path):
+    from companion.session import Session
+
+    setup = {"teams": [{"player": "Zara", "fighters": [fighter("Jeanne", 15, 1), fighter("Ching", 10, 2)]},
+                       {"player": "Amy", "fighters": [fighter("Bodvar", 12, 3), fighter("Wong", 10, 2)]}]}
+    session = Session.create(tmp_path / "g.jsonl", "tagteam", setup, random.Random(1))
+    session.do("tagteam.adjust", team=1, fighter=0, what="hp", delta=-12)
+    assert (session.state.phase, session.state.result) == ("over", "0")
+    session.undo()
+    assert (session.state.phase, session.state.result, session.state.teams[1][0].hp) == (
+        "combat", None, 12)
+    session.close()

@@ -480,7 +480,8 @@ def test_the_kick_off_kick_is_a_bac_roll_by_the_kicking_team():
 def test_superstars_plus_one_and_a_reroll_in_the_panel():
     """5.07 Teriomorphs: Superstars: "1x: Before making a roll, add +1 to the attribute you
     are using for the roll (up to a maximum of +3). 3x: Reroll a die. (Only once per
-    roll)." The tokens are spent with the roll (one event, one undo)."""
+    roll)." One die is re-rolled, the one the coach picks; the tokens are spent with the roll
+    (one event, one undo)."""
     s = carry(match(kicking=0), 0)                       # Teriomorphs attack; Kitsune carries
     s = RULES.apply(s, "takkure.skill_token", {"team": 1, "delta": 4})
     p = panel(s, "tackle_dodge", attacker=0, defender=1)  # Kitsune (REF 6) dodges Hana
@@ -491,14 +492,21 @@ def test_superstars_plus_one_and_a_reroll_in_the_panel():
     p.receive(s, [7, 7, 2])                              # Kitsune 7, 7 (Side step); Hana 2
     with pytest.raises(IllegalActionError, match="spent before making the roll"):
         p.superstars(s, 1, 0, 1)
-    p.reroll(s, 1, 0)                                    # 3 more tokens: the dice again
-    assert p.slots(s)[0][1] == [None, None]
-    with pytest.raises(IllegalActionError, match="only once per roll"):
+    # "Reroll a die": Kitsune rolled two (Side step); the coach picks which one goes again
+    with pytest.raises(IllegalActionError, match="Kitsune rolled 2 dice: pick the die to re-roll"):
         p.reroll(s, 1, 0)
-    p.receive(s, [3, 5])
+    assert p.reroll_choices(s, 1, 0) == [7, 7]
+    p.reroll(s, 1, 0, die=1)                             # 3 more tokens: the second die again
+    assert p.slots(s)[0][1] == [7, None]                 # the first die stays
+    assert not p.ready(s)
+    with pytest.raises(IllegalActionError, match="only once per roll"):
+        p.reroll(s, 1, 0, die=0)
+    p.receive(s, [5])
+    assert p.slots(s)[0][1] == [7, 5]
     type_, data = p.record(s)
     assert data["superstars"] == [{"team": 1, "player": 0, "tokens": 1}]
-    assert data["rerolls"] == [{"team": 1, "player": 0, "dice": [7, 7]}]
+    assert data["rerolls"] == [{"team": 1, "player": 0, "die": 1, "dice": [7]}]
+    assert data["rolls"][0]["dice"] == [7, 5]
     after = RULES.apply(s, type_, data)
     assert after.teams[1].skill_tokens == 0
     p2 = panel(s, "tackle_dodge", attacker=0, defender=1)
@@ -541,3 +549,43 @@ def test_a_bdy_roll_for_fractured_vertebrae_is_recorded_as_such():
     p.receive(s, [4])
     assert p.explain(s) == "Yokozuna: BDY 5; rolled 4: success -> Yokozuna may act"
     assert p.record(s) == ("takkure.bdy_roll", {"team": 0, "player": 3, "roll": 4})
+
+
+def test_a_superstars_reroll_of_one_die_from_the_tower_and_of_a_single_die():
+    """"3x: Reroll a die": the tower's throw after a re-roll is the one die taken back (the
+    other stays); a player with one die needs no pick."""
+    s = carry(match(kicking=0), 0)
+    s = RULES.apply(s, "takkure.skill_token", {"team": 1, "delta": 6})
+    p = panel(s, "tackle_dodge", attacker=0, defender=1)  # Kitsune (2 dice) dodges Hana (1)
+    p.receive(s, [2, 9, 4])
+    p.reroll(s, 1, 0, die=0)
+    with pytest.raises(IllegalActionError, match="1 die to re-roll; the tower read 2"):
+        p.receive_tower(s, [{"kind": "d12", "face": 6, "colour": "yellow", "status": "clean"},
+                            {"kind": "d12", "face": 8, "colour": "yellow", "status": "clean"}])
+    tower = [{"kind": "d12", "face": 11, "colour": "yellow", "status": "clean"}]
+    assert p.receive_tower(s, tower) == [1]
+    assert p.slots(s)[0][1] == [11, 9] and p.source == "mixed"
+    again = panel(s, "tackle_dodge", attacker=0, defender=1)
+    again.receive(s, [2, 9, 4])
+    with pytest.raises(IllegalActionError, match="Kitsune has no die 3 to re-roll"):
+        again.reroll(s, 1, 0, die=2)
+    with pytest.raises(IllegalActionError, match="Yamato have no Superstars tokens"):
+        again.reroll(s, 0, 1)
+
+
+def test_an_edition_3_roll_names_the_one_die_re_rolled():
+    """The journal's ``rerolls`` names the die (edition 3); a re-roll of the player's whole
+    hand, as editions 1-2 recorded it, replays in those editions only."""
+    s = carry(match(kicking=0), 0)
+    s = RULES.apply(s, "takkure.skill_token", {"team": 1, "delta": 3})
+    rolls = [{"team": 1, "player": 0, "action": "DODGE", "target": 6, "dice": [7, 5]},
+             {"team": 0, "player": 1, "action": "TACKLE", "target": 7, "dice": [2]}]
+    whole_hand = {"text": "t", "rolls": rolls, "rerolls": [{"team": 1, "player": 0, "dice": [7, 7]}]}
+    with pytest.raises(IllegalActionError, match="rerolls: die"):
+        RULES.apply(s, "takkure.roll", whole_hand)
+    with pytest.raises(IllegalActionError, match="rerolls: die"):
+        RULES.apply(s, "takkure.roll", {**whole_hand, "rerolls": [
+            {"team": 1, "player": 0, "die": 2, "dice": [7]}]})
+    assert RULES.apply(tk.evolve(s, rules=2), "takkure.roll", whole_hand).teams[1].skill_tokens == 0
+    one = {**whole_hand, "rerolls": [{"team": 1, "player": 0, "die": 1, "dice": [7]}]}
+    assert RULES.apply(s, "takkure.roll", one).teams[1].skill_tokens == 0

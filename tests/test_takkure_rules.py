@@ -453,9 +453,33 @@ def test_not_as_bad_as_it_looks_rolls_the_common_table_again():
         act(_injured(), "injury", team=1, player=0, rolls=[12, 1])
 
 
-def test_broken_leg_keeps_a_minimum_movement():
+def test_broken_leg_keeps_a_minimum_movement_and_never_raises_one():
+    """7.01 Grave injuries 5-7: "Broken leg: -3 REF and -7.5/-5 MOV (down to a minimum of
+    2.5/2.5 MOV)". A minimum stops a reduction; it never raises a value: a card printed
+    MOV 4/2 (Yokozuna's) goes to 2.5 attacking and keeps its 2 defending."""
+    before = _injured().player(1, 0)
+    assert (before.stat("mov_attack"), before.stat("mov_defense")) == (4, 2)
     p = act(_injured(), "injury", team=1, player=0, rolls=[12, 6]).player(1, 0)
-    assert (p.stat("mov_attack"), p.stat("mov_defense")) == (2.5, 2.5) and p.status == "injured"
+    assert (p.stat("mov_attack"), p.stat("mov_defense")) == (2.5, 2) and p.status == "injured"
+    assert p.stat("ref") == before.stat("ref") - 3
+
+
+def test_broken_leg_stops_at_the_minimum_from_above():
+    """A MOV of 6/4 loses 7.5/5 and stops at 2.5/2.5."""
+    s = act(new(), "kickoff", kicking=0)
+    s = tk.evolve(s, teams=(s.teams[0], tk.evolve(s.teams[1], players=(
+        tk.evolve(s.teams[1].players[0], base=tuple(
+            (k, {"mov_attack": 6.0, "mov_defense": 4.0}.get(k, v))
+            for k, v in s.teams[1].players[0].base)),) + s.teams[1].players[1:])))
+    p = act(_injured(s), "injury", team=1, player=0, rolls=[12, 7]).player(1, 0)
+    assert (p.stat("mov_attack"), p.stat("mov_defense")) == (2.5, 2.5)
+
+
+def test_an_edition_2_journal_replays_broken_leg_as_it_was_played():
+    """Games recorded before edition 3 raised a MOV below 2.5 to 2.5: they replay so."""
+    s = tk.evolve(act(new(), "kickoff", kicking=0), rules=2)
+    p = act(_injured(s), "injury", team=1, player=0, rolls=[12, 5]).player(1, 0)
+    assert (p.stat("mov_attack"), p.stat("mov_defense")) == (2.5, 2.5)
 
 
 def test_try_score_kickoff_choice_and_teriomorph_token():
@@ -804,7 +828,7 @@ def test_superstars_tokens_spent_on_a_roll_go_with_it():
     s = act(new(), "kickoff", kicking=0)
     s = act(s, "skill_token", team=1, delta=4)
     after = act(s, "roll", text="a boosted tackle", superstars=[{"team": 1, "player": 0, "tokens": 1}],
-                rerolls=[{"team": 1, "player": 0, "dice": [12]}])
+                rerolls=[{"team": 1, "player": 0, "die": 0, "dice": [12]}])
     assert after.teams[1].skill_tokens == 0
     assert RULES.describe(s, "takkure.roll", {"text": "t", "superstars": [
         {"team": 1, "player": 0, "tokens": 1}], "rerolls": [{"team": 1, "player": 0}]},
@@ -812,10 +836,11 @@ def test_superstars_tokens_spent_on_a_roll_go_with_it():
     with pytest.raises(IllegalActionError, match="Teriomorphs have 4 Superstars tokens; this "
                                                  "roll spends 5"):
         act(s, "roll", text="x", superstars=[{"team": 1, "player": 0, "tokens": 2}],
-            rerolls=[{"team": 1, "player": 0}])
+            rerolls=[{"team": 1, "player": 0, "die": 0, "dice": [3]}])
     with pytest.raises(IllegalActionError, match="once per roll"):
         act(act(s, "skill_token", team=1, delta=4), "roll", text="x",
-            rerolls=[{"team": 1, "player": 0}, {"team": 1, "player": 1}])
+            rerolls=[{"team": 1, "player": 0, "die": 0, "dice": [3]},
+                     {"team": 1, "player": 1, "die": 0, "dice": [4]}])
     with pytest.raises(IllegalActionError, match="Yamato have no Superstars tokens"):
         act(s, "roll", text="x", superstars=[{"team": 0, "player": 0, "tokens": 1}])
 

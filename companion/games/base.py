@@ -93,11 +93,13 @@ def evolve(obj: S, **changes: Any) -> S:
     return evolver(obj.__class__)(obj, **changes)
 
 
-RULES_EDITION = 2
+RULES_EDITION = 3
 """The edition of the rules checks a new game is recorded under, written into its
 ``game.start`` as ``rules``. Edition 2 refuses what the rulebooks forbid and edition 1 (a
 journal without ``rules``) let through: an attacking Takkure player resting, a Danchie Go turn
-ended with action sets left, ... A journal replays under the edition it was recorded with,
+ended with action sets left, ... Edition 3 ends a Tag Team fight at once when a Fighter is
+taken to KO by hand, and lets Takkure's Broken leg no longer raise a MOV already below its
+minimum. A journal replays under the edition it was recorded with,
 so every journal saved before still opens and shows exactly what its players saw; the new
 tracking (deck sizes, tokens) works in both."""
 

@@ -13,7 +13,8 @@ at once; the players enter what their card does and the engine resolves both tog
 * markers stop on a STOP cell reached going up or down;
 * icons trigger when reached or crossed (not when left), all after every marker moved;
 * transfers move as much as possible, never more than the giver has;
-* a KO at the end of a turn loses; one KO each side is a draw.
+* a KO at the end of a turn loses; one KO each side is a draw; a KO by hand (``adjust``)
+  loses at once (edition 3).
 
 Players are 0 and 1, fighters 0 and 1 within a team.
 """
@@ -510,7 +511,15 @@ class TagTeamRules:
                 raise _fail(_("{fighter}'s {what} is already at its ").format(
                                 fighter=fighter.name, what=what)
                             + ("lowest" if delta < 0 else "highest"))
-            return _with_fighter(state, t, f, fighter)
+            after = _with_fighter(state, t, f, fighter)
+            if state.rules >= 3 and fighter.ko:
+                # FIN DE LA PARTIE: "Si l'un des Combattants est KO ..., la partie est terminée
+                # et ce joueur a perdu": a KO by hand ends the fight at once, as a turn's does
+                # (edition 3; before, the fight went on until a turn judged KOs)
+                line = _("{fighter} is KO: {name} wins").format(fighter=fighter.name,
+                                                                name=state.names[1 - t])
+                return evolve(after, phase="over", result=str(1 - t), last=(line,))
+            return after
         raise _fail(_("unknown Tag Team action {type!r}").format(type=type_))
 
     def describe(self, before: TagTeamState, type_: str, data: Mapping[str, Any],
@@ -531,7 +540,10 @@ class TagTeamRules:
             g = after.teams[data["team"]][data["fighter"]]
             return _("{f}'s board flipped: {g} ({hp}/{max_hp} HP, power {power})").format(
                        f=f.name, g=g.name, hp=g.hp, max_hp=g.max_hp, power=g.power)
-        return _("{f} {delta:+d} {what} (by hand)").format(f=f.name, delta=data['delta'], what=data['what'])
+        line = _("{f} {delta:+d} {what} (by hand)").format(f=f.name, delta=data['delta'], what=data['what'])
+        if after.phase == "over" and before.phase != "over":
+            line += "; " + "; ".join(after.last)
+        return line
 
     def to_json(self, state: TagTeamState, *, reveal_hidden: bool = False) -> dict[str, Any]:
         return {"round": state.round, "turn": state.turn, "phase": state.phase,

@@ -452,7 +452,8 @@ def grave(roll: int) -> InjuryResult:
         return InjuryResult(_("Broken arm"), (("bac", -3), ("bac_try", -3), ("str", -3)))
     if 5 <= roll <= 7:
         # DECISION: printed "-7.5/-5 MOV (down to a minimum of 2.5/2.5 MOV)", applied as
-        # printed; the floor keeps it from removing the player.
+        # printed; the floor keeps it from removing the player. A minimum stops a reduction:
+        # a MOV already below 2.5 keeps its value (edition 3; editions 1-2 raised it to 2.5).
         return InjuryResult(_("Broken leg"), (("ref", -3), ("mov_attack", -7.5), ("mov_defense", -5)),
                             mov_floor=(2.5, 2.5))
     if 8 <= roll <= 10:
@@ -524,9 +525,14 @@ def _apply_injury(state: TakkureState, team: int, index: int, rolls: list[int]) 
         remove = remove or r.remove
         if r.mov_floor:
             for key, floor in zip(("mov_attack", "mov_defense"), r.mov_floor):
-                base = dict(p.base)[key] + sum(v for k, v in changes if k == key)
-                if base < floor:
-                    changes.append((key, floor - base))
+                value = dict(p.base)[key] + sum(v for k, v in changes if k == key)
+                if state.rules >= 3:
+                    # "down to a minimum of 2.5/2.5 MOV": the minimum stops the reduction, it
+                    # never raises a value already below it (Yokozuna's printed 2 stays 2)
+                    before = value - sum(v for k, v in r.changes if k == key)
+                    floor = min(floor, before)
+                if value < floor:
+                    changes.append((key, floor - value))
     tokens = p.skill_tokens
     # 5.07 Unwavering Honor: "When a Yamato player receives a Wound token, it also receives a
     # Team Skill token" — an injury's wound too ("I'm just tired")
@@ -950,11 +956,26 @@ SUPERSTARS_MAX = 3       # "+1 to the attribute you are using for the roll (up t
 SUPERSTARS_REROLL = 3    # "3x: Reroll a die. (Only once per roll)"
 
 
+def _reroll_die(data: Mapping[str, Any], r: Mapping[str, Any], team: int, player: int) -> None:
+    """A re-roll names one die of that player's dice in the roll and the face it replaced."""
+    mine = [x for x in data.get("rolls", []) or []
+            if isinstance(x, Mapping) and (x.get("team"), x.get("player")) == (team, player)]
+    count = sum(len(x.get("dice", []) or []) for x in mine) if mine else None
+    die = r.get("die")
+    if isinstance(die, bool) or not isinstance(die, int) or die < 0 \
+            or (count is not None and die >= count):
+        raise _fail(_("rerolls: die, which of the player's dice was re-rolled, not {die!r}").format(die=die))
+    replaced = r.get("dice")
+    if not isinstance(replaced, list) or len(replaced) != 1:
+        raise _fail(_("rerolls: dice, the one face the re-roll replaced, not {replaced!r}").format(
+                        replaced=replaced))
+
+
 def _roll(state: TakkureState, data: Mapping[str, Any]) -> TakkureState:
     """A dice resolution recorded for the log; its effects are separate events. It may carry
     the active player's action (``action``) and Superstars tokens spent on it
     (``superstars``: +1 per token to a roller, at most +3; ``rerolls``: 3 tokens a die, once
-    per roll)."""
+    per roll, naming the die from edition 3)."""
     if not isinstance(data.get("text"), str):
         raise _fail(_("a recorded roll carries its explanation"))
     act = data.get("action")
@@ -969,9 +990,13 @@ def _roll(state: TakkureState, data: Mapping[str, Any]) -> TakkureState:
         spent[team] = spent.get(team, 0) + n
     rerolls = data.get("rerolls", []) or []
     for i, r in enumerate(rerolls):
-        team, _player = _who(state, r)
+        team, player = _who(state, r)
         if any(_who(state, x)[0] == team for x in rerolls[:i]):
             raise _fail(_("Superstars: a die is re-rolled only once per roll"))
+        if state.rules >= 3:
+            # "3x: Reroll a die": one die, the one the coach picked (editions 1-2 recorded the
+            # player's dice all thrown again)
+            _reroll_die(data, r, team, player)
         spent[team] = spent.get(team, 0) + SUPERSTARS_REROLL
     for team, n in spent.items():
         t = state.teams[team]

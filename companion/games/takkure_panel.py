@@ -237,7 +237,8 @@ class FollowUp:
 class RollPanel:
     kind: RollKind = field(default_factory=lambda: KINDS[0])
     picks: dict[Role, list[int]] = field(default_factory=lambda: {ATTACKER: [], DEFENDER: []})
-    dice_in: dict[tuple[int, int], list[int]] = field(default_factory=dict)  # (team, player)
+    # (team, player) -> faces in order; None: a die taken back for a Superstars re-roll
+    dice_in: dict[tuple[int, int], list[int | None]] = field(default_factory=dict)
     pressure: int = 0
     distance: float | None = None
     distance_source: str = ""
@@ -245,7 +246,8 @@ class RollPanel:
     extra: dict[tuple[int, int], int] = field(default_factory=dict)  # plays/skills: +dice
     source: str = ""                 # where the dice came from: "typed", "tower"
     boost: dict[tuple[int, int], int] = field(default_factory=dict)   # Superstars +1 each
-    rerolled: dict[tuple[int, int], list[int]] = field(default_factory=dict)  # 3 tokens: dice
+    # Superstars re-rolls (3 tokens): (team, player) -> (which die, the face it replaced)
+    rerolled: dict[tuple[int, int], tuple[int, int]] = field(default_factory=dict)
 
     # -- who is involved ---------------------------------------------------------------------
     @staticmethod
@@ -415,15 +417,30 @@ class RollPanel:
             todo = list(faces)
             for r in rollers:
                 got = self.dice_in.setdefault((r.team, r.player), [])
+                while todo and None in got:          # a die taken back to be re-rolled
+                    got[got.index(None)] = todo.pop(0)
                 while todo and len(got) < r.n_dice:
                     got.append(todo.pop(0))
             if todo:
                 raise IllegalActionError(_("every die of this roll is already in: tap a die to clear it"))
         else:
             mine = [r for r in rollers if r.team == team]
-            need = sum(r.n_dice for r in mine)
             if not mine:
                 return
+            holes = [(r, i) for r in mine
+                     for i, f in enumerate(self.dice_in.get((r.team, r.player), [])) if f is None]
+            if holes:
+                # a Superstars re-roll: the tower's throw is the die taken back, the others stay
+                if len(faces) != len(holes):
+                    raise IllegalActionError(ngettext(
+                        "{team}: {count} die to re-roll; the tower read {read}",
+                        "{team}: {count} dice to re-roll; the tower read {read}", len(holes)
+                    ).format(team=state.teams[team].name, count=len(holes), read=len(faces)))
+                for (r, i), f in zip(holes, faces):
+                    self.dice_in[(r.team, r.player)][i] = f
+                self.source = source if not self.source or self.source == source else "mixed"
+                return
+            need = sum(r.n_dice for r in mine)
             if len(faces) != need:
                 raise IllegalActionError(
                     (ngettext("{team}: {count} red D12 in this roll; the tower read {read}",
@@ -514,21 +531,41 @@ class RollPanel:
         else:
             self.boost.pop(key, None)
 
-    def reroll(self, state: TakkureState, team: int, player: int) -> None:
-        """"3x: Reroll a die. (Only once per roll)": the die is typed or thrown again."""
+    def reroll_choices(self, state: TakkureState, team: int, player: int) -> list[int]:
+        """The faces of this player's dice, in order: the dice a re-roll can take back."""
+        got = self.dice_in.get((team, player), [])
+        n = next((r.n_dice for r in self.rollers(state) if (r.team, r.player) == (team, player)), 0)
+        return [f for f in got[:n] if f is not None]
+
+    def reroll(self, state: TakkureState, team: int, player: int, die: int | None = None) -> None:
+        """"3x: Reroll a die. (Only once per roll)": the coach picks which of the player's dice
+        (``die``, its place in the player's dice; needed when the player rolled more than
+        one); that die alone is typed or thrown again, the others stay."""
         t = state.teams[team]
         key = (team, player)
         if t.team_skill != "teriomorphs":
             raise IllegalActionError(_("{t} have no Superstars tokens").format(t=t.name))
         if any(k[0] == team for k in self.rerolled):
             raise IllegalActionError(_("Superstars: a die is re-rolled only once per roll"))
-        if not self.dice_in.get(key):
+        faces = self.reroll_choices(state, team, player)
+        got = self.dice_in.get(key, [])
+        if not faces or len(faces) < len(got) or None in got:
             raise IllegalActionError(_("roll first: a die is re-rolled after the roll"))
+        if die is None and len(faces) == 1:
+            die = 0
+        if die is None:
+            raise IllegalActionError(_("{name} rolled {count} dice: pick the die to re-roll").format(
+                                         name=state.player(team, player).name, count=len(faces)))
+        if isinstance(die, bool) or not isinstance(die, int) or not 0 <= die < len(faces):
+            raise IllegalActionError(_("{name} has no die {number} to re-roll").format(
+                                         name=state.player(team, player).name,
+                                         number=die + 1 if isinstance(die, int) else die))
         if self._tokens_left(state, team) < SUPERSTARS_REROLL:
             raise IllegalActionError(_("{t} need {superstars_reroll} Superstars tokens to re-roll "
                                      "a die").format(
                                          t=t.name, superstars_reroll=SUPERSTARS_REROLL))
-        self.rerolled[key] = list(self.dice_in.pop(key))
+        self.rerolled[key] = (die, faces[die])
+        self.dice_in[key] = [None if i == die else f for i, f in enumerate(faces)]
 
     def set_distance(self, inches: float | None, source: str = "typed") -> None:
         if inches is not None:
@@ -623,8 +660,8 @@ class RollPanel:
             data["superstars"] = [{"team": t, "player": i, "tokens": n}
                                   for (t, i), n in sorted(self.boost.items())]
         if self.rerolled:
-            data["rerolls"] = [{"team": t, "player": i, "dice": d}
-                               for (t, i), d in sorted(self.rerolled.items())]
+            data["rerolls"] = [{"team": t, "player": i, "die": die, "dice": [face]}
+                               for (t, i), (die, face) in sorted(self.rerolled.items())]
         return "takkure.roll", data
 
     def declared_action(self, state: TakkureState) -> tuple[int, int, str] | None:

@@ -229,7 +229,14 @@ class FighterSheet(ModalView):
                                   then=self.update, **data)
 
     def update(self) -> None:
-        f = self.screen.session.state.teams[int(self.team)][int(self.index)]
+        state = self.screen.session.state
+        if state.phase == "over" and self.parent is not None:
+            # a KO by hand ends the fight at once: the sheet gives way to the result, which
+            # Undo takes back
+            self.dismiss(animation=False)
+            App.get_running_app().banner("\n".join(state.last), seconds=3.5)
+            return
+        f = state.teams[int(self.team)][int(self.index)]
         self.fname = f.name
         self.status = (_("{hp}/{max_hp} HP · power {power}  (KO)") if f.ko else
                        _("{hp}/{max_hp} HP · power {power}")).format(hp=f.hp, max_hp=f.max_hp,

@@ -401,6 +401,12 @@ class KindPicker(ModalView):
     screen = ObjectProperty(None)
 
 
+class WhichDie(ModalView):
+    """Which of a player's dice a Superstars re-roll throws again."""
+
+    prompt = StringProperty("")
+
+
 class InjuryPad(ModalView):
     """The injury roll: D12s in order (12 on the common table leads to the grave table)."""
 
@@ -683,8 +689,25 @@ class TakkureGameScreen(GameScreen):
         self._dice_in(lambda s: self.panel.superstars(s, team, player, 1))
 
     def reroll(self, team: int, player: int) -> None:
-        """Superstars: 3 tokens to roll this player's dice again (once per roll)."""
-        self._dice_in(lambda s: self.panel.reroll(s, team, player))
+        """Superstars: 3 tokens to roll one of this player's dice again (once per roll). A
+        player who rolled more than one die: the coach picks which."""
+        faces = self.panel.reroll_choices(self.session.state, team, player)
+        if len(faces) < 2:
+            self._dice_in(lambda s: self.panel.reroll(s, team, player))
+            return
+        picker = WhichDie(prompt=_("{name}: which die is rolled again? (3 Superstars tokens)").format(
+            name=self.session.state.player(team, player).name))
+        for i, face in enumerate(faces):
+            b = BigButton(text=str(face), font_sp=26, tap_dp=64, bg=TEAM_RGBA[TEAM_COLOURS[team]])
+            if TEAM_RGBA[TEAM_COLOURS[team]][1] > 0.6:
+                b.color = (0.08, 0.08, 0.1, 1)
+            b.bind(on_release=lambda _b, i=i: self._reroll_die(picker, team, player, i))
+            picker.ids.faces.add_widget(b)
+        picker.open(animation=False)
+
+    def _reroll_die(self, picker: Any, team: int, player: int, die: int) -> None:
+        picker.dismiss(animation=False)
+        self._dice_in(lambda s: self.panel.reroll(s, team, player, die))
 
     def clear_die(self, team: int, player: int) -> None:
         self.panel.clear_die(team, player)
