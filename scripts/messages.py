@@ -28,7 +28,7 @@ from typing import Any
 
 from babel.messages.catalog import Catalog
 from babel.messages.extract import DEFAULT_KEYWORDS, extract
-from babel.messages.mofile import write_mo
+from babel.messages.mofile import read_mo, write_mo
 from babel.messages.pofile import read_po, write_po
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -141,6 +141,40 @@ def compiled(cat: Catalog) -> bytes:
     return out.getvalue()
 
 
+def shown(mo: bytes) -> tuple[dict[Any, Any], str]:
+    """What a compiled catalogue makes the app show: each message (a plural one by its
+    (singular, plural) pair, with a context when it has one) and its translation(s), and the
+    plural rule. Not the header's other fields (which tool wrote it, when): they show nothing."""
+    cat = read_mo(io.BytesIO(mo))
+    texts = {(m.context, m.id if isinstance(m.id, str) else tuple(m.id)):
+             m.string if isinstance(m.string, str) else tuple(m.string)
+             for m in cat if m.id}
+    return texts, cat.plural_forms
+
+
+def mo_differences(lang: str) -> list[str]:
+    """How the committed .mo differs, in what players see, from its .po compiled (a .po
+    edited without `make messages`): each message it lacks, has more or shows differently,
+    and the plural rule."""
+    path = mo_path(lang)
+    if not path.exists():
+        return [f"{lang}: {path.relative_to(ROOT)} is missing: run make messages"]
+    want, want_plural = shown(compiled(read_catalogue(lang)))
+    have, have_plural = shown(path.read_bytes())
+    out = []
+    for key in sorted(want.keys() | have.keys(), key=repr):
+        text = key[1] if isinstance(key[1], str) else key[1][0]
+        if key not in have:
+            out.append(f"{lang}: the .mo lacks {text!r}")
+        elif key not in want:
+            out.append(f"{lang}: the .mo has {text!r}, which the .po does not")
+        elif have[key] != want[key]:
+            out.append(f"{lang}: the .mo shows {have[key]!r} for {text!r}, the .po {want[key]!r}")
+    if have_plural != want_plural:
+        out.append(f"{lang}: the .mo's plural rule {have_plural!r} is not the .po's {want_plural!r}")
+    return out
+
+
 def placeholders(text: str) -> set[str]:
     return {a or b for a, b in PLACEHOLDER.findall(text)}
 
@@ -192,6 +226,8 @@ def main(argv: Iterable[str] = ()) -> int:
         found += problems(cat, template)
         if not check:
             write(cat, lang)
+        else:
+            found += mo_differences(lang)
     if not check:
         print(f"{len(template)} strings; catalogues written: "
               + ", ".join(str(po_path(lang).relative_to(ROOT)) for lang in LANGUAGES))
