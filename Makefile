@@ -1,19 +1,32 @@
 # Two commands do all the set-up on a fresh machine:
-#   make run    creates .venv, installs the app, starts it
+#   make run    creates .venv from the lock (requirements.lock), installs the app, starts it
 #   make test   same set-up (plus Xvfb where missing), then lint (ruff), types (mypy) and the
 #               whole test suite (which also builds the wheel and installs it in a fresh venv)
+# The venv holds exactly the versions in requirements.lock (pip freeze equals it): every
+# machine tests the same packages. `make lock` refreshes the lock from pyproject.toml's
+# ranges; commit its diff like code.
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
+LOCK   := requirements.lock
+# pip itself is pinned too (pip freeze does not list it)
+PIP_VERSION := 26.3
 XVFB   := xvfb-run -a -s "-screen 0 2400x1500x24"
+# the suite runs in two processes (this machine has 2 cores); PYTEST_ARGS="-n 0" runs it in one
+PYTEST_WORKERS ?= 2
 
-.PHONY: run test lint bench screenshots messages system-deps clean
+.PHONY: run test lint bench screenshots messages system-deps lock clean
 
-$(STAMP): pyproject.toml
+# A venv made from scratch whenever the lock or pyproject.toml changes, so that nothing
+# installed before (another version, a package the lock dropped) stays behind.
+$(STAMP): pyproject.toml $(LOCK)
+	rm -rf $(VENV)
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
+	$(PY) -m pip install --quiet --disable-pip-version-check pip==$(PIP_VERSION)
+	$(PY) -m pip install --quiet --requirement $(LOCK)
+	$(PY) -m pip install --quiet --no-deps --editable .
+	$(PY) -m pip check
 	touch $(STAMP)
 
 system-deps:
@@ -35,10 +48,21 @@ lint: $(STAMP)
 	$(PY) -m mypy
 
 test: $(STAMP) system-deps lint
-	$(XVFB) $(PY) -m pytest $(PYTEST_ARGS)
+	$(XVFB) $(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 bench: $(STAMP) system-deps
 	$(XVFB) $(PY) bench/run_all.py
+
+# The lock: pyproject.toml's app and test dependencies resolved to their newest allowed
+# versions in a scratch venv, written as `pip freeze` writes them (the project itself left
+# out). Run it after changing a dependency, then `make test`, and commit requirements.lock.
+lock:
+	rm -rf .lock-venv
+	$(PYTHON) -m venv .lock-venv
+	.lock-venv/bin/python -m pip install --quiet --disable-pip-version-check pip==$(PIP_VERSION)
+	.lock-venv/bin/python -m pip install --quiet '.[test]'
+	.lock-venv/bin/python scripts/write_lock.py $(LOCK)
+	rm -rf .lock-venv
 
 # the translation catalogues: extract every marked string (Python and .kv), update
 # companion/locale/{en,fr}/LC_MESSAGES/companion.po, compile the .mo files the app reads
@@ -50,4 +74,4 @@ screenshots: $(STAMP) system-deps
 	$(XVFB) $(PY) scripts/teach_screenshots.py docs/screenshots
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis build *.egg-info
+	rm -rf $(VENV) .lock-venv .pytest_cache .hypothesis build *.egg-info

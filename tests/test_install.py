@@ -36,7 +36,10 @@ def installed(tmp_path_factory) -> tuple[Path, Path]:
     env_dir = tmp / "venv"
     venv.EnvBuilder(with_pip=True).create(env_dir)
     py = env_dir / "bin" / "python"
-    out = run(py, "-m", "pip", "install", "--quiet", wheels[0], cwd=tmp, env=env)
+    # the wheel's dependencies are ranges; the test installs the locked versions of them, as
+    # the rest of the suite runs with (requirements.lock)
+    out = run(py, "-m", "pip", "install", "--quiet", "--constraint", ROOT / "requirements.lock",
+              wheels[0], cwd=tmp, env=env)
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
     return env_dir, wheels[0]
 
