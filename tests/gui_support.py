@@ -43,7 +43,14 @@ def wait_for(cond: Callable[[], Any], timeout: float = 5.0, what: str = "") -> A
 def tap(widget: Any, frames: int = 3) -> None:
     """Touch down and up at the widget's centre, in window coordinates, then let the
     rate-limited redraw run."""
+    from kivy.app import App
     from kivy.tests.common import UnitTestTouch
+
+    # a screen manager takes no touch while a screen slides in (a player's tap then is lost
+    # too): tap once the slide is over, as a player would, however slow the machine is
+    transition = getattr(getattr(App.get_running_app(), "root", None), "transition", None)
+    if transition is not None and transition.is_active:
+        wait_for(lambda: not transition.is_active, timeout=10, what="the screen to slide in")
     x, y = widget.to_window(*widget.center)
     touch = UnitTestTouch(x, y)
     touch.touch_down()

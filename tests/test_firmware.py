@@ -521,10 +521,10 @@ def test_garbage_and_corrupt_frames_are_ignored(tower: FirmwareTower, host: Host
 @needs_micropython
 def test_ring_overflow_drops_the_oldest_and_says_so(tower: FirmwareTower, host: Host) -> None:
     boot = host.hello().msg.boot_id
-    t0 = time.monotonic()
     tower.roll("burst 40")
-    host.wait(lambda x: isinstance(x, m.Roll) and x.seq == 39, timeout=3)
-    assert time.monotonic() - t0 < 1.0, "40 rolls should take well under a second"
+    # the burst goes out at once, not paced by ACKs (this host acknowledges none of it); how
+    # fast is the machine's business, not this test's: no wall-clock bound here
+    host.wait(lambda x: isinstance(x, m.Roll) and x.seq == 39, timeout=10)
     got = host.pump(1.5)
     dropped = of(host.got, m.Dropped)
     assert dropped and all(d.boot_id == boot and d.reason == m.DROP_OVERFLOW for d in dropped)
