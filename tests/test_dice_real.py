@@ -13,6 +13,7 @@ import cv2
 import numpy as np
 import pytest
 
+from tests.real_photos import missing
 from vision.dice import DiceReader, Profile
 
 HERE = Path(__file__).resolve().parent / "data" / "dice"
@@ -26,8 +27,9 @@ def photo(name: str) -> Path:
     for place in PLACES:
         if (place / name).is_file():
             return place / name
-    pytest.skip(f"{name}: the real dice photographs are not present "
-                "(tests/data/dice/README.md says how to bring them)")
+    missing(f"real dice photograph {name} not present in "
+                + " or ".join(str(p) for p in PLACES)
+                + " (tests/data/dice/README.md says where they come from)")
 
 
 @pytest.mark.parametrize("name", sorted(TRUTH))

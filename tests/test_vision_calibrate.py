@@ -9,6 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
+from tests.real_photos import missing
 from vision.calibrate import (
     BoardView,
     CalibrationError,
@@ -22,7 +23,7 @@ from vision.calibrate import (
 )
 from vision.cli import main as cli_main
 from vision.config import CHARUCO, CameraConfig, CharucoSpec, load_camera, save_camera
-from vision.photos import photo_dir
+from vision.photos import PHOTO_DIRS, photo_dir
 from vision.render import default_camera, project, random_board_poses, render_board_view
 
 SIZE = (960, 540)
@@ -232,8 +233,9 @@ def test_k3_is_free_only_when_the_views_pin_it_down():
 def _real(pattern):
     paths = sorted(REAL.glob(pattern))
     if not paths:
-        pytest.skip(f"real photographs not present ({REAL / pattern}): see "
-                    "tests/data/real/README.md")
+        missing(f"real photographs ({pattern}) not present in "
+                    + " or ".join(str(d) for d in PHOTO_DIRS)
+                    + " (tests/data/real/README.md says where they come from)")
     return paths
 
 

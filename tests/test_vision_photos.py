@@ -10,7 +10,8 @@ import math
 import numpy as np
 import pytest
 
-from vision.photos import anchor_choice, evaluate, load_photos, measure_photo, photo_dir
+from tests.real_photos import missing
+from vision.photos import PHOTO_DIRS, anchor_choice, evaluate, load_photos, measure_photo, photo_dir
 
 DATA = photo_dir()
 
@@ -20,8 +21,9 @@ def photos():
     try:
         return load_photos(DATA)
     except ValueError as exc:     # the photographs are fetched, not committed: see README
-        pytest.skip(f"real photographs not present ({exc}); tests/data/real/README.md says "
-                    "how to bring them")
+        missing("real photographs of marker boards not present in "
+                    + " or ".join(str(d) for d in PHOTO_DIRS)
+                    + f" (tests/data/real/README.md says where they come from): {exc}")
 
 
 def truth(board, a, b):
