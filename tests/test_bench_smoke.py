@@ -89,6 +89,15 @@ def test_dice_bench_small():
         assert 0.5 < figures[key] <= 1
     assert 0 <= figures["wrong_clean_rate"] < 0.05
     assert figures["read_ms_p95"] > 0 and "meets_targets" in figures
+    # the held-out real photographs, read without a profile, next to the rendered figures
+    real = figures["real_held_out"]
+    if "error" in real:
+        assert not figures["meets_targets"]
+    else:
+        assert real["photos"] >= 30 and real["dice"] >= 200
+        assert 0 <= real["clean_right_rate"] + real["wrong_clean_rate"] + real["flagged_rate"] \
+            + real["missed_rate"] <= 1.0001
+        assert figures["meets_targets"] == (figures["meets_targets_rendered"] and real["meets_targets"])
 
 
 def test_camera_tower_bench_small():

@@ -1,0 +1,68 @@
+"""The real-photograph measure of the dice reader (vision/dice/realphotos.py): the held-out
+split is fixed by the file names, and each labelled die is scored against the readings."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.real_photos import missing
+from vision.dice.model import DieReading
+from vision.dice.realphotos import (
+    DEFAULT_SET,
+    LabelledDie,
+    LabelledPhoto,
+    PhotoSetError,
+    Score,
+    held_out,
+    load,
+    score_photo,
+)
+
+
+def reading(face, x, y, status="clean"):
+    return DieReading("d6pips", face, None, status, 0.9 if status == "clean" else 0.2, x, y)
+
+
+def test_the_held_out_part_is_a_fifth_fixed_by_the_file_name_alone():
+    names = [f"IMG_{i:04d}.jpg" for i in range(2000)]
+    out = [n for n in names if held_out(n)]
+    assert 0.17 < len(out) / len(names) < 0.23
+    assert all(held_out(f"images/{n}") == held_out(n) for n in names[:50])  # the folder is no part
+    assert [n for n in names if held_out(n)] == out                        # the same every time
+
+
+def test_each_die_is_scored_once_against_the_nearest_reading():
+    photo = LabelledPhoto(DEFAULT_SET / "x.jpg", (
+        LabelledDie("3", 100, 100, 40), LabelledDie("5", 200, 100, 40),
+        LabelledDie("1", 300, 100, 40), LabelledDie("6", 400, 100, 40)))
+    score = Score()
+    score_photo(photo, [reading("3", 104, 98),                 # right
+                        reading("2", 199, 103),                # wrong face, read clean
+                        reading(None, 300, 100, "cocked"),     # flagged
+                        reading("6", 460, 100),                # too far from the 6: missed
+                        reading("4", 600, 300)], score)        # near no die: extra
+    assert (score.dice, score.clean_right, score.clean_wrong, score.flagged, score.missed,
+            score.extra_clean) == (4, 1, 1, 1, 1, 2)
+    assert score.wrong == ["x.jpg: a 5 at (200, 100) read clean as 2"]
+    f = score.figures()
+    assert (f["clean_right_rate"], f["wrong_clean_rate"], f["missed_rate"]) == (0.25, 0.25, 0.25)
+
+
+def test_a_bad_label_file_names_the_photo_and_the_die(tmp_path):
+    (tmp_path / "labels.json").write_text(json.dumps({"images/a.jpg": {"dice": [{"face": "2"}]}}))
+    with pytest.raises(PhotoSetError, match=r"labels.json: images/a.jpg: dice\[0\]: needs face"):
+        load(tmp_path, "all")
+    with pytest.raises(PhotoSetError, match="labels.json: not found"):
+        load(tmp_path / "nowhere", "all")
+
+
+def test_the_real_set_splits_into_a_tuning_part_and_a_held_out_part():
+    if not (DEFAULT_SET / "labels.json").exists():
+        missing(f"the labelled dice photographs are not in {DEFAULT_SET} "
+                "(../shared/dice-photos/README.md)")
+    tune, held, every = load(DEFAULT_SET, "tune"), load(DEFAULT_SET, "held_out"), load(DEFAULT_SET, "all")
+    assert len(tune) + len(held) == len(every) == 200
+    assert {p.path for p in tune}.isdisjoint({p.path for p in held})
+    assert 30 <= len(held) <= 50 and sum(len(p.dice) for p in every) == 1487

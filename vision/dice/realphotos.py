@@ -1,0 +1,156 @@
+"""The dice reader measured on real, labelled photographs it was not tuned on.
+
+The labelled set is ``byler-train`` (``../shared/dice-photos/byler-train``: 200 phone
+photographs of pip D6 dice in a tray, 1,487 dice, each die's face and box; its README gives
+source and licence). It is split by photograph, once and for all, into a part a developer may
+tune on and a part only ever measured (:func:`held_out`): a photograph belongs to the held-out
+part when the SHA-256 of its file name falls in the lowest fifth. The rule needs no list, and
+a photograph added later falls on one side without moving the others.
+
+:func:`evaluate` reads each photograph with a reader function and scores every labelled die
+against the readings: read clean with the right face, read clean with a wrong face (the one
+number that must stay near zero), flagged (``cocked`` or ``unreadable``), or missed (no
+reading near it); readings near no labelled die are counted apart.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from .model import DieReading
+
+HELD_OUT_FIFTHS = 1          # one fifth of the photographs is only ever measured
+REPO = Path(__file__).resolve().parents[2]
+DEFAULT_SET = REPO.parent / "shared" / "dice-photos" / "byler-train"
+
+Reader = Callable[[np.ndarray], list[DieReading]]
+
+
+class PhotoSetError(ValueError):
+    """A labelled set that cannot be read: names the file and the key at fault."""
+
+
+def held_out(name: str) -> bool:
+    """True when photograph ``name`` (its file name) is in the part never tuned on."""
+    digest = hashlib.sha256(Path(name).name.encode("utf-8")).digest()
+    return digest[0] * 5 // 256 < HELD_OUT_FIFTHS
+
+
+@dataclass(frozen=True)
+class LabelledDie:
+    face: str
+    x: float
+    y: float
+    size: float          # the label box's side in pixels
+
+
+@dataclass(frozen=True)
+class LabelledPhoto:
+    path: Path
+    dice: tuple[LabelledDie, ...]
+
+
+def load(folder: Path = DEFAULT_SET, part: str = "held_out") -> list[LabelledPhoto]:
+    """The photographs of ``part`` (``held_out``, ``tune`` or ``all``) with their labels."""
+    labels_path = folder / "labels.json"
+    try:
+        labels = json.loads(labels_path.read_text())
+    except FileNotFoundError:
+        raise PhotoSetError(f"{labels_path}: not found (see ../shared/dice-photos/README.md)") from None
+    except json.JSONDecodeError as exc:
+        raise PhotoSetError(f"{labels_path}: line {exc.lineno}: not JSON ({exc.msg})") from None
+    if part not in ("held_out", "tune", "all"):
+        raise PhotoSetError(f"part: held_out, tune or all, not {part!r}")
+    out = []
+    for name in sorted(labels):
+        if part != "all" and held_out(name) != (part == "held_out"):
+            continue
+        entry = labels[name]
+        dice = []
+        for i, d in enumerate(entry.get("dice", [])):
+            try:
+                x0, y0, x1, y1 = (float(v) for v in d["box_xyxy"])
+                dice.append(LabelledDie(str(d["face"]), float(d["x"]), float(d["y"]),
+                                        max(x1 - x0, y1 - y0)))
+            except (KeyError, TypeError, ValueError):
+                raise PhotoSetError(f"{labels_path}: {name}: dice[{i}]: needs face, x, y and "
+                                    "box_xyxy") from None
+        out.append(LabelledPhoto(folder / name, tuple(dice)))
+    return out
+
+
+@dataclass
+class Score:
+    photos: int = 0
+    dice: int = 0
+    clean_right: int = 0
+    clean_wrong: int = 0
+    flagged: int = 0
+    missed: int = 0
+    extra_clean: int = 0      # clean readings near no labelled die
+    read_ms: list[float] = field(default_factory=list)
+    wrong: list[str] = field(default_factory=list)   # "photo: a 3 read clean as 5"
+
+    def figures(self) -> dict[str, float | int]:
+        n = max(self.dice, 1)
+        times = sorted(self.read_ms) or [0.0]
+        return {"photos": self.photos, "dice": self.dice,
+                "clean_right_rate": round(self.clean_right / n, 4),
+                "wrong_clean_rate": round(self.clean_wrong / n, 4),
+                "flagged_rate": round(self.flagged / n, 4),
+                "missed_rate": round(self.missed / n, 4),
+                "extra_clean_readings": self.extra_clean,
+                "read_ms_median": round(times[len(times) // 2], 1),
+                "read_ms_p95": round(times[min(len(times) - 1, int(0.95 * len(times)))], 1)}
+
+
+def score_photo(photo: LabelledPhoto, readings: Iterable[DieReading], score: Score) -> None:
+    """Each labelled die takes the nearest reading within half its box; a reading serves one
+    die at most."""
+    readings = list(readings)
+    used: set[int] = set()
+    score.photos += 1
+    for die in photo.dice:
+        score.dice += 1
+        best, best_d = None, die.size / 2
+        for i, r in enumerate(readings):
+            d = math.hypot(r.x - die.x, r.y - die.y)
+            if i not in used and d <= best_d:
+                best, best_d = i, d
+        if best is None:
+            score.missed += 1
+            continue
+        used.add(best)
+        r = readings[best]
+        if r.status != "clean":
+            score.flagged += 1
+        elif r.face == die.face:
+            score.clean_right += 1
+        else:
+            score.clean_wrong += 1
+            score.wrong.append(f"{photo.path.name}: a {die.face} at ({die.x:.0f}, {die.y:.0f}) "
+                               f"read clean as {r.face}")
+    score.extra_clean += sum(1 for i, r in enumerate(readings)
+                             if i not in used and r.status == "clean")
+
+
+def evaluate(reader: Reader, photos: Iterable[LabelledPhoto]) -> Score:
+    score = Score()
+    for photo in photos:
+        frame = cv2.imread(str(photo.path))
+        if frame is None:
+            raise PhotoSetError(f"{photo.path}: not an image OpenCV can read")
+        t0 = time.perf_counter()
+        readings = reader(frame)
+        score.read_ms.append((time.perf_counter() - t0) * 1000)
+        score_photo(photo, readings, score)
+    return score
