@@ -16,7 +16,7 @@ XVFB   := xvfb-run -a -s "-screen 0 2400x1500x24"
 # the suite runs in two processes (this machine has 2 cores); PYTEST_ARGS="-n 0" runs it in one
 PYTEST_WORKERS ?= 2
 
-.PHONY: run test lint bench screenshots messages system-deps lock clean
+.PHONY: run test lint bench screenshots messages system-deps lock train-dice clean
 
 # A venv made from scratch whenever the lock or pyproject.toml changes, so that nothing
 # installed before (another version, a package the lock dropped) stays behind.
@@ -64,6 +64,23 @@ lock:
 	.lock-venv/bin/python scripts/write_lock.py $(LOCK)
 	rm -rf .lock-venv
 
+# The pip-dice reader's networks (vision/dice/models/), trained on the tuning part of the
+# real photographs in ../shared/dice-photos/byler-train (scripts/train_dice.py says how).
+# Training needs PyTorch, which neither the app nor the tests do: it gets a venv of its own,
+# with the lock's numpy and OpenCV and the CPU build of torch $(TORCH_VERSION).
+TRAIN_VENV    := .venv-train
+TORCH_VERSION := 2.13.0
+$(TRAIN_VENV)/.installed: $(LOCK)
+	rm -rf $(TRAIN_VENV)
+	$(PYTHON) -m venv $(TRAIN_VENV)
+	$(TRAIN_VENV)/bin/python -m pip install --quiet --disable-pip-version-check pip==$(PIP_VERSION)
+	$(TRAIN_VENV)/bin/python -m pip install --quiet --constraint $(LOCK) numpy opencv-python-headless \
+		pyyaml torch==$(TORCH_VERSION)
+	touch $@
+
+train-dice: $(TRAIN_VENV)/.installed
+	$(TRAIN_VENV)/bin/python scripts/train_dice.py $(ARGS)
+
 # the translation catalogues: extract every marked string (Python and .kv), update
 # companion/locale/{en,fr}/LC_MESSAGES/companion.po, compile the .mo files the app reads
 messages: $(STAMP)
@@ -74,4 +91,4 @@ screenshots: $(STAMP) system-deps
 	$(XVFB) $(PY) scripts/teach_screenshots.py docs/screenshots
 
 clean:
-	rm -rf $(VENV) .lock-venv .pytest_cache .hypothesis build *.egg-info
+	rm -rf $(VENV) .lock-venv $(TRAIN_VENV) .pytest_cache .hypothesis build *.egg-info

@@ -1,6 +1,7 @@
 """Dice reader benchmark: 300 rendered trays of 1 to 8 dice (see vision/dice/bench.py), and the
 held-out part of the real labelled photographs (vision/dice/realphotos.py: the photographs of
-../shared/dice-photos/byler-train that nobody tunes on), read without a profile.
+../shared/dice-photos/byler-train that nobody tunes on), read without a profile (the pip
+networks of vision/dice/pips.py, as `dice read` without --profile).
 
     python bench/dice_bench.py [TRAYS] [--seed N] [--real FOLDER | --no-real]
 
@@ -23,14 +24,21 @@ import cv2  # noqa: E402
 
 from vision.dice import DiceReader, Profile  # noqa: E402
 from vision.dice.bench import run  # noqa: E402
+from vision.dice.pips import shipped_reader  # noqa: E402
 from vision.dice.realphotos import DEFAULT_SET, evaluate, load  # noqa: E402
 
 REAL_TARGETS = {"clean_right_rate": 0.90, "wrong_clean_rate": 0.01}
 
 
 def read_without_profile(frame):
-    """Today's reader on a photograph with no empty-tray frame and nothing taught: the tray
-    is the photograph with the dice filtered out (as tests/test_dice_real.py does)."""
+    """What `dice read` does with no profile: the pip networks (vision/dice/pips.py)."""
+    return shipped_reader().read(frame)
+
+
+def read_with_a_made_up_tray(frame):
+    """The profile reader on a photograph with no empty-tray frame and nothing taught: the
+    tray is the photograph with the dice filtered out (as tests/test_dice_real.py does). For
+    comparison: what reading without a profile meant before the pip networks."""
     profile = Profile()
     profile.add_background(cv2.medianBlur(frame, 91))
     return DiceReader(profile).read(frame)
@@ -44,6 +52,8 @@ def main() -> int:
     ap.add_argument("--real", type=Path, default=DEFAULT_SET,
                     help="the labelled real photographs (default: ../shared/dice-photos/byler-train)")
     ap.add_argument("--no-real", action="store_true", help="the rendered trays only")
+    ap.add_argument("--compare", action="store_true",
+                    help="also the profile reader on the real photographs, with a made-up tray")
     args = ap.parse_args()
 
     def progress(done: int, total: int) -> None:
@@ -59,6 +69,11 @@ def main() -> int:
                                      and real["wrong_clean_rate"] <= REAL_TARGETS["wrong_clean_rate"])
             for line in score.wrong[:10]:
                 print(f"wrong: {line}", file=sys.stderr)
+            if args.compare:
+                before = evaluate(read_with_a_made_up_tray, load(args.real, "held_out")).figures()
+                real["profile_reader_made_up_tray"] = {
+                    k: before[k] for k in ("clean_right_rate", "wrong_clean_rate", "flagged_rate",
+                                           "missed_rate", "read_ms_p95")}
             meets = meets and real["meets_targets"]
         else:
             real = {"error": f"{args.real}: no labelled photographs there"}

@@ -3,6 +3,7 @@ fresh virtualenv (not this checkout), start and find their shipped files."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -60,7 +61,9 @@ def test_the_wheel_holds_the_shipped_files(installed):
             "companion/app/widgets.kv", "companion/app/screens/home.kv",
             "firmware_bridge/firmware/main.py", "tabletop_base/typed_yaml.py",
             "companion/locale/fr/LC_MESSAGES/companion.mo",
-            "companion/locale/en/LC_MESSAGES/companion.mo"} <= names
+            "companion/locale/en/LC_MESSAGES/companion.mo",
+            "vision/dice/models/finder.npz", "vision/dice/models/faces.onnx",
+            "vision/dice/models/threshold.json", "vision/dice/models/README.md"} <= names
     assert not any(n.startswith(("tests/", "config/")) for n in names)
 
 
@@ -79,6 +82,13 @@ def test_the_installed_commands_run_outside_the_checkout(installed, tmp_path):
     assert out.returncode == 0 and "Jin" in out.stdout, out.stderr
     out = run(bin_dir / "python", "-m", "vision", "--help", cwd=tmp_path, env=env, timeout=120)
     assert out.returncode == 0 and "measure" in out.stdout, out.stderr
+    # the pip-dice networks ship with the package: a photograph read without a profile
+    import cv2
+    import numpy as np
+    cv2.imwrite(str(tmp_path / "tray.png"), np.full((240, 320, 3), 170, np.uint8))
+    out = run(bin_dir / "python", "-m", "vision", "dice", "read", "--json", "tray.png", cwd=tmp_path,
+              env=env, timeout=120)
+    assert out.returncode == 0 and json.loads(out.stdout) == {"ok": True, "dice": []}, out.stderr
     # and it is the installed copy that ran, not this checkout
     out = run(bin_dir / "python", "-c", "import companion; print(companion.__file__)",
               cwd=tmp_path, env=env, timeout=60)

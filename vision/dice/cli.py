@@ -2,7 +2,8 @@
 
     dice background --profile P.yaml IMAGE...           empty-tray images; creates or updates P
     dice teach --profile P.yaml --kind K --face F [--colour C] [--faces A,B,...] IMAGE...
-    dice read --profile P.yaml IMAGE... [--json]        one JSON object per image
+    dice read [--profile P.yaml] IMAGE... [--json]      one JSON object per image; without a
+                                                        profile: pip D6 dice on any surface
 
 Every failure exits non-zero and names the file at fault (with ``--json``:
 ``{"ok": false, "error": "..."}`` on stdout).
@@ -76,13 +77,27 @@ def cmd_teach(args: argparse.Namespace) -> int:
 
 
 def cmd_read(args: argparse.Namespace) -> int:
-    from .reader import DiceReader
+    if args.profile is None:
+        # no tower's profile: pip dice on any surface, by the networks learned from real
+        # photographs (vision/dice/pips.py)
+        from .netrun import ModelError
+        from .pips import shipped_reader
 
-    reader = DiceReader(Profile.load(args.profile))
+        try:
+            pips = shipped_reader()
+        except ModelError as exc:
+            raise DiceError(str(exc)) from None
+
+        def read(frame: np.ndarray, name: str) -> list:
+            return pips.read(frame)
+    else:
+        from .reader import DiceReader
+
+        read = DiceReader(Profile.load(args.profile)).read
     code = 0
     for path in args.images:
         try:
-            dice = reader.read(read_image(path), name=path)
+            dice = read(read_image(path), name=path)
         except DiceError as exc:
             code = 2
             if args.json:
@@ -118,8 +133,9 @@ def add_parser(sub) -> None:
     t.add_argument("images", nargs="+", metavar="IMAGE")
     t.add_argument("--json", action="store_true")
     t.set_defaults(dice_func=cmd_teach)
-    r = ds.add_parser("read", help="the dice in each image (one JSON object per image)")
-    r.add_argument("--profile", required=True)
+    r = ds.add_parser("read", help="the dice in each image (one JSON object per image); "
+                                   "without --profile, pip D6 dice on any plain surface")
+    r.add_argument("--profile", help="the tower's profile: its empty tray and taught dice")
     r.add_argument("images", nargs="+", metavar="IMAGE")
     r.add_argument("--json", action="store_true")
     r.set_defaults(dice_func=cmd_read)

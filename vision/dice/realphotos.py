@@ -45,6 +45,17 @@ def held_out(name: str) -> bool:
     return digest[0] * 5 // 256 < HELD_OUT_FIFTHS
 
 
+# Corrections to the tuning part's labels, each checked by eye on a 6x crop (the held-out
+# part is measured as labelled: never corrected from what a reader says). photo: {die index:
+# the face really up}; "add": dice the labels lack, (face, x, y, size).
+TUNING_LABEL_FIXES: dict[str, dict[str, object]] = {
+    "IMG_20191208_111246.jpg": {"faces": {0: "3"}},     # a blue die with three red pips
+    "IMG_20191208_112342.jpg": {"faces": {16: "3"},     # a black die with three white pips
+                                "add": [("3", 270.0, 151.0, 36.0)]},   # a teal 3, unlabelled
+    "IMG_20191209_095954.jpg": {"faces": {2: "3"}},     # a teal die with three yellow pips
+}
+
+
 @dataclass(frozen=True)
 class LabelledDie:
     face: str
@@ -84,6 +95,12 @@ def load(folder: Path = DEFAULT_SET, part: str = "held_out") -> list[LabelledPho
             except (KeyError, TypeError, ValueError):
                 raise PhotoSetError(f"{labels_path}: {name}: dice[{i}]: needs face, x, y and "
                                     "box_xyxy") from None
+        fixes = TUNING_LABEL_FIXES.get(Path(name).name) if not held_out(name) else None
+        if fixes:
+            faces = fixes.get("faces", {})
+            assert isinstance(faces, dict)
+            dice = [LabelledDie(str(faces.get(i, d.face)), d.x, d.y, d.size) for i, d in enumerate(dice)]
+            dice += [LabelledDie(*extra) for extra in fixes.get("add", [])]  # type: ignore[attr-defined]
         out.append(LabelledPhoto(folder / name, tuple(dice)))
     return out
 

@@ -1,0 +1,410 @@
+"""Train the pip-dice reader's two small networks on real photographs (`make train-dice`).
+
+    python scripts/train_dice.py [--data ../shared/dice-photos/byler-train]
+                                 [--out vision/dice/models] [--seed 1]
+
+Trains on the *tuning* part of the labelled set only (vision/dice/realphotos.py: the held-out
+fifth is never read here), itself split by photograph into a part the networks learn from
+and a calibration part that sets how sure the reader must be to call a face ``clean``:
+
+- ``finder.npz``: where the dice are. A fully convolutional network over the photograph
+  resized to 320 pixels on its long side; at every 4x4 cell it says how likely a die's centre
+  is there and how big the die is (CenterNet-style heat map and size).
+- ``faces.npz``: which face is up. A classifier of a 48x48 crop centred on a found die (1.4 x
+  its size): faces 1 to 6, or "no die here".
+
+Heavy augmentation stands in for more photographs: any rotation, mirror, scale (dice of 10 to
+45 pixels at the finder's resolution), centre offsets as large as the finder's, colour, light,
+blur, noise and JPEG. Needs PyTorch (CPU): `make train-dice` makes its own venv for it; the
+app and the tower run the saved networks with numpy (vision/dice/netrun.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from vision.dice.pips import CROP, CROP_SCALE, FACES, STRIDE, WORK  # noqa: E402
+from vision.dice.realphotos import DEFAULT_SET, LabelledPhoto, load  # noqa: E402
+
+NO_DIE = len(FACES)          # the classifier's last class
+
+
+def fold_of(name: str, folds: int) -> int:
+    return hashlib.sha256(("fold:" + Path(name).name).encode()).digest()[0] * folds // 256
+
+
+def export_net(model: nn.Module, folder: Path):
+    folder.mkdir(parents=True, exist_ok=True)
+    export(model, folder / "finder-now.npz", {})
+    return load_net(folder / "finder-now.npz")
+
+
+def load_net(path: Path):
+    from vision.dice.netrun import Net
+    return Net.load(path)
+
+
+def calibration_photo(name: str) -> bool:
+    """A sixth of the tuning photographs set the confidence threshold, never trained on."""
+    return hashlib.sha256(("calibration:" + Path(name).name).encode()).digest()[0] * 6 // 256 == 0
+
+
+# ----------------------------------------------------------------------------- networks
+
+def block(cin: int, cout: int, stride: int = 1, dilation: int = 1) -> list[nn.Module]:
+    return [nn.Conv2d(cin, cout, 3, stride, dilation, dilation=dilation, bias=False),
+            nn.BatchNorm2d(cout), nn.ReLU()]
+
+
+class Finder(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.body = nn.Sequential(*block(3, 16, 2), *block(16, 24), *block(24, 32, 2),
+                                  *block(32, 32), *block(32, 40, 1, 2), *block(40, 40, 1, 4),
+                                  *block(40, 40, 1, 2))
+        self.head = nn.Conv2d(40, 2, 1)
+        nn.init.constant_(self.head.bias, 0.0)
+        with torch.no_grad():
+            self.head.bias[0] = -4.0          # most cells hold no die
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.head(self.body(x))
+
+
+class Faces(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.body = nn.Sequential(*block(3, 16), *block(16, 24), nn.MaxPool2d(2),
+                                  *block(24, 32), *block(32, 48), nn.MaxPool2d(2),
+                                  *block(48, 64), nn.MaxPool2d(2), *block(64, 96))
+        self.fc = nn.Linear(96, NO_DIE + 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.fc(self.body(x).mean(dim=(2, 3)))
+
+
+@torch.no_grad()
+def export(model: nn.Module, path: Path, meta: dict) -> None:
+    """Conv + batch norm folded into one convolution, written for vision/dice/netrun.py."""
+    layers, arrays = [], {}
+    mods = list(model.modules())
+    i = 0
+    while i < len(mods):
+        m = mods[i]
+        if isinstance(m, nn.Conv2d):
+            w = m.weight.detach().double()
+            b = m.bias.detach().double() if m.bias is not None else torch.zeros(w.shape[0]).double()
+            relu = False
+            if i + 1 < len(mods) and isinstance(mods[i + 1], nn.BatchNorm2d):
+                bn = mods[i + 1]
+                scale = bn.weight.double() / torch.sqrt(bn.running_var.double() + bn.eps)
+                w = w * scale[:, None, None, None]
+                b = (b - bn.running_mean.double()) * scale + bn.bias.double()
+                i += 1
+                relu = i + 1 < len(mods) and isinstance(mods[i + 1], nn.ReLU)
+            n = len(layers)
+            arrays[f"w{n}"], arrays[f"b{n}"] = w.float().detach().numpy(), b.float().detach().numpy()
+            layers.append({"op": "conv", "w": f"w{n}", "b": f"b{n}", "stride": m.stride[0],
+                           "dilation": m.dilation[0], "relu": relu})
+        elif isinstance(m, nn.MaxPool2d):
+            layers.append({"op": "maxpool"})
+        elif isinstance(m, nn.Linear):
+            if isinstance(model, Faces):
+                layers.append({"op": "gap"})
+            n = len(layers)
+            arrays[f"w{n}"], arrays[f"b{n}"] = (m.weight.detach().numpy(), m.bias.detach().numpy())
+            layers.append({"op": "linear", "w": f"w{n}", "b": f"b{n}"})
+        i += 1
+    np.savez_compressed(path, spec=np.array(json.dumps({"layers": layers, "meta": meta})), **arrays)
+
+
+# ----------------------------------------------------------------------------- augmentation
+
+def colour_jitter(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Light, white balance, hue, contrast, blur, noise and JPEG, as another camera would."""
+    out = img.astype(np.float32)
+    if rng.random() < 0.5:                                   # hue (dice come in every colour)
+        hsv = cv2.cvtColor(img, cv2.COLOR_BGR2HSV).astype(np.int32)
+        hsv[..., 0] = (hsv[..., 0] + int(rng.integers(0, 180))) % 180
+        hsv[..., 1] = np.clip(hsv[..., 1] * rng.uniform(0.6, 1.4), 0, 255)
+        out = cv2.cvtColor(hsv.astype(np.uint8), cv2.COLOR_HSV2BGR).astype(np.float32)
+    if rng.random() < 0.15:                                  # inverted light/dark (dark dice)
+        out = 255 - out
+    out = out * rng.uniform(0.85, 1.15, size=3)              # white balance
+    out = (out - 128) * rng.uniform(0.6, 1.4) + 128 + rng.uniform(-50, 50)
+    gamma = rng.uniform(0.7, 1.4)
+    out = 255 * (np.clip(out, 0, 255) / 255) ** gamma
+    if rng.random() < 0.4:
+        k = rng.uniform(0.3, 1.4)
+        out = cv2.GaussianBlur(out, (0, 0), k)
+    if rng.random() < 0.15:                                  # a little motion blur
+        n = int(rng.integers(3, 6))
+        kernel = np.zeros((n, n), np.float32)
+        kernel[n // 2, :] = 1 / n
+        rot = cv2.getRotationMatrix2D(((n - 1) / 2, (n - 1) / 2), rng.uniform(0, 180), 1)
+        out = cv2.filter2D(out, -1, cv2.warpAffine(kernel, rot, (n, n)))
+    out = out + rng.normal(0, rng.uniform(0, 8), size=out.shape)
+    out = np.clip(out, 0, 255).astype(np.uint8)
+    if rng.random() < 0.5:
+        ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(40, 95))])
+        out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    return out
+
+
+def to_tensor(batch: list[np.ndarray]) -> torch.Tensor:
+    arr = np.stack(batch).astype(np.float32) / 255.0 - 0.5
+    return torch.from_numpy(arr.transpose(0, 3, 1, 2).copy())
+
+
+class Photos:
+    def __init__(self, photos: list[LabelledPhoto]) -> None:
+        self.photos = photos
+        self.images = [cv2.imread(str(p.path)) for p in photos]
+
+    # -- the finder's examples: a patch of the photograph at a random scale ------------------
+    def finder_example(self, rng: np.random.Generator, size: int = 192
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        k = int(rng.integers(len(self.photos)))
+        photo, img = self.photos[k], self.images[k]
+        sizes = [d.size for d in photo.dice] or [40.0]
+        target_die = rng.uniform(10, 45)
+        scale = target_die / float(np.median(sizes))
+        angle = rng.uniform(0, 360) if rng.random() < 0.7 else 90.0 * int(rng.integers(4))
+        h, w = img.shape[:2]
+        # centre the patch on a die most of the time, anywhere otherwise
+        if photo.dice and rng.random() < 0.8:
+            d = photo.dice[int(rng.integers(len(photo.dice)))]
+            cx, cy = d.x + rng.uniform(-1, 1) * 60 / scale, d.y + rng.uniform(-1, 1) * 60 / scale
+        else:
+            cx, cy = rng.uniform(0, w), rng.uniform(0, h)
+        m = cv2.getRotationMatrix2D((cx, cy), angle, scale)
+        m[0, 2] += size / 2 - cx
+        m[1, 2] += size / 2 - cy
+        if rng.random() < 0.5:
+            m[0] = -m[0]
+            m[0, 2] += size
+        patch = cv2.warpAffine(img, m, (size, size), flags=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR,
+                               borderMode=cv2.BORDER_REFLECT)
+        patch = colour_jitter(patch, rng)
+        g = size // STRIDE
+        heat = np.zeros((g, g), np.float32)
+        sz = np.zeros((g, g), np.float32)
+        mask = np.zeros((g, g), np.float32)
+        yy, xx = np.mgrid[0:g, 0:g].astype(np.float32)
+        for d in photo.dice:
+            px, py = m @ np.array([d.x, d.y, 1.0])
+            ds = d.size * scale
+            gx, gy = px / STRIDE, py / STRIDE
+            if not (-2 <= gx < g + 2 and -2 <= gy < g + 2):
+                continue
+            sigma = max(0.7, ds / STRIDE / 5)
+            heat = np.maximum(heat, np.exp(-((xx - gx) ** 2 + (yy - gy) ** 2) / (2 * sigma ** 2)))
+            ix, iy = int(round(gx)), int(round(gy))
+            if 0 <= ix < g and 0 <= iy < g:
+                heat[iy, ix] = 1.0
+                sz[iy, ix] = math.log(ds)
+                mask[iy, ix] = 1.0
+        return patch, heat, sz, mask
+
+    # -- the classifier's examples: a crop around a die, or around no die ------------------
+    def face_example(self, rng: np.random.Generator) -> tuple[np.ndarray, int]:
+        k = int(rng.integers(len(self.photos)))
+        photo, img = self.photos[k], self.images[k]
+        h, w = img.shape[:2]
+        if not photo.dice:
+            return self.face_example(rng)
+        d = photo.dice[int(rng.integers(len(photo.dice)))]
+        label = int(d.face) - 1
+        size = d.size * rng.uniform(0.85, 1.15)             # the finder's size is not exact
+        cx = d.x + rng.normal(0, 0.08) * d.size
+        cy = d.y + rng.normal(0, 0.08) * d.size
+        r = rng.random()
+        if r < 0.12:                                        # off the die: half a die or more away
+            a = rng.uniform(0, 2 * math.pi)
+            dist = rng.uniform(0.55, 1.2) * d.size
+            cx, cy = d.x + dist * math.cos(a), d.y + dist * math.sin(a)
+            label = NO_DIE
+        elif r < 0.2:                                       # the tray, anywhere
+            cx, cy = rng.uniform(0, w), rng.uniform(0, h)
+            label = NO_DIE
+        if label == NO_DIE:
+            near = min((math.hypot(e.x - cx, e.y - cy) / e.size for e in photo.dice), default=9)
+            if near < 0.5:
+                return self.face_example(rng)
+        side = size * CROP_SCALE
+        scale = CROP / side
+        m = cv2.getRotationMatrix2D((cx, cy), rng.uniform(0, 360), scale)
+        m[0, 2] += CROP / 2 - cx
+        m[1, 2] += CROP / 2 - cy
+        if rng.random() < 0.5:
+            m[0] = -m[0]
+            m[0, 2] += CROP
+        crop = cv2.warpAffine(img, m, (CROP, CROP), flags=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR,
+                              borderMode=cv2.BORDER_REFLECT)
+        return colour_jitter(crop, rng), label
+
+
+# ----------------------------------------------------------------------------- training
+
+def focal(pred: torch.Tensor, heat: torch.Tensor) -> torch.Tensor:
+    """CenterNet's penalty-reduced focal loss on the centre heat map."""
+    p = torch.sigmoid(pred).clamp(1e-4, 1 - 1e-4)
+    pos = heat.eq(1).float()
+    pos_loss = -((1 - p) ** 2) * torch.log(p) * pos
+    neg_loss = -((1 - heat) ** 4) * (p ** 2) * torch.log(1 - p) * (1 - pos)
+    return (pos_loss.sum() + neg_loss.sum()) / pos.sum().clamp(min=1)
+
+
+def train_finder(data: Photos, rng: np.random.Generator, steps: int) -> Finder:
+    net = Finder()
+    opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
+    t0, step = time.monotonic(), 0
+    while step < steps:
+        frac = step / steps
+        for g in opt.param_groups:
+            g["lr"] = 3e-3 * 0.5 * (1 + math.cos(math.pi * min(frac, 1)))
+        ex = [data.finder_example(rng) for _ in range(16)]
+        x = to_tensor([e[0] for e in ex])
+        heat = torch.from_numpy(np.stack([e[1] for e in ex]))
+        sz = torch.from_numpy(np.stack([e[2] for e in ex]))
+        mask = torch.from_numpy(np.stack([e[3] for e in ex]))
+        out = net(x)
+        size_loss = (F.l1_loss(out[:, 1], sz, reduction="none") * mask).sum() / mask.sum().clamp(min=1)
+        loss = focal(out[:, 0], heat) + size_loss
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        step += 1
+        if step % 50 == 0:
+            print(f"finder step {step}: loss {loss.item():.3f} ({time.monotonic() - t0:.0f} s)", flush=True)
+    return net.eval()
+
+
+def train_faces(data: Photos, rng: np.random.Generator, steps: int) -> Faces:
+    net = Faces()
+    opt = torch.optim.AdamW(net.parameters(), lr=2e-3, weight_decay=5e-4)
+    t0, step = time.monotonic(), 0
+    while step < steps:
+        frac = step / steps
+        for g in opt.param_groups:
+            g["lr"] = 2e-3 * 0.5 * (1 + math.cos(math.pi * min(frac, 1)))
+        ex = [data.face_example(rng) for _ in range(96)]
+        x = to_tensor([e[0] for e in ex])
+        y = torch.tensor([e[1] for e in ex])
+        loss = F.cross_entropy(net(x), y, label_smoothing=0.05)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        step += 1
+        if step % 50 == 0:
+            print(f"faces step {step}: loss {loss.item():.3f} ({time.monotonic() - t0:.0f} s)", flush=True)
+    return net.eval()
+
+
+def calibrate_finder(out: Path, calib: list[LabelledPhoto]) -> int:
+    """The finder's least score for a die, set on the photographs kept apart (neither network
+    learned from them), written into threshold.json beside the face threshold."""
+    from vision.dice.pips import PipReader, find_score_for
+
+    path = out / "threshold.json"
+    report = json.loads(path.read_text())
+    score, found = find_score_for(PipReader.load(out), calib)
+    report.update({"find_score": score, "find_score_on_kept_apart": found})
+    path.write_text(json.dumps(report, indent=1) + "\n")
+    print(f"finder score {score}: {found}", flush=True)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--data", type=Path, default=DEFAULT_SET)
+    ap.add_argument("--out", type=Path, default=ROOT / "vision" / "dice" / "models")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--finder-steps", type=int, default=1500, help="batches of 16 patches")
+    ap.add_argument("--faces-steps", type=int, default=3500, help="batches of 96 crops")
+    ap.add_argument("--fold-steps", type=int, default=1200,
+                    help="batches for each out-of-fold classifier")
+    ap.add_argument("--folds", type=int, default=3, help="out-of-fold reads for the threshold")
+    ap.add_argument("--calibrate-only", action="store_true",
+                    help="keep the networks in --out, set the finder's score again")
+    ap.add_argument("--precision", type=float, default=0.99,
+                    help="how often a clean face must be right, out of fold")
+    args = ap.parse_args(argv)
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(2)
+    rng = np.random.default_rng(args.seed)
+    tune = load(args.data, "tune")
+    learn = Photos([p for p in tune if not calibration_photo(p.path.name)])
+    calib = [p for p in tune if calibration_photo(p.path.name)]
+    print(f"{len(learn.photos)} photographs to learn from ({sum(len(p.dice) for p in learn.photos)} dice), "
+          f"{len(calib)} to calibrate on; the held-out part is not read", flush=True)
+    if args.calibrate_only:
+        return calibrate_finder(args.out, calib)
+    finder = train_finder(learn, rng, args.finder_steps)
+    # out-of-fold faces: each fold's photographs read by a classifier that never saw them
+    # (the finder's own photographs, but its job is where, not which face): the confidence
+    # threshold is set on about a thousand dice, not on a handful
+    from vision.dice.pips import PipReader, clean_figures, reading_pairs, threshold_for
+
+    oof: list[tuple[float, bool]] = []
+    oof_total = 0
+    args.out.mkdir(parents=True, exist_ok=True)
+    for k in range(args.folds):
+        fold = [p for p in learn.photos if fold_of(p.path.name, args.folds) == k]
+        rest = Photos([p for p in learn.photos if fold_of(p.path.name, args.folds) != k])
+        print(f"fold {k + 1}/{args.folds}: {len(fold)} photographs", flush=True)
+        faces_k = train_faces(rest, rng, args.fold_steps)
+        export(faces_k, args.out / "faces-fold.npz", {})
+        reader_k = PipReader(export_net(finder, args.out), load_net(args.out / "faces-fold.npz"))
+        pairs, total = reading_pairs(reader_k, fold)
+        oof += pairs
+        oof_total += total
+    (args.out / "faces-fold.npz").unlink(missing_ok=True)
+    (args.out / "finder-now.npz").unlink(missing_ok=True)
+    faces = train_faces(learn, rng, args.faces_steps)
+    args.out.mkdir(parents=True, exist_ok=True)
+    provenance = {"trained_on": f"{args.data.name}: tuning part, {len(learn.photos)} photographs",
+                  "calibrated_on": f"{len(learn.photos)} photographs read out of fold, "
+                                   f"{len(calib)} more kept apart",
+                  "seed": args.seed, "finder_steps": args.finder_steps,
+                  "faces_steps": args.faces_steps, "torch": torch.__version__}
+    export(finder, args.out / "finder.npz", {"work": WORK, "stride": STRIDE, **provenance})
+    export(faces, args.out / "faces.npz", {"crop": CROP, "crop_scale": CROP_SCALE,
+                                           "faces": list(FACES), **provenance})
+    from npz_to_onnx import convert  # the same networks for OpenCV's dnn module
+
+    for name in ("finder", "faces"):
+        convert(args.out / f"{name}.npz", args.out / f"{name}.onnx")
+    print(f"wrote {args.out}/finder.npz, faces.npz and their .onnx twins", flush=True)
+    # the threshold: the least confidence at which the faces read out of fold are right at
+    # least 99 times in 100 (the labels' own mistakes count against it)
+    threshold = threshold_for(oof, args.precision)
+    reader = PipReader.load(args.out)
+    calib_pairs, calib_total = reading_pairs(reader, calib)
+    report = {"clean_confidence": round(threshold, 4), "precision_asked": args.precision,
+              "out_of_fold": clean_figures(oof, oof_total, threshold),
+              "kept_apart": clean_figures(calib_pairs, calib_total, threshold),
+              "calibrated_on": provenance["calibrated_on"]}
+    (args.out / "threshold.json").write_text(json.dumps(report, indent=1) + "\n")
+    print(f"clean confidence threshold {threshold:.3f}: {report}", flush=True)
+    calibrate_finder(args.out, calib)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,119 @@
+"""Small convolutional networks run with numpy (no deep-learning runtime on the tower).
+
+A network is a list of layers stored with its weights in one ``.npz`` file: ``spec`` holds
+the layers as JSON, each weight array its own entry. Layers: ``conv`` (``w`` [out, in, k, k]
+with batch norm folded in, ``b``, ``stride``, ``dilation``, ``relu``; padding keeps the size
+at stride 1), ``maxpool`` (2x2), ``gap`` (global average) and ``linear``. Images are
+float32 [N, C, H, W]. ``scripts/train_dice.py`` writes these files.
+
+The same network written as ONNX beside it (``scripts/npz_to_onnx.py``) runs in OpenCV's dnn
+module, about three times faster: :func:`load` takes that when it is there."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+
+class ModelError(ValueError):
+    """A model file that cannot be used: names the file and what is wrong."""
+
+
+@dataclass(frozen=True)
+class Net:
+    layers: tuple[dict[str, Any], ...]
+    weights: dict[str, np.ndarray]
+    meta: dict[str, Any]
+
+    @classmethod
+    def load(cls, path: Path) -> Net:
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                arrays = {k: data[k] for k in data.files}
+        except (OSError, ValueError) as exc:
+            raise ModelError(f"{path}: not a model file ({exc})") from None
+        try:
+            spec = json.loads(str(arrays.pop("spec")))
+            layers = tuple(spec["layers"])
+            meta = dict(spec.get("meta", {}))
+        except (KeyError, ValueError, TypeError):
+            raise ModelError(f"{path}: spec: the layers are missing or not JSON") from None
+        for i, layer in enumerate(layers):
+            for key in ("w", "b"):
+                if key in layer and layer[key] not in arrays:
+                    raise ModelError(f"{path}: layers[{i}].{key}: no array {layer[key]!r}")
+        return cls(layers, {k: v.astype(np.float32) for k, v in arrays.items()}, meta)
+
+    def __call__(self, x: np.ndarray) -> np.ndarray:
+        x = np.ascontiguousarray(x, dtype=np.float32)
+        for layer in self.layers:
+            op = layer["op"]
+            if op == "conv":
+                x = conv2d(x, self.weights[layer["w"]], self.weights[layer["b"]],
+                           int(layer.get("stride", 1)), int(layer.get("dilation", 1)))
+                if layer.get("relu", True):
+                    np.maximum(x, 0, out=x)
+            elif op == "maxpool":
+                n, c, h, w = x.shape
+                x = x[:, :, :h // 2 * 2, :w // 2 * 2].reshape(n, c, h // 2, 2, w // 2, 2).max(axis=(3, 5))
+            elif op == "gap":
+                x = x.mean(axis=(2, 3))
+            elif op == "linear":
+                x = x @ self.weights[layer["w"]].T + self.weights[layer["b"]]
+                if layer.get("relu", False):
+                    np.maximum(x, 0, out=x)
+            else:
+                raise ModelError(f"unknown layer {op!r}")
+        return x
+
+
+def conv2d(x: np.ndarray, w: np.ndarray, b: np.ndarray, stride: int = 1,
+           dilation: int = 1) -> np.ndarray:
+    """A 'same'-padded 2-D convolution (cross-correlation, as the training framework's) by
+    one matrix product over the k x k shifted views of the input."""
+    n, c, h, wd = x.shape
+    out_c, in_c, k, _ = w.shape
+    if in_c != c:
+        raise ModelError(f"a convolution takes {in_c} channels, got {c}")
+    pad = dilation * (k - 1) // 2
+    xp = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad))) if pad else x
+    oh = (h + 2 * pad - dilation * (k - 1) - 1) // stride + 1
+    ow = (wd + 2 * pad - dilation * (k - 1) - 1) // stride + 1
+    cols = np.empty((n, oh, ow, c, k, k), dtype=np.float32)
+    for i in range(k):
+        for j in range(k):
+            y0, x0 = i * dilation, j * dilation
+            cols[:, :, :, :, i, j] = xp[:, :, y0:y0 + stride * oh:stride,
+                                        x0:x0 + stride * ow:stride].transpose(0, 2, 3, 1)
+    out = cols.reshape(n * oh * ow, c * k * k) @ w.reshape(out_c, -1).T + b
+    return np.ascontiguousarray(out.reshape(n, oh, ow, out_c).transpose(0, 3, 1, 2))
+
+
+class OnnxNet:
+    """The same network in OpenCV's dnn module (from the .onnx file written beside the .npz)."""
+
+    def __init__(self, path: Path, meta: dict[str, Any]) -> None:
+        import cv2
+
+        try:
+            self.net = cv2.dnn.readNetFromONNX(str(path))
+        except cv2.error as exc:
+            raise ModelError(f"{path}: OpenCV cannot read it ({str(exc).strip().splitlines()[-1]})") from None
+        self.meta = meta
+
+    def __call__(self, x: np.ndarray) -> np.ndarray:
+        self.net.setInput(np.ascontiguousarray(x, dtype=np.float32))
+        return np.asarray(self.net.forward())
+
+
+def load(path: Path) -> Net | OnnxNet:
+    """The network in ``path`` (.npz), run by OpenCV from its .onnx twin when there is one."""
+    net = Net.load(path)
+    twin = path.with_suffix(".onnx")
+    if twin.exists():
+        return OnnxNet(twin, net.meta)
+    return net

@@ -1,0 +1,230 @@
+"""Pip dice read without teaching: two small networks learned from real photographs.
+
+The finder looks at the photograph resized to :data:`WORK` pixels on its long side and says,
+every :data:`STRIDE` pixels, how likely a die's centre is there and how big the die is. Each
+die found is cut out (a square :data:`CROP_SCALE` times its size, scaled to :data:`CROP`
+pixels) and the face classifier says which face is up, or that no die is there. A face is
+``clean`` when the classifier is at least as sure as the threshold set on photographs the
+networks never learned from (``models/threshold.json``); a die found but not read that surely
+is ``unreadable``, with its likeliest faces kept for a person to pick from.
+
+``scripts/train_dice.py`` (``make train-dice``) trains both and writes ``models/``; the
+networks run with numpy (:mod:`vision.dice.netrun`), no deep-learning runtime needed.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from .model import DieReading
+from .netrun import ModelError, Net, OnnxNet, load
+
+WORK = 320           # the finder's image: this many pixels on the long side
+STRIDE = 4           # one finder cell every 4 pixels of that image
+CROP = 48            # the classifier's crop, pixels
+CROP_SCALE = 1.4     # the crop's side in die sizes
+FACES = ("1", "2", "3", "4", "5", "6")
+KIND = "d6pips"
+MODELS = Path(__file__).resolve().parent / "models"
+VIEWS = 3            # each die classified from three crops (see PipReader.classify)
+FIND_THRESHOLD = 0.3   # the finder's least score for a peak (threshold.json's find_score keeps)
+
+
+@dataclass(frozen=True)
+class Found:
+    x: float
+    y: float
+    size: float
+    score: float
+
+
+@dataclass(frozen=True)
+class PipReading:
+    """A die found and what the classifier makes of it: ``faces`` from likeliest, each with
+    its probability."""
+
+    found: Found
+    faces: tuple[tuple[str, float], ...]
+    no_die: float
+
+
+class PipReader:
+    def __init__(self, finder: Net | OnnxNet, faces: Net | OnnxNet,
+                 clean_confidence: float = 1.01, find_score: float = FIND_THRESHOLD) -> None:
+        self.finder, self.faces, self.clean_confidence = finder, faces, clean_confidence
+        self.find_score = find_score
+
+    @classmethod
+    def load(cls, folder: Path = MODELS, onnx: bool = True) -> PipReader:
+        finder = load(folder / "finder.npz") if onnx else Net.load(folder / "finder.npz")
+        faces = load(folder / "faces.npz") if onnx else Net.load(folder / "faces.npz")
+        threshold, find = 1.01, FIND_THRESHOLD    # uncalibrated: nothing is called clean
+        path = folder / "threshold.json"
+        if path.exists():
+            try:
+                data = json.loads(path.read_text())
+                threshold = float(data["clean_confidence"])
+                find = float(data.get("find_score", FIND_THRESHOLD))
+            except (ValueError, KeyError, TypeError, AttributeError):
+                raise ModelError(f"{path}: clean_confidence and find_score: numbers from 0 to 1") from None
+        return cls(finder, faces, threshold, find)
+
+    # -- where the dice are ------------------------------------------------------------------
+    def find(self, frame: np.ndarray) -> list[Found]:
+        h, w = frame.shape[:2]
+        scale = WORK / max(h, w)
+        small = cv2.resize(frame, (max(8, round(w * scale)), max(8, round(h * scale))),
+                           interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
+        x = small.astype(np.float32)[None].transpose(0, 3, 1, 2) / 255.0 - 0.5
+        out = self.finder(x)[0]
+        heat = 1 / (1 + np.exp(-out[0]))
+        size = np.exp(np.clip(out[1], 0, 6))
+        peaks = (heat == cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat >= FIND_THRESHOLD)
+        found = []
+        gh, gw = heat.shape
+        for gy, gx in zip(*np.nonzero(peaks)):
+            y0, y1, x0, x1 = max(gy - 1, 0), min(gy + 2, gh), max(gx - 1, 0), min(gx + 2, gw)
+            wgt = heat[y0:y1, x0:x1]
+            yy, xx = np.mgrid[y0:y1, x0:x1]
+            cy = float((wgt * yy).sum() / wgt.sum()) * STRIDE
+            cx = float((wgt * xx).sum() / wgt.sum()) * STRIDE
+            found.append(Found(cx / scale, cy / scale, float(size[gy, gx]) / scale,
+                               float(heat[gy, gx])))
+        # one die, one reading: of two peaks closer than half a die, the stronger stays
+        found.sort(key=lambda f: -f.score)
+        kept: list[Found] = []
+        for f in found:
+            if all(math.hypot(f.x - k.x, f.y - k.y) > 0.5 * max(f.size, k.size) for k in kept):
+                kept.append(f)
+        return kept
+
+    # -- which face is up --------------------------------------------------------------------
+    def classify(self, frame: np.ndarray, found: Sequence[Found]) -> list[PipReading]:
+        """Each die is looked at three ways: the crop, a wider crop and the crop turned a
+        quarter. A face is as likely as its *least* likely view says, and the views must agree:
+        a die the classifier only recognises from one framing is not read (that is how it
+        fails on dice unlike those it learned from: pips taken for a die, a face for another)."""
+        if not found:
+            return []
+        crops = []
+        for f in found:
+            for scale in (CROP_SCALE, CROP_SCALE * 1.2):
+                s = CROP / (f.size * scale)
+                m = np.array([[s, 0, CROP / 2 - s * f.x], [0, s, CROP / 2 - s * f.y]], np.float32)
+                crop = cv2.warpAffine(frame, m, (CROP, CROP),
+                                      flags=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR,
+                                      borderMode=cv2.BORDER_REFLECT)
+                crops.append(crop)
+            crops.append(cv2.rotate(crops[-2], cv2.ROTATE_90_CLOCKWISE))
+        x = np.stack(crops).astype(np.float32).transpose(0, 3, 1, 2) / 255.0 - 0.5
+        logits = self.faces(x)
+        logits = logits - logits.max(axis=1, keepdims=True)
+        p = np.exp(logits)
+        p /= p.sum(axis=1, keepdims=True)
+        views = p.reshape(len(found), VIEWS, -1)
+        out = []
+        for f, v in zip(found, views):
+            agree = len({int(np.argmax(view)) for view in v}) == 1
+            probs = v.min(axis=0) if agree else v.min(axis=0) * 0.5
+            order = np.argsort(-probs[:len(FACES)])
+            out.append(PipReading(f, tuple((FACES[i], float(probs[i])) for i in order),
+                                  float(v[:, len(FACES)].max())))
+        return out
+
+    def read_raw(self, frame: np.ndarray) -> list[PipReading]:
+        found = [f for f in self.find(frame) if f.score >= self.find_score]
+        return [r for r in self.classify(frame, found) if r.no_die < r.faces[0][1]]
+
+    def read(self, frame: np.ndarray) -> list[DieReading]:
+        """Every pip die in ``frame`` (BGR, any size)."""
+        out = []
+        for r in self.read_raw(frame):
+            face, p = r.faces[0]
+            clean = p >= self.clean_confidence
+            out.append(DieReading(KIND, face if clean else None, None,
+                                  "clean" if clean else "unreadable", p, r.found.x, r.found.y))
+        return out
+
+
+@lru_cache(maxsize=1)
+def shipped_reader() -> PipReader:
+    """The networks shipped with the package (loaded once)."""
+    return PipReader.load(MODELS)
+
+
+def reading_pairs(reader: PipReader, photos: Iterable[object]) -> tuple[list[tuple[float, bool]], int]:
+    """(confidence, right) for every face the reader reads on labelled ``photos`` (a face read
+    where no labelled die is counts as wrong), and the number of labelled dice."""
+    from .realphotos import LabelledPhoto
+
+    pairs: list[tuple[float, bool]] = []
+    total = 0
+    for photo in photos:
+        assert isinstance(photo, LabelledPhoto)
+        frame = cv2.imread(str(photo.path))
+        readings = reader.read_raw(frame)
+        used: set[int] = set()
+        for die in photo.dice:
+            total += 1
+            best, best_d = None, die.size / 2
+            for i, r in enumerate(readings):
+                d = math.hypot(r.found.x - die.x, r.found.y - die.y)
+                if i not in used and d <= best_d:
+                    best, best_d = i, d
+            if best is not None:
+                used.add(best)
+                face, p = readings[best].faces[0]
+                pairs.append((p, face == die.face))
+        pairs += [(r.faces[0][1], False) for i, r in enumerate(readings) if i not in used]
+    return pairs, total
+
+
+def threshold_for(pairs: Sequence[tuple[float, bool]], precision: float) -> float:
+    """The least confidence above which at least ``precision`` of ``pairs`` are right (no
+    face is clean when none is)."""
+    ranked = sorted(pairs, key=lambda t: -t[0])
+    threshold, right, best_right = 1.01, 0, 0
+    for seen, (p, ok) in enumerate(ranked, 1):
+        right += ok
+        if right / seen >= precision and right > best_right:
+            threshold, best_right = p, right
+    return threshold
+
+
+def clean_figures(pairs: Sequence[tuple[float, bool]], total: int, threshold: float) -> dict[str, float]:
+    clean = [ok for p, ok in pairs if p >= threshold]
+    return {"dice": total, "clean_right": sum(clean), "clean_wrong": len(clean) - sum(clean),
+            "clean_right_rate": round(sum(clean) / max(total, 1), 4)}
+
+
+def find_score_for(reader: PipReader, photos: Iterable[object], grid: Sequence[float] = (
+        0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6)) -> tuple[float, dict[str, int]]:
+    """The highest finder score, of ``grid``, that finds as many of the labelled dice of
+    ``photos`` (never learned from) as the lowest does: peaks below it are mostly not dice."""
+    from .realphotos import LabelledPhoto
+
+    scores: list[tuple[float, bool]] = []
+    for photo in photos:
+        assert isinstance(photo, LabelledPhoto)
+        found = reader.find(cv2.imread(str(photo.path)))
+        used: set[int] = set()
+        for die in photo.dice:
+            near = [(math.hypot(f.x - die.x, f.y - die.y), i) for i, f in enumerate(found)
+                    if i not in used and math.hypot(f.x - die.x, f.y - die.y) <= die.size / 2]
+            if near:
+                used.add(min(near)[1])
+                scores.append((found[min(near)[1]].score, True))
+        scores += [(f.score, False) for i, f in enumerate(found) if i not in used]
+    counts = {g: (sum(ok and s >= g for s, ok in scores), sum(not ok and s >= g for s, ok in scores))
+              for g in grid}
+    best = max(g for g in grid if counts[g][0] == counts[grid[0]][0])
+    return best, {"dice_found": counts[best][0], "extra_peaks": counts[best][1],
+                  "extra_peaks_at_lowest": counts[grid[0]][1]}
