@@ -27,6 +27,7 @@ import json
 import math
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import cv2
@@ -166,22 +167,41 @@ def colour_jitter(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return out
 
 
+def view(img: np.ndarray, cx: float, cy: float, angle: float, scale: float, size: int,
+         mirror: bool) -> tuple[np.ndarray, np.ndarray]:
+    """A size x size patch centred on (cx, cy), turned by ``angle`` degrees, scaled, perhaps
+    mirrored; and the matrix that maps the photograph onto it."""
+    m = cv2.getRotationMatrix2D((cx, cy), angle, scale)
+    m[0, 2] += size / 2 - cx
+    m[1, 2] += size / 2 - cy
+    if mirror:
+        m[0] = -m[0]
+        m[0, 2] += size
+    patch = cv2.warpAffine(img, m, (size, size), flags=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR,
+                           borderMode=cv2.BORDER_REFLECT)
+    return patch, m
+
+
 def to_tensor(batch: list[np.ndarray]) -> torch.Tensor:
     arr = np.stack(batch).astype(np.float32) / 255.0 - 0.5
     return torch.from_numpy(arr.transpose(0, 3, 1, 2).copy())
 
 
 class Photos:
-    def __init__(self, photos: list[LabelledPhoto]) -> None:
+    """Labelled pictures. A die's face is "1".."6", or "?" for a pip die lying cocked (found,
+    but no face to learn) or "" for a die of another kind (not a pip die: nothing to find, and
+    "no die" for the classifier)."""
+
+    def __init__(self, photos: list[LabelledPhoto], images: list[np.ndarray] | None = None) -> None:
         self.photos = photos
-        self.images = [cv2.imread(str(p.path)) for p in photos]
+        self.images = images if images is not None else [cv2.imread(str(p.path)) for p in photos]
 
     # -- the finder's examples: a patch of the photograph at a random scale ------------------
     def finder_example(self, rng: np.random.Generator, size: int = 192
                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         k = int(rng.integers(len(self.photos)))
         photo, img = self.photos[k], self.images[k]
-        sizes = [d.size for d in photo.dice] or [40.0]
+        sizes = [d.size for d in photo.dice if d.face] or [d.size for d in photo.dice] or [40.0]
         target_die = rng.uniform(10, 45)
         scale = target_die / float(np.median(sizes))
         angle = rng.uniform(0, 360) if rng.random() < 0.7 else 90.0 * int(rng.integers(4))
@@ -192,14 +212,7 @@ class Photos:
             cx, cy = d.x + rng.uniform(-1, 1) * 60 / scale, d.y + rng.uniform(-1, 1) * 60 / scale
         else:
             cx, cy = rng.uniform(0, w), rng.uniform(0, h)
-        m = cv2.getRotationMatrix2D((cx, cy), angle, scale)
-        m[0, 2] += size / 2 - cx
-        m[1, 2] += size / 2 - cy
-        if rng.random() < 0.5:
-            m[0] = -m[0]
-            m[0, 2] += size
-        patch = cv2.warpAffine(img, m, (size, size), flags=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR,
-                               borderMode=cv2.BORDER_REFLECT)
+        patch, m = view(img, cx, cy, angle, scale, size, mirror=rng.random() < 0.5)
         patch = colour_jitter(patch, rng)
         g = size // STRIDE
         heat = np.zeros((g, g), np.float32)
@@ -207,6 +220,8 @@ class Photos:
         mask = np.zeros((g, g), np.float32)
         yy, xx = np.mgrid[0:g, 0:g].astype(np.float32)
         for d in photo.dice:
+            if not d.face:                      # another kind of die: not for the pip reader
+                continue
             px, py = m @ np.array([d.x, d.y, 1.0])
             ds = d.size * scale
             gx, gy = px / STRIDE, py / STRIDE
@@ -229,7 +244,9 @@ class Photos:
         if not photo.dice:
             return self.face_example(rng)
         d = photo.dice[int(rng.integers(len(photo.dice)))]
-        label = int(d.face) - 1
+        if d.face == "?":                       # cocked: no face to learn
+            return self.face_example(rng)
+        label = int(d.face) - 1 if d.face else NO_DIE
         size = d.size * rng.uniform(0.85, 1.15)             # the finder's size is not exact
         cx = d.x + rng.normal(0, 0.08) * d.size
         cy = d.y + rng.normal(0, 0.08) * d.size
@@ -242,21 +259,53 @@ class Photos:
         elif r < 0.2:                                       # the tray, anywhere
             cx, cy = rng.uniform(0, w), rng.uniform(0, h)
             label = NO_DIE
-        if label == NO_DIE:
-            near = min((math.hypot(e.x - cx, e.y - cy) / e.size for e in photo.dice), default=9)
+        if label == NO_DIE and r < 0.2:
+            near = min((math.hypot(e.x - cx, e.y - cy) / e.size for e in photo.dice if e.face),
+                       default=9)
             if near < 0.5:
                 return self.face_example(rng)
         side = size * CROP_SCALE
         scale = CROP / side
-        m = cv2.getRotationMatrix2D((cx, cy), rng.uniform(0, 360), scale)
-        m[0, 2] += CROP / 2 - cx
-        m[1, 2] += CROP / 2 - cy
-        if rng.random() < 0.5:
-            m[0] = -m[0]
-            m[0, 2] += CROP
-        crop = cv2.warpAffine(img, m, (CROP, CROP), flags=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR,
-                              borderMode=cv2.BORDER_REFLECT)
+        angle = rng.uniform(0, 360)
+        crop, _m = view(img, cx, cy, angle, scale, CROP, mirror=rng.random() < 0.5)
         return colour_jitter(crop, rng), label
+
+
+class Mix:
+    """Examples drawn from several sets, each with its share."""
+
+    def __init__(self, parts: list[tuple[Photos, float]]) -> None:
+        self.parts = [(p, w) for p, w in parts if p.photos]
+        total = sum(w for _, w in self.parts)
+        self.weights = [w / total for _, w in self.parts]
+
+    def _pick(self, rng: np.random.Generator) -> Photos:
+        return self.parts[int(rng.choice(len(self.parts), p=self.weights))][0]
+
+    def finder_example(self, rng: np.random.Generator):
+        return self._pick(rng).finder_example(rng)
+
+    def face_example(self, rng: np.random.Generator):
+        return self._pick(rng).face_example(rng)
+
+
+def rendered_trays(n: int, seed: int) -> Photos:
+    """Trays of this project's renderer (vision/dice/render.py): felts and lights the real set
+    lacks, and the games' other dice (D12s, symbol dice) in the same tray, as not pip dice.
+    Never the independent renderer (bench/tray_renderer.py): that one only measures."""
+    from vision.dice.realphotos import LabelledDie
+    from vision.dice.render import KINDS as RENDER_KINDS
+    from vision.dice.render import random_tray
+
+    photos, images = [], []
+    for k in range(n):
+        frame, truth, _style = random_tray(seed * 100000 + k,
+                                           kinds=["d6pips", "d6pips", "d12", "kotd", "spawn"])
+        dice = tuple(LabelledDie(("?" if not t.flat else t.face) if t.kind == "d6pips" else "",
+                                 t.x, t.y, RENDER_KINDS[t.kind].side_px) for t in truth)
+        photos.append(LabelledPhoto(Path(f"render-{k}.png"), dice))
+        images.append(frame)
+    return Photos(photos, images)
 
 
 # ----------------------------------------------------------------------------- training
@@ -270,50 +319,42 @@ def focal(pred: torch.Tensor, heat: torch.Tensor) -> torch.Tensor:
     return (pos_loss.sum() + neg_loss.sum()) / pos.sum().clamp(min=1)
 
 
-def train_finder(data: Photos, rng: np.random.Generator, steps: int) -> Finder:
-    net = Finder()
-    opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
-    t0, step = time.monotonic(), 0
-    while step < steps:
-        frac = step / steps
+def fit(name: str, net: nn.Module, steps: int, lr: float, weight_decay: float,
+        batch_loss: Callable[[nn.Module], torch.Tensor]) -> nn.Module:
+    """AdamW over ``steps`` batches, the learning rate on a cosine from ``lr`` to 0."""
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=weight_decay)
+    t0 = time.monotonic()
+    for step in range(steps):
         for g in opt.param_groups:
-            g["lr"] = 3e-3 * 0.5 * (1 + math.cos(math.pi * min(frac, 1)))
+            g["lr"] = lr * 0.5 * (1 + math.cos(math.pi * step / steps))
+        loss = batch_loss(net)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        if (step + 1) % 50 == 0:
+            print(f"{name} step {step + 1}: loss {loss.item():.3f} ({time.monotonic() - t0:.0f} s)",
+                  flush=True)
+    return net.eval()
+
+
+def train_finder(data: Photos | Mix, rng: np.random.Generator, steps: int) -> nn.Module:
+    def batch_loss(net: nn.Module) -> torch.Tensor:
         ex = [data.finder_example(rng) for _ in range(16)]
-        x = to_tensor([e[0] for e in ex])
-        heat = torch.from_numpy(np.stack([e[1] for e in ex]))
-        sz = torch.from_numpy(np.stack([e[2] for e in ex]))
-        mask = torch.from_numpy(np.stack([e[3] for e in ex]))
-        out = net(x)
+        heat, sz, mask = (torch.from_numpy(np.stack([e[k] for e in ex])) for k in (1, 2, 3))
+        out = net(to_tensor([e[0] for e in ex]))
         size_loss = (F.l1_loss(out[:, 1], sz, reduction="none") * mask).sum() / mask.sum().clamp(min=1)
-        loss = focal(out[:, 0], heat) + size_loss
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        step += 1
-        if step % 50 == 0:
-            print(f"finder step {step}: loss {loss.item():.3f} ({time.monotonic() - t0:.0f} s)", flush=True)
-    return net.eval()
+        return focal(out[:, 0], heat) + size_loss
+
+    return fit("finder", Finder(), steps, 3e-3, 1e-4, batch_loss)
 
 
-def train_faces(data: Photos, rng: np.random.Generator, steps: int) -> Faces:
-    net = Faces()
-    opt = torch.optim.AdamW(net.parameters(), lr=2e-3, weight_decay=5e-4)
-    t0, step = time.monotonic(), 0
-    while step < steps:
-        frac = step / steps
-        for g in opt.param_groups:
-            g["lr"] = 2e-3 * 0.5 * (1 + math.cos(math.pi * min(frac, 1)))
+def train_faces(data: Photos | Mix, rng: np.random.Generator, steps: int) -> nn.Module:
+    def batch_loss(net: nn.Module) -> torch.Tensor:
         ex = [data.face_example(rng) for _ in range(96)]
-        x = to_tensor([e[0] for e in ex])
         y = torch.tensor([e[1] for e in ex])
-        loss = F.cross_entropy(net(x), y, label_smoothing=0.05)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        step += 1
-        if step % 50 == 0:
-            print(f"faces step {step}: loss {loss.item():.3f} ({time.monotonic() - t0:.0f} s)", flush=True)
-    return net.eval()
+        return F.cross_entropy(net(to_tensor([e[0] for e in ex])), y, label_smoothing=0.05)
+
+    return fit("faces", Faces(), steps, 2e-3, 5e-4, batch_loss)
 
 
 def calibrate_finder(out: Path, calib: list[LabelledPhoto]) -> int:
@@ -340,6 +381,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--fold-steps", type=int, default=1200,
                     help="batches for each out-of-fold classifier")
     ap.add_argument("--folds", type=int, default=3, help="out-of-fold reads for the threshold")
+    ap.add_argument("--renders", type=int, default=400,
+                    help="trays of vision/dice/render.py mixed in (0: the real photographs only)")
+    ap.add_argument("--render-share", type=float, default=0.35)
     ap.add_argument("--calibrate-only", action="store_true",
                     help="keep the networks in --out, set the finder's score again")
     ap.add_argument("--precision", type=float, default=0.99,
@@ -355,7 +399,14 @@ def main(argv: list[str] | None = None) -> int:
           f"{len(calib)} to calibrate on; the held-out part is not read", flush=True)
     if args.calibrate_only:
         return calibrate_finder(args.out, calib)
-    finder = train_finder(learn, rng, args.finder_steps)
+    renders = rendered_trays(args.renders, args.seed) if args.renders else Photos([], [])
+    share = args.render_share if args.renders else 0.0
+    print(f"{len(renders.photos)} rendered trays, {share:.0%} of the examples", flush=True)
+
+    def mixed(real: Photos) -> Mix:
+        return Mix([(real, 1.0 - share), (renders, share)])
+
+    finder = train_finder(mixed(learn), rng, args.finder_steps)
     # out-of-fold faces: each fold's photographs read by a classifier that never saw them
     # (the finder's own photographs, but its job is where, not which face): the confidence
     # threshold is set on about a thousand dice, not on a handful
@@ -368,7 +419,7 @@ def main(argv: list[str] | None = None) -> int:
         fold = [p for p in learn.photos if fold_of(p.path.name, args.folds) == k]
         rest = Photos([p for p in learn.photos if fold_of(p.path.name, args.folds) != k])
         print(f"fold {k + 1}/{args.folds}: {len(fold)} photographs", flush=True)
-        faces_k = train_faces(rest, rng, args.fold_steps)
+        faces_k = train_faces(mixed(rest), rng, args.fold_steps)
         export(faces_k, args.out / "faces-fold.npz", {})
         reader_k = PipReader(export_net(finder, args.out), load_net(args.out / "faces-fold.npz"))
         pairs, total = reading_pairs(reader_k, fold)
@@ -376,9 +427,11 @@ def main(argv: list[str] | None = None) -> int:
         oof_total += total
     (args.out / "faces-fold.npz").unlink(missing_ok=True)
     (args.out / "finder-now.npz").unlink(missing_ok=True)
-    faces = train_faces(learn, rng, args.faces_steps)
+    faces = train_faces(mixed(learn), rng, args.faces_steps)
     args.out.mkdir(parents=True, exist_ok=True)
-    provenance = {"trained_on": f"{args.data.name}: tuning part, {len(learn.photos)} photographs",
+    provenance = {"trained_on": f"{args.data.name}: tuning part, {len(learn.photos)} photographs"
+                                + (f"; {args.renders} trays of vision/dice/render.py, "
+                                   f"{share:.0%} of the examples" if args.renders else ""),
                   "calibrated_on": f"{len(learn.photos)} photographs read out of fold, "
                                    f"{len(calib)} more kept apart",
                   "seed": args.seed, "finder_steps": args.finder_steps,

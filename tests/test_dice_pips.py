@@ -58,7 +58,7 @@ def test_the_shipped_networks_say_where_they_come_from():
         meta = Net.load(MODELS / name).meta
         assert "tuning part" in meta["trained_on"]
     threshold = json.loads((MODELS / "threshold.json").read_text())
-    assert 0.5 <= threshold["clean_confidence"] < 1
+    assert 0.3 <= threshold["clean_confidence"] < 1 and 0.2 <= threshold["find_score"] < 1
     assert "byler-train" in (MODELS / "README.md").read_text()
 
 
@@ -111,4 +111,4 @@ def test_held_out_real_photographs_are_read_and_never_misread_clean():
         missing(f"the labelled dice photographs are not in {DEFAULT_SET}")
     f = evaluate(PipReader.load(MODELS).read, load(DEFAULT_SET, "held_out")).figures()
     assert f["wrong_clean_rate"] <= 0.01, f
-    assert f["clean_right_rate"] >= 0.75, f           # 78.7 % when the networks were trained
+    assert f["clean_right_rate"] >= 0.8, f            # 86.6 % when the networks were trained
