@@ -163,27 +163,20 @@ def shipped_reader() -> PipReader:
 def reading_pairs(reader: PipReader, photos: Iterable[object]) -> tuple[list[tuple[float, bool]], int]:
     """(confidence, right) for every face the reader reads on labelled ``photos`` (a face read
     where no labelled die is counts as wrong), and the number of labelled dice."""
-    from .realphotos import LabelledPhoto
+    from .realphotos import LabelledPhoto, match
 
     pairs: list[tuple[float, bool]] = []
     total = 0
     for photo in photos:
         assert isinstance(photo, LabelledPhoto)
-        frame = cv2.imread(str(photo.path))
-        readings = reader.read_raw(frame)
-        used: set[int] = set()
-        for die in photo.dice:
-            total += 1
-            best, best_d = None, die.size / 2
-            for i, r in enumerate(readings):
-                d = math.hypot(r.found.x - die.x, r.found.y - die.y)
-                if i not in used and d <= best_d:
-                    best, best_d = i, d
+        readings = reader.read_raw(cv2.imread(str(photo.path)))
+        matched = match(photo.dice, [(r.found.x, r.found.y) for r in readings])
+        total += len(photo.dice)
+        for die, best in zip(photo.dice, matched):
             if best is not None:
-                used.add(best)
                 face, p = readings[best].faces[0]
                 pairs.append((p, face == die.face))
-        pairs += [(r.faces[0][1], False) for i, r in enumerate(readings) if i not in used]
+        pairs += [(r.faces[0][1], False) for i, r in enumerate(readings) if i not in matched]
     return pairs, total
 
 
@@ -209,20 +202,15 @@ def find_score_for(reader: PipReader, photos: Iterable[object], grid: Sequence[f
         0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6)) -> tuple[float, dict[str, int]]:
     """The highest finder score, of ``grid``, that finds as many of the labelled dice of
     ``photos`` (never learned from) as the lowest does: peaks below it are mostly not dice."""
-    from .realphotos import LabelledPhoto
+    from .realphotos import LabelledPhoto, match
 
     scores: list[tuple[float, bool]] = []
     for photo in photos:
         assert isinstance(photo, LabelledPhoto)
         found = reader.find(cv2.imread(str(photo.path)))
-        used: set[int] = set()
-        for die in photo.dice:
-            near = [(math.hypot(f.x - die.x, f.y - die.y), i) for i, f in enumerate(found)
-                    if i not in used and math.hypot(f.x - die.x, f.y - die.y) <= die.size / 2]
-            if near:
-                used.add(min(near)[1])
-                scores.append((found[min(near)[1]].score, True))
-        scores += [(f.score, False) for i, f in enumerate(found) if i not in used]
+        matched = match(photo.dice, [(f.x, f.y) for f in found])
+        scores += [(found[i].score, True) for i in matched if i is not None]
+        scores += [(f.score, False) for i, f in enumerate(found) if i not in matched]
     counts = {g: (sum(ok and s >= g for s, ok in scores), sum(not ok and s >= g for s, ok in scores))
               for g in grid}
     best = max(g for g in grid if counts[g][0] == counts[grid[0]][0])

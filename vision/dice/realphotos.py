@@ -19,7 +19,7 @@ import hashlib
 import json
 import math
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -130,23 +130,34 @@ class Score:
                 "read_ms_p95": round(times[min(len(times) - 1, int(0.95 * len(times)))], 1)}
 
 
-def score_photo(photo: LabelledPhoto, readings: Iterable[DieReading], score: Score) -> None:
-    """Each labelled die takes the nearest reading within half its box; a reading serves one
-    die at most."""
-    readings = list(readings)
+def match(dice: Sequence[LabelledDie], points: Sequence[tuple[float, float]]) -> list[int | None]:
+    """For each labelled die in turn, the index of the nearest point (x, y) within half its box
+    that no die before it took, or None: a point serves one die at most."""
     used: set[int] = set()
-    score.photos += 1
-    for die in photo.dice:
-        score.dice += 1
+    out: list[int | None] = []
+    for die in dice:
         best, best_d = None, die.size / 2
-        for i, r in enumerate(readings):
-            d = math.hypot(r.x - die.x, r.y - die.y)
+        for i, (x, y) in enumerate(points):
+            d = math.hypot(x - die.x, y - die.y)
             if i not in used and d <= best_d:
                 best, best_d = i, d
+        if best is not None:
+            used.add(best)
+        out.append(best)
+    return out
+
+
+def score_photo(photo: LabelledPhoto, readings: Iterable[DieReading], score: Score) -> None:
+    """Each labelled die takes the nearest reading within half its box (:func:`match`)."""
+    readings = list(readings)
+    matched = match(photo.dice, [(r.x, r.y) for r in readings])
+    used = {i for i in matched if i is not None}
+    score.photos += 1
+    for die, best in zip(photo.dice, matched):
+        score.dice += 1
         if best is None:
             score.missed += 1
             continue
-        used.add(best)
         r = readings[best]
         if r.status != "clean":
             score.flagged += 1
