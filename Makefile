@@ -67,15 +67,17 @@ lock:
 # The pip-dice reader's networks (vision/dice/models/), trained on the tuning part of the
 # real photographs in ../shared/dice-photos/byler-train (scripts/train_dice.py says how).
 # Training needs PyTorch, which neither the app nor the tests do: it gets a venv of its own,
-# with the lock's numpy and OpenCV and the CPU build of torch $(TORCH_VERSION).
+# with the lock's numpy and OpenCV, the CPU build of torch $(TORCH_VERSION) and onnx
+# $(ONNX_VERSION) (scripts/npz_to_onnx.py writes the networks' .onnx twins with it).
 TRAIN_VENV    := .venv-train
 TORCH_VERSION := 2.13.0
+ONNX_VERSION  := 1.23.2
 $(TRAIN_VENV)/.installed: $(LOCK)
 	rm -rf $(TRAIN_VENV)
 	$(PYTHON) -m venv $(TRAIN_VENV)
 	$(TRAIN_VENV)/bin/python -m pip install --quiet --disable-pip-version-check pip==$(PIP_VERSION)
 	$(TRAIN_VENV)/bin/python -m pip install --quiet --constraint $(LOCK) numpy opencv-python-headless \
-		pyyaml torch==$(TORCH_VERSION)
+		pyyaml torch==$(TORCH_VERSION) onnx==$(ONNX_VERSION)
 	touch $@
 
 train-dice: $(TRAIN_VENV)/.installed
