@@ -194,6 +194,28 @@ def test_tower_dice_fill_each_coachs_side_by_colour(app):
     assert game.explanation == ""
 
 
+def test_the_simulated_tower_throws_the_dice_the_roll_waits_for(app):
+    """Without a real tower the roll panel has its own "Throw (simulated)": the simulated
+    tower throws exactly the D12s still to come, each coach's in its colour, and they fill
+    the panel as a real tower's throw does."""
+    game = new_match(app)
+    wait_for(lambda: app.tower_state == "connected" and app.tower_simulated,
+             what="the simulated tower")
+    assert game.ids.sim_throw.disabled and plain(game.ids.sim_throw.text) == "Throw (simulated)"
+    tap(card(game, 0, 3).ids.ball)                             # Yokozuna carries the ball
+    game.choose_kind("tackle_break")
+    tap(card(game, 0, 3).ids.pick)
+    tap(card(game, 1, 3).ids.pick)
+    assert plain(game.ids.sim_throw.text) == "Throw 3 dice (simulated)"  # Onslaught: 2 red + 1
+    tap(game.ids.sim_throw)
+    wait_for(lambda: game.explanation, what="the simulated dice in the panel")
+    faces = [f for _roller, fs in game.panel.slots(app.session.state) for f in fs]
+    assert len(faces) == 3 and all(f is not None and 1 <= f <= 12 for f in faces)
+    assert game.panel.source == "tower" and game.ids.sim_throw.disabled
+    tap(game.ids.record)
+    assert app.session.actions[-1].data["source"] == "tower"
+
+
 def test_an_impossible_line_up_cannot_start(app):
     setup = open_line_ups(app)
     rows = {r.position: r for r in setup.ids.positions0.children}

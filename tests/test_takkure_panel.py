@@ -589,3 +589,25 @@ def test_an_edition_3_roll_names_the_one_die_re_rolled():
     assert RULES.apply(tk.evolve(s, rules=2), "takkure.roll", whole_hand).teams[1].skill_tokens == 0
     one = {**whole_hand, "rerolls": [{"team": 1, "player": 0, "die": 1, "dice": [7]}]}
     assert RULES.apply(s, "takkure.roll", one).teams[1].skill_tokens == 0
+
+
+def test_a_simulated_throw_is_the_dice_still_to_come_in_each_coachs_colour():
+    """The roll panel's "Throw (simulated)": exactly the D12s the tower would fill now, red
+    for Yamato and yellow for the Teriomorphs; what the tower then reads fills the panel."""
+    s = carry(match(kicking=0), 0)                        # Teriomorphs (team 1, yellow) attack
+    p = RollPanel()
+    p.choose("tackle_dodge")
+    assert p.to_throw(s) == [] and p.throw_spec(s) == ""  # nobody picked: nothing to throw
+    p = panel(s, "tackle_dodge", attacker=0, defender=1)  # Kitsune (2 dice) dodges Hana (1)
+    assert p.to_throw(s) == [(0, 1), (1, 2)]
+    assert p.throw_spec(s) == "d12:red:* d12:yellow:* d12:yellow:*"
+    p.receive(s, [3])                                      # one typed: Kitsune's first die
+    assert p.to_throw(s) == [(0, 1), (1, 2)]               # a throw replaces what was typed
+    p.receive_tower(s, [{"kind": "d12", "face": 5, "colour": "yellow", "status": "clean"},
+                        {"kind": "d12", "face": 8, "colour": "yellow", "status": "clean"}])
+    assert p.to_throw(s) == [(0, 1)]                       # Hana's die still to come
+    p.receive_tower(s, [{"kind": "d12", "face": 12, "colour": "red", "status": "clean"}])
+    assert p.to_throw(s) == [] and p.ready(s)
+    s = RULES.apply(s, "takkure.skill_token", {"team": 1, "delta": 3})
+    p.reroll(s, 1, 0, die=1)                               # Superstars: the second die again
+    assert p.throw_spec(s) == "d12:yellow:*"

@@ -470,6 +470,32 @@ class RollPanel:
             raise IllegalActionError(_("no {wanted} D12 in that throw").format(wanted=wanted))
         return taken
 
+    def to_throw(self, state: TakkureState) -> list[tuple[int, int]]:
+        """(team, how many D12s of its colour) a tower throw would fill now, as
+        :meth:`receive_tower` takes them: a coach's dice taken back for a re-roll, or all of
+        that coach's dice while any is missing (a throw replaces what was typed); nothing for
+        a coach whose dice are all in. Empty while no player is picked."""
+        try:
+            rollers = self.rollers(state)
+        except IllegalActionError:
+            return []
+        out = []
+        for team in sorted({r.team for r in rollers}):
+            mine = [r for r in rollers if r.team == team]
+            got = [self.dice_in.get((r.team, r.player), []) for r in mine]
+            holes = sum(f is None for faces in got for f in faces)
+            complete = all(len(faces) >= r.n_dice for faces, r in zip(got, mine))
+            count = holes if holes else (0 if complete else sum(r.n_dice for r in mine))
+            if count:
+                out.append((team, count))
+        return out
+
+    def throw_spec(self, state: TakkureState) -> str:
+        """The simulated tower's throw for :meth:`to_throw` (``d12:red:* d12:yellow:*``):
+        random faces, each coach's dice in that coach's colour."""
+        return " ".join(f"d12:{TEAM_COLOURS[team]}:*"
+                        for team, count in self.to_throw(state) for _ in range(count))
+
     def clear_die(self, team: int, player: int) -> None:
         self.dice_in.pop((team, player), None)
 

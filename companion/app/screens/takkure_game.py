@@ -177,6 +177,7 @@ def panel_view(session: Session[Any], panel: RollPanel) -> dict[str, Any]:
         "shows_ground": any(p.distance == "pass" for p in panel.kind.parts),
         "from_ground": panel.ground_pass(s),
         "follow": follow,
+        "throw_count": sum(n for _team, n in panel.to_throw(s)),
     }
 
 
@@ -498,6 +499,7 @@ class TakkureGameScreen(GameScreen):
     distance_text = StringProperty("")
     shows_ground = BooleanProperty(False)
     from_ground = BooleanProperty(False)
+    throw_count = NumericProperty(0)   # D12s a simulated throw would fill now
     coin_text = StringProperty("")
     follow_texts = ListProperty([])
 
@@ -505,7 +507,7 @@ class TakkureGameScreen(GameScreen):
                 "can_take", "can_kick_out", "can_second_half", "undo_text", "redo_text",
                 "can_undo", "can_redo")
     _PANEL = ("kind_title", "kind_hint", "explanation", "prompt", "can_record", "pressure",
-              "shows_pressure", "needs_distance", "shows_ground", "from_ground")
+              "shows_pressure", "needs_distance", "shows_ground", "from_ground", "throw_count")
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -673,6 +675,17 @@ class TakkureGameScreen(GameScreen):
                                           "again").format(dice=throw.text))
             return True
         return self._dice_in(lambda s: self.panel.receive_tower(s, throw.dice))
+
+    def simulated_throw(self) -> None:
+        """The demo's throw: the simulated tower rolls exactly the D12s the panel waits for,
+        in each coach's colour; they arrive as any tower throw does (:meth:`take_throw`)."""
+        if self.session is None:
+            return
+        spec = self.panel.throw_spec(self.session.state)
+        if not spec:
+            App.get_running_app().toast(self.prompt or _("Every die of this roll is in"))
+            return
+        App.get_running_app().simulated_roll(spec)
 
     def _dice_in(self, fn: Any) -> bool:
         try:
