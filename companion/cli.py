@@ -5,6 +5,9 @@
     companion replay JOURNAL [--json] print a saved game's final state
     companion log JOURNAL             print a saved game's readable action log
     companion games                   list saved games
+    companion dice-stats [--json|--csv] what the dice tower has read, die by die, and whether
+                                      each kind of die looks fair (--reset KIND/COLOUR: "I
+                                      changed dice")
 
 Every error a user can cause (bad config, damaged journal, illegal action) ends in one
 readable line on stderr and a distinct exit code, never a traceback:
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -84,6 +88,54 @@ def cmd_games(args: argparse.Namespace) -> int:
         status = "finished" if g.over else "in progress"
         problem = f"  [{g.problem}]" if g.problem else ""
         print(f"{g.path}\n    {g.title}: {g.summary} ({status}){problem}")
+    return 0
+
+
+def cmd_dice_stats(args: argparse.Namespace) -> int:
+    import csv
+
+    from . import dice_stats
+    from .app.dice_look import die_group_words, face_words
+
+    root = args.data_dir or storage.data_dir()
+    if args.reset or args.undo_reset:
+        key = args.reset or args.undo_reset
+        if "/" not in key:
+            raise CompanionError(f"{key}: write the die as KIND/COLOUR, e.g. d12/red "
+                                 "(- for a die with no colour)")
+        if args.reset:
+            dice_stats.reset(root, key)
+            print(f"{key}: counted again from now")
+        elif not dice_stats.undo_reset(root, key):
+            raise CompanionError(f"{key}: no reset to take back")
+        else:
+            print(f"{key}: the last reset is taken back")
+        return 0
+    stats = dice_stats.statistics(root)
+    if args.json:
+        print(json.dumps({"journal": str(root / dice_stats.JOURNAL), "alpha": dice_stats.ALPHA,
+                          "dice": [s.to_json() for s in stats]}, indent=1))
+    elif args.csv:
+        out = csv.writer(sys.stdout, lineterminator="\n")
+        out.writerow(["kind", "colour", "face", "count", "expected", "throws", "not_clean",
+                      "p_value", "biased", "throws_needed", "verdict"])
+        for s in stats:
+            j = s.to_json()
+            for face, count in zip(s.faces, s.counts):
+                out.writerow([s.kind, s.colour or "", face, count, j["expected"], s.throws,
+                              s.not_clean, "" if j["p_value"] is None else j["p_value"],
+                              int(s.biased), "" if s.throws_needed is None else s.throws_needed,
+                              j["verdict"]])
+    elif not stats:
+        print(f"No dice read by the tower yet ({root / dice_stats.JOURNAL})")
+    else:
+        for s in stats:
+            print(f"{die_group_words(s.kind, s.colour)}: {s.throws} throw{'' if s.throws == 1 else 's'}"
+                  + (f" ({s.not_clean} not read cleanly, not counted)" if s.not_clean else ""))
+            print("    " + "  ".join(f"{face_words(f)} {c}" for f, c in zip(s.faces, s.counts)))
+            print("    " + s.verdict(face_words))
+            if s.detail():
+                print("    " + s.detail())
     return 0
 
 
@@ -157,6 +209,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     games = sub.add_parser("games", help="list saved games")
     games.set_defaults(func=cmd_games)
+
+    stats = sub.add_parser("dice-stats", help="what the dice tower has read, and whether each "
+                                              "kind of die looks fair")
+    form = stats.add_mutually_exclusive_group()
+    form.add_argument("--json", action="store_true", help="one JSON object")
+    form.add_argument("--csv", action="store_true", help="one CSV row per die and face")
+    form.add_argument("--reset", metavar="KIND/COLOUR",
+                      help='"I changed dice": count that die again from now (e.g. d12/red)')
+    form.add_argument("--undo-reset", metavar="KIND/COLOUR", help="take back its last reset")
+    stats.set_defaults(func=cmd_dice_stats)
     return parser
 
 
@@ -170,6 +232,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.exit_code
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:   # `companion dice-stats --csv | head`: the reader has enough
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (no flush error at exit)
+        return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -44,6 +44,8 @@ FACE_WORDS = {"CLAW": N_("CLAW"), "HEART": N_("HEART"), "ENERGY": N_("ENERGY"), 
               "TILE_ON_SPAWN": N_("Tile on Spawn"), "TILE_ON_SPAWN_2": N_("Tile on Spawn"),
               "NO_SPAWN": N_("No spawn"), "NO_SPAWN_2": N_("No spawn")}
 STATUS_WORDS = {"cocked": N_("cocked"), "unreadable": N_("unreadable")}
+KIND_WORDS = {"d6": N_("d6"), "d6pips": N_("d6"), "d12": N_("d12"),
+              "kotd": N_("King of Tokyo Duel die"), "spawn": N_("spawn die")}
 
 
 def dice_set_name(name: str) -> str:
@@ -73,6 +75,12 @@ def die_words(die: dict) -> str:
     if status != "clean":
         words += f" ({_(STATUS_WORDS[status]) if status in STATUS_WORDS else status})"
     return words
+
+
+def die_group_words(kind: str, colour: str | None) -> str:
+    """A kind of die as players name it: "red d12", "black King of Tokyo Duel die"."""
+    name = _(KIND_WORDS[kind]) if kind in KIND_WORDS else kind
+    return f"{_(COLOUR_WORDS[colour])} {name}" if colour in COLOUR_WORDS else name
 
 
 def dice_words(dice: list[dict]) -> str:
