@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import CompanionError
-from .i18n import _, ngettext
+from .i18n import _, decimal, grouped, ngettext
 
 JOURNAL = "rolls.jsonl"
 RESETS = "dice_stats.json"
@@ -248,7 +248,7 @@ class DieStats:
             if odds >= 1e6:
                 return _("A fair die gives counts this uneven less than once in a million tries")
             return _("A fair die gives counts this uneven less than once in {odds} tries").format(
-                odds=int(float(f"{odds:.1g}")))
+                odds=grouped(int(float(f"{odds:.1g}"))))
         if needed is None:
             return _("The counts are exactly even")
         more = needed - self.throws
@@ -275,8 +275,8 @@ class DieStats:
 def format_p(p: float) -> str:
     """"p = 0.002", "p = 0.31", "p < 0.001"."""
     if p < 0.001:
-        return "p < 0.001"
-    return f"p = {p:.1g}" if p < 0.01 else f"p = {p:.2f}"
+        return "p < " + decimal(0.001, ".3f")
+    return "p = " + decimal(p, ".1g" if p < 0.01 else ".2f")
 
 
 # ----------------------------------------------------------------------------- the files

@@ -61,6 +61,17 @@ def N_(message: str) -> str:
     return message
 
 
+def decimal(value: float, spec: str) -> str:
+    """``value`` formatted with ``spec`` (e.g. ".2f") and the current language's decimal
+    mark: 0.25 in English, 0,25 in French."""
+    return format(value, spec).replace(".", pgettext("decimal mark", "."))
+
+
+def grouped(n: int) -> str:
+    """``n`` with the current language's thousands separator: 300,000 or 300 000."""
+    return f"{n:,}".replace(",", pgettext("thousands separator", ","))
+
+
 def ordinal(n: int) -> str:
     """``n`` as a place in the current language: 1st, 2nd... or 1er, 2e..."""
     if _language == "fr":

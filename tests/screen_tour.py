@@ -184,6 +184,15 @@ def dice(app: Any, at: Callable[[str], None]) -> None:
         settle(app, lambda screen=screen: app.root.current == screen)
         wait(0.2)
         at(f"{screen}-view")
+    # the statistics after a session's worth of throws (sixty of the Takkure set)
+    for _ in range(60):
+        tower.roll("takkure")
+    settle(app, lambda: app.roll_journal is not None and app.roll_journal.recorded_count >= 64)
+    app.go("dice_stats")
+    settle(app, lambda: app.root.current == "dice_stats")
+    wait(0.3)
+    unflash(app)                        # the sixty "no game is open" notes
+    at("dice-stats")
     app.open_dice()
     settle(app, lambda: app.root.current == "dice")
 

@@ -80,7 +80,10 @@ def die_words(die: dict) -> str:
 def die_group_words(kind: str, colour: str | None) -> str:
     """A kind of die as players name it: "red d12", "black King of Tokyo Duel die"."""
     name = _(KIND_WORDS[kind]) if kind in KIND_WORDS else kind
-    return f"{_(COLOUR_WORDS[colour])} {name}" if colour in COLOUR_WORDS else name
+    if colour not in COLOUR_WORDS:
+        return name
+    # the words' order is the language's: "red d12", "d12 rouge"
+    return _("{colour} {kind}").format(colour=_(COLOUR_WORDS[colour]), kind=name)
 
 
 def dice_words(dice: list[dict]) -> str:

@@ -94,6 +94,7 @@ log = logging.getLogger(__name__)
 # the registry. Start-up builds only home, saved games and the dice panel.
 SHELL_SCREENS = {
     "camera_calibrate": "companion.app.screens.camera_calibrate:CameraCalibrateScreen",
+    "dice_stats": "companion.app.screens.dice_stats:DiceStatsScreen",
     "settings": "companion.app.screens.settings:SettingsScreen",
     "teach": "companion.app.screens.teach:TeachScreen",
     "tray": "companion.app.screens.teach:TrayScreen",
@@ -444,6 +445,8 @@ class CompanionApp(App):
                     problem=exc))
         if delivered and self.roll_journal is not None:
             self.roll_journal.mark_delivered(roll.key)
+        if self.root is not None and self.root.current == "dice_stats":
+            self.root.get_screen("dice_stats").refresh()     # the new throw counted at once
         game = _(entry.tile.title) if entry is not None else ""
         if roll.late:  # from before a restart or a reconnect: not the throw on the table now
             self.last_roll_note = (_("Arrived late; written in the {game} game's log").format(
