@@ -101,6 +101,9 @@ class GameEntry:
     # "module:function(config, args) -> (setup, label)" turns them into a game.start setup
     cli_arguments: str | None = None
     cli_setup: str | None = None
+    # the live view's public summary: "module:function(state) -> dict" (companion/live/
+    # summary.py says the shape); never what the table keeps hidden
+    spectator: str | None = None
 
     def takes(self, dice: Iterable[Mapping[str, Any]]) -> bool:
         """Whether a throw holds any die of a kind this game uses (a game without dice kinds
@@ -112,6 +115,9 @@ class GameEntry:
 
     def confirm_function(self) -> Callable[[Any, Any], str | None] | None:
         return resolve(self.confirm) if self.confirm else None
+
+    def spectator_function(self) -> Callable[[Any], dict[str, Any]] | None:
+        return resolve(self.spectator) if self.spectator else None
 
 
 BUILTIN = (
