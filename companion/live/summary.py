@@ -16,6 +16,7 @@ players' words, as the app's screens say it)::
       "lines": ["Floor: cracked, empty"],         # other public facts of the table
       "over": False,                              # the game is finished
       "winner": None,                             # the winner's name once over (or None)
+      "roller": "Gigazaur",                       # optional: who throws the dice now
     }
 
 What a player at the table could not see must never be in it: a face-down card or token
@@ -34,7 +35,7 @@ from typing import Any
 from .. import registry
 from ..i18n import _
 
-FIELDS = ("status", "sides", "lines", "over", "winner")
+FIELDS = ("status", "sides", "lines", "over", "winner", "roller")
 
 
 def check_shape(summary: dict[str, Any]) -> dict[str, Any]:
@@ -54,6 +55,8 @@ def check_shape(summary: dict[str, Any]) -> dict[str, Any]:
             raise ValueError(f"a side's notes: text: {side!r}")
     if not all(isinstance(line, str) for line in summary.get("lines", [])):
         raise ValueError("lines: text")
+    if not isinstance(summary.get("roller") or "", str):
+        raise ValueError("roller: text")
     return summary
 
 
