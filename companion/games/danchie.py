@@ -1051,10 +1051,58 @@ def to_json(state: DanchieState) -> dict[str, Any]:
 RULES = DanchieRules()
 
 
+# ----------------------------------------------------------------------------- live view
+
+
+def spectator_summary(state: DanchieState) -> dict[str, Any]:
+    """The live view's public picture (``companion/live/summary.py``): the round and whose
+    turn it is, each Dasher's lap, board Tiles, Power-Up Tiles and sabotage meter, frozen or
+    resting, their places, and the last spawn. Never a Blueprint (its red side stays hidden
+    until lap 1 is done) nor a Dasher Specialty token (each player keeps theirs secret; the
+    state holds only how many were used)."""
+    if state.over:
+        status = _("Race over")
+    else:
+        status = " · ".join([_("Round {round}").format(round=state.round),
+                             _("{player}'s turn").format(player=state.dashers[state.current].name),
+                             _("Power-Ups active") if state.power_ups_active else
+                             _("Power-Ups from round {round}").format(round=POWER_UP_ROUND)])
+    sides = []
+    for d in state.dashers:
+        figures = [{"label": _("Lap"), "value": str(d.lap), "of": len(SIDES)}]
+        figures += [{"label": _(t), "value": str(n), "of": BOARD_LIMIT}
+                    for t, n in zip(state.tile_types, d.tiles)]
+        figures += [{"label": _("Power-Up Tiles"), "value": str(d.power_up_tiles), "of": BOARD_LIMIT},
+                    {"label": _("Sabotage"), "value": str(d.sabotage)}]
+        notes = []
+        if d.finish_place is not None:
+            notes.append(_("Finished {place} · lap 1 {lap1_place}").format(
+                place=ordinal(d.finish_place), lap1_place=ordinal(d.lap1_place or 0)))
+        elif d.lap1_place is not None:
+            notes.append((_("Lap 2 (lap 1 {place}, podium)") if d.lap1_place <= PODIUM_PLACES else
+                          _("Lap 2 (lap 1 {place})")).format(place=ordinal(d.lap1_place)))
+        if d.frozen:
+            notes.append(_("FROZEN {turns}").format(turns=d.frozen))
+        if d.resting:
+            notes.append(_("RESTS 1 turn"))
+        sides.append({"name": d.name, "figures": figures, "notes": notes})
+    lines = []
+    if state.last_spawn is not None:
+        sp = state.last_spawn
+        lines.append(_("Spawn die: {result} ({player}, round {round})").format(
+            result=sp.text, player=sp.player, round=sp.round))
+    lines += [_("Power-Up Tile returned by {player}: cooling down until round {round}").format(
+        player=who, round=r) for who, r in state.cooling_tiles()]
+    winner = state.dashers[state.finish[0]].name if state.over and state.finish else None
+    return {"status": status, "sides": sides, "lines": lines, "over": state.over,
+            "winner": winner,
+            "roller": None if state.over else state.dashers[state.current].name}
+
+
 ENTRY = GameEntry(
     id="danchie", rules=f"{__name__}:RULES", setup="danchie_setup", play="danchie_game",
     tile=HomeTile(N_("Danchie Go"), N_("race tracker"), (0.55, 0.35, 0.12, 1), (0.7, 0.45, 0.18, 1), 50),
     screens={"danchie_setup": "companion.app.screens.danchie_game:DanchieSetupScreen",
              "danchie_game": "companion.app.screens.danchie_game:DanchieGameScreen"},
     config=ConfigFile("danchie", f"{__name__}:DanchieConfig", "companion.config:danchie.yaml"),
-    dice_kinds=(TOWER_KIND,), sim_dice="spawn")
+    dice_kinds=(TOWER_KIND,), sim_dice="spawn", spectator=f"{__name__}:spectator_summary")

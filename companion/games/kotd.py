@@ -1008,6 +1008,53 @@ def config_data(cfg: KotdConfig) -> dict[str, Any]:
                               "dice_tokens": cfg.second_player.dice_tokens}}
 
 
+# ----------------------------------------------------------------------------- live view
+
+
+def spectator_summary(state: KotdState) -> dict[str, Any]:
+    """The live view's public picture (``companion/live/summary.py``): both Monsters' HP,
+    energy and dice tokens, how far each track's pawn is from each Monster's Victory cell,
+    whose turn it is and the dice on the table. Energy cards are not modelled (the three
+    on offer and the Power cards bought lie face up; the deck's order is the only hidden
+    thing, and the companion never knows it)."""
+    me = state.monsters[state.current]
+    if state.phase == "over":
+        status = _("{monster} wins: {reason}").format(monster=state.monsters[state.winner or 0].name,
+                                                      reason=state.win_reason)
+    else:
+        status = (_("Turn {turn} · {monster} · roll {roll}/{rolls}") if state.phase == "roll" else
+                  _("Turn {turn} · {monster}")).format(turn=state.turn, monster=me.name,
+                                                       roll=state.rolls, rolls=MAX_ROLLS)
+    track_labels = {"fame": _("Fame: cells to Victory"),
+                    "destruction": _("Destruction: cells to Victory")}
+    sides = []
+    for i, m in enumerate(state.monsters):
+        figures = [{"label": _("HP"), "value": str(m.hp), "of": m.max_hp},
+                   {"label": _("Energy"), "value": str(m.energy)},
+                   {"label": _("Dice tokens"), "value": str(m.dice_tokens), "of": MAX_DICE_TOKENS}]
+        notes = []
+        for t in state.tracks:
+            cells = t.cells
+            victory = 0 if i == 0 else len(cells) - 1
+            figures.append({"label": track_labels.get(t.name, t.name),
+                            "value": str(abs(t.pawn - victory))})
+            if cells[t.pawn].zone == f"spot{i}":
+                notes.append(_("{track} pawn in the spotlight").format(track=_(t.name.title())))
+        if m.hp <= 0:
+            notes.append(_("KO"))
+        sides.append({"name": f"{m.name} · {m.player}" if m.player else m.name,
+                      "figures": figures, "notes": notes})
+    lines = []
+    if state.phase == "roll" and state.dice:
+        lines.append(_("Dice: {dice}").format(dice=", ".join(
+            (_(d.face) if d.face else "?") + (" " + _("(kept)") if d.kept else "")
+            for d in state.dice)))
+    over = state.phase == "over"
+    winner = state.monsters[state.winner].name if over and state.winner is not None else None
+    return {"status": status, "sides": sides, "lines": lines, "over": over, "winner": winner,
+            "roller": None if over else me.name}
+
+
 ENTRY = GameEntry(
     id="kotd", rules=f"{__name__}:RULES", setup="kotd_setup", play="kotd_game",
     tile=HomeTile(N_("King of Tokyo Duel"), N_("with the dice tower"), (0.45, 0.25, 0.55, 1),
@@ -1016,4 +1063,4 @@ ENTRY = GameEntry(
              "kotd_game": "companion.app.screens.kotd_game:KotdGameScreen"},
     config=ConfigFile("kotd", f"{__name__}:KotdConfig", "companion.config:kotd.yaml",
                       f"{__name__}:config_data"),
-    dice_kinds=("kotd",), sim_dice="kotd")
+    dice_kinds=("kotd",), sim_dice="kotd", spectator=f"{__name__}:spectator_summary")

@@ -569,6 +569,41 @@ class TagTeamRules:
 RULES = TagTeamRules()
 
 
+# ----------------------------------------------------------------------------- live view
+
+
+def spectator_summary(state: TagTeamState) -> dict[str, Any]:
+    """The live view's public picture (``companion/live/summary.py``): each team's Fighters
+    (HP, Power, KO), the round and turn, how many cards each deck holds, and what the last
+    revealed cards did. The Combat deck's order and the Construction deck's cards are
+    face down; the companion keeps only their sizes, which the table shows too."""
+    if state.phase == "over":
+        status = (_("Draw") if state.result == "draw" else
+                  _("{player} wins").format(player=state.names[int(state.result or 0)]))
+    elif state.phase == "building":
+        status = _("Round {round} · deck building").format(round=state.round)
+    else:
+        status = _("Round {round} · turn {turn} of {turns}").format(
+            round=state.round, turn=state.turn, turns=state.turns_in_round)
+    sides = []
+    for p, team in enumerate(state.teams):
+        figures: list[dict[str, Any]] = []
+        for f in team:
+            figures.append({"label": _("{fighter} HP").format(fighter=f.name),
+                            "value": str(f.hp), "of": f.max_hp})
+            figures.append({"label": _("{fighter} Power").format(fighter=f.name),
+                            "value": str(f.power)})
+        figures.append({"label": _("Combat deck"), "value": str(state.combat[p])})
+        figures.append({"label": _("Construction deck"), "value": str(state.construction[p])})
+        sides.append({"name": state.names[p], "figures": figures,
+                      "notes": [_("{fighter}: KO").format(fighter=f.name) for f in team if f.ko]})
+    over = state.phase == "over"
+    winner = (state.names[int(state.result)]
+              if over and state.result is not None and state.result != "draw" else None)
+    return {"status": status, "sides": sides, "lines": list(state.last), "over": over,
+            "winner": winner}
+
+
 ENTRY = GameEntry(
     id="tagteam", rules=f"{__name__}:RULES", setup="tagteam_setup", play="tagteam_game",
     tile=HomeTile(N_("Tag Team"), N_("fight tracker"), (0.2, 0.45, 0.3, 1), (0.3, 0.6, 0.4, 1), 40),
@@ -576,4 +611,5 @@ ENTRY = GameEntry(
              "tagteam_game": "companion.app.screens.tagteam_game:TagTeamGameScreen",
              "tagteam_tracks": "companion.app.screens.tagteam_tracks:TagTeamTracksScreen"},
     config=ConfigFile("tagteam", f"{__name__}:TagTeamConfig", "companion.config:tagteam.yaml",
-                      f"{__name__}:config_data"))
+                      f"{__name__}:config_data"),
+    spectator=f"{__name__}:spectator_summary")

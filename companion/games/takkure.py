@@ -1183,6 +1183,68 @@ def config_data(cfg: TakkureConfig) -> dict[str, Any]:
     return {"teams": teams}
 
 
+# ----------------------------------------------------------------------------- live view
+
+
+def spectator_summary(state: TakkureState) -> dict[str, Any]:
+    """The live view's public picture (``companion/live/summary.py``): the score, the half
+    and who attacks, the time dashboard, the ball, and the players who are GROUNDED,
+    injured or out. The coaches' play cards (face-down decks, hands, a Team Play placed
+    face down) are not tracked by the companion, so nothing hidden is in the state."""
+    if state.phase == "kickoff":
+        phase = (_("Kick-off: the referee roll decides who kicks") if state.kickoff_by is None
+                 else _("Kick-off: {team}' coach chooses who kicks").format(
+                     team=state.teams[state.kickoff_by].name))
+    elif state.phase == "halftime":
+        phase = _("Halftime: each player removes one fatigue token")
+    elif state.phase == "over":
+        phase = (_("Full time: a draw") if state.result == "draw" else
+                 _("Full time: {team} win").format(team=state.teams[int(state.result or 0)].name))
+    else:
+        phase = _("{team} attack").format(
+            team=state.teams[state.attacker].name if state.attacker is not None else "")
+    playing = state.phase == "play"
+    sides = []
+    for t, team in enumerate(state.teams):
+        attacking = playing and state.attacker == t
+        figures = [
+            {"label": _("Tries"), "value": str(team.score)},
+            {"label": _("Time token"),
+             "value": _("active") if state.time_active[t] else _("inactive")},
+            {"label": _("On the field"),
+             "value": str(sum(p.status == "field" for p in team.players)),
+             "of": len(team.players)},
+        ]
+        if attacking:
+            figures.append({"label": _("Activation tokens"), "value": str(state.pool),
+                            "of": GRANT})
+        if team.team_skill == "teriomorphs":
+            figures.append({"label": _("Superstars tokens"), "value": str(team.skill_tokens)})
+        notes = [_("ATTACK")] if attacking else []
+        for i, p in enumerate(team.players):
+            if state.ball == (t, i):
+                notes.append(_("BALL: {player}").format(player=p.name))
+            if p.status == "injured":
+                notes.append(_("{player}: injured").format(player=p.name))
+            elif p.status == "out":
+                notes.append(_("{player}: out of the game").format(player=p.name))
+            elif p.grounded:
+                notes.append(_("{player}: GROUNDED").format(player=p.name))
+        sides.append({"name": team.name, "figures": figures, "notes": notes})
+    lines = [_("Time: box {box}").format(box=state.box)]
+    if playing and state.ball is None:
+        lines.append(_("The ball is loose"))
+    over = state.phase == "over"
+    winner = (state.teams[int(state.result)].name
+              if over and state.result is not None and state.result != "draw" else None)
+    # each coach throws their own colour (the rulebook's 3 red and 3 yellow D12s)
+    roller = _("{red} (red dice), {yellow} (yellow dice)").format(
+        red=state.teams[0].name, yellow=state.teams[1].name)
+    return {"status": _("Half {half}").format(half=state.half) + " · " + phase,
+            "sides": sides, "lines": lines, "over": over, "winner": winner,
+            "roller": None if over else roller}
+
+
 ENTRY = GameEntry(
     id="takkure", rules=f"{__name__}:RULES", setup="takkure_setup", play="takkure_game",
     tile=HomeTile(N_("Takkure"), N_("match tracker"), (0.1, 0.36, 0.5, 1), (0.16, 0.5, 0.7, 1), 20),
@@ -1194,4 +1256,5 @@ ENTRY = GameEntry(
                       f"{__name__}:config_data"),
     dice_kinds=("d12",), sim_dice="takkure",
     dice_colours=("red", "yellow"),  # the 3 red and 3 yellow D12s (takkure_panel.TEAM_COLOURS)
-    confirm="companion.app.screens.takkure_game:confirm_text")
+    confirm="companion.app.screens.takkure_game:confirm_text",
+    spectator=f"{__name__}:spectator_summary")

@@ -832,6 +832,73 @@ def new_setup(cfg: TekkenConfig, p1: str | None, p2: str | None, stage: str | No
             "offensive": offensive}
 
 
+# ----------------------------------------------------------------------------- live view
+
+
+def spectator_summary(state: TekkenState) -> dict[str, Any]:
+    """The live view's public picture (``companion/live/summary.py``): what both players
+    and anyone beside the table can see. A Rage card chosen but not yet revealed shows only
+    as chosen (never which one), and the Floor Break tokens as their count, the face-up ones
+    and how many cracked ones have shown: ``floor.order[revealed:]`` is never read."""
+    fight = state.phase == "fight"
+    off, dfd = state.fighters[state.offensive], state.fighters[state.defender]
+    if fight:
+        status = " · ".join([
+            _("Round {round} · String {string}").format(round=state.round, string=state.string_no),
+            _("{offensive}'s String (Offensive) – {defender} defends").format(
+                offensive=off.name, defender=dfd.name)])
+    elif state.phase == "round_over":
+        names = [state.fighters[i].name for i in state.last_round_winners]
+        status = (_("Round {round} to {fighter}").format(round=state.round, fighter=names[0])
+                  if len(names) == 1 else
+                  _("Round {round}: double KO, both win it").format(round=state.round))
+    else:
+        status = (_("Draw") if state.winner is None else
+                  _("{fighter} wins the game").format(fighter=state.fighters[state.winner].name))
+    heat_words = {"charged": _("charged"), "active": _("ACTIVE"), "discharged": _("discharged")}
+    rage_words = {"chosen": _("Rage card chosen"), "revealed": _("Rage REVEALED"),
+                  "used": _("Rage used")}
+    sides = []
+    for i, f in enumerate(state.fighters):
+        notes = []
+        if fight and i == state.offensive:
+            notes.append(_("OFFENSIVE"))
+        if f.hp <= 0:
+            notes.append(_("KO"))
+        elif f.in_red_zone:
+            notes.append(_("red zone"))
+        if f.rage in rage_words:          # "chosen" says only that a card is chosen
+            notes.append(rage_words[f.rage])
+        if f.knocked_down:
+            notes.append(_("KNOCKED DOWN"))
+        sides.append({
+            "name": f"{f.name} · {f.player}" if f.player else f.name,
+            "figures": [
+                {"label": _("HP"), "value": str(f.hp), "of": f.max_hp},
+                {"label": _("Heat"), "value": heat_words[f.heat]},
+                {"label": _("Rounds won"), "value": str(f.rounds_won), "of": state.rounds_to_win},
+                {"label": _("Punishment"), "value": str(f.punishment)},
+                {"label": _("Stun"), "value": str(f.stun)},
+            ],
+            "notes": notes,
+        })
+    lines = [_("Stage: {stage}").format(stage=state.stage)]
+    if fight and state.heat_this_string:
+        lines.append(_("Heat active: 4th slot"))
+    fl = state.floor
+    if fl is not None:
+        shown = ", ".join(_("cracked") if c else _("empty") for c in fl.order[:fl.revealed])
+        lines.append(ngettext(
+            "Floor Break: {side} · cracked {shown} of {total} · {count} token face down",
+            "Floor Break: {side} · cracked {shown} of {total} · {count} tokens face down",
+            fl.face_down).format(side=fl.sides[fl.side], shown=fl.cracked_shown,
+                                 total=fl.cracked_total, count=fl.face_down)
+            + (" · " + _("face up: {tokens}").format(tokens=shown) if shown else ""))
+    over = state.phase == "game_over"
+    winner = state.fighters[state.winner].name if over and state.winner is not None else None
+    return {"status": status, "sides": sides, "lines": lines, "over": over, "winner": winner}
+
+
 ENTRY = GameEntry(
     id="tekken", rules=f"{__name__}:RULES", setup="tekken_setup", play="tekken_game",
     tile=HomeTile(N_("TEKKEN"), N_("The Board Game"), (0.62, 0.12, 0.12, 1), (0.85, 0.2, 0.2, 1), 10),
@@ -840,4 +907,5 @@ ENTRY = GameEntry(
     config=ConfigFile("tekken", f"{__name__}:TekkenConfig", "companion.config:tekken.yaml",
                       f"{__name__}:config_data"),
     confirm="companion.app.screens.tekken_game:confirm_text", confirm_title=N_("End of round"),
-    cli_arguments=f"{__name__}:cli_arguments", cli_setup=f"{__name__}:cli_setup")
+    cli_arguments=f"{__name__}:cli_arguments", cli_setup=f"{__name__}:cli_setup",
+    spectator=f"{__name__}:spectator_summary")
