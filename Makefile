@@ -30,7 +30,7 @@ $(STAMP): pyproject.toml $(LOCK)
 	touch $(STAMP)
 
 system-deps:
-	@bash scripts/ensure-system-deps.sh
+	@bash scripts/ensure-system-deps.sh --browser
 
 # With a screen, the app opens on it. Without one (a server, CI) it runs in a virtual
 # X screen so that the command still works; use `make screenshots` to see it.

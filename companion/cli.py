@@ -5,6 +5,7 @@
     companion replay JOURNAL [--json] print a saved game's final state
     companion log JOURNAL             print a saved game's readable action log
     companion games                   list saved games
+    companion serve [--bind A] [--port N] the live view without a window (prints its address)
     companion dice-stats [--json|--csv] what the dice tower has read, die by die, and whether
                                       each kind of die looks fair (--reset KIND/COLOUR: "I
                                       changed dice")
@@ -139,6 +140,12 @@ def cmd_dice_stats(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    from .live.serve import serve
+
+    return serve(args.data_dir or storage.data_dir(), args.bind, args.port, args.tower)
+
+
 def cmd_new(args: argparse.Namespace) -> int:
     entry = registry.get(args.game)
     if entry.cli_setup is None:
@@ -209,6 +216,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     games = sub.add_parser("games", help="list saved games")
     games.set_defaults(func=cmd_games)
+
+    live = sub.add_parser("serve", help="the live view (last roll, the game's public state) "
+                                        "as a web page, without a window")
+    live.add_argument("--bind", default="127.0.0.1", metavar="ADDR",
+                      help="the address to listen on (default 127.0.0.1: this machine only; "
+                           "0.0.0.0: every network it is on)")
+    live.add_argument("--port", type=int, default=8765, metavar="N",
+                      help="the port (default 8765; 0 picks a free one)")
+    live.add_argument("--tower", default=argparse.SUPPRESS, metavar="URL",
+                      help="dice tower port or URL, as for the app")
+    live.set_defaults(func=cmd_serve)
 
     stats = sub.add_parser("dice-stats", help="what the dice tower has read, and whether each "
                                               "kind of die looks fair")

@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
 # Installs the system packages the app and its tests need on a Debian-like machine:
-# an X server for a real Kivy window without a screen (Xvfb), and Mesa's software OpenGL.
-# Does nothing when they are already there; says what to install when it cannot.
+# an X server for a real Kivy window without a screen (Xvfb), and Mesa's software OpenGL;
+# with --browser also Chromium and its WebDriver (the live view's page is tested in a real
+# headless browser). Does nothing when they are already there; says what to install when
+# it cannot.
 set -euo pipefail
 PKGS="xvfb xauth libgl1 libgl1-mesa-dri libegl1 libmtdev1"
 missing=""
 command -v Xvfb >/dev/null 2>&1 || missing="yes"
 command -v xvfb-run >/dev/null 2>&1 || missing="yes"
+if [ "${1:-}" = "--browser" ]; then
+  PKGS="$PKGS chromium chromium-driver"
+  command -v chromedriver >/dev/null 2>&1 || missing="yes"
+fi
 if command -v dpkg-query >/dev/null 2>&1; then
   for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="yes"
