@@ -379,9 +379,9 @@ def statistics(root: Path) -> list[DieStats]:
     out = []
     for (kind, colour), seen in sorted(counts.items(), key=lambda kv: (kv[0][0], kv[0][1] or "")):
         known = KNOWN_FACES.get(kind)
-        faces = known if known is not None and set(seen) <= set(known) else \
+        order: tuple[str, ...] = known if known is not None and set(seen) <= set(known) else \
             tuple(sorted(seen, key=lambda f: (len(f), f)))
         since = resets.get(f"{kind}/{colour or '-'}")
-        out.append(DieStats(kind, colour, faces, tuple(seen.get(f, 0) for f in faces),
-                            not_clean[(kind, colour)], faces == known, since[-1] if since else None))
+        out.append(DieStats(kind, colour, order, tuple(seen.get(f, 0) for f in order),
+                            not_clean[(kind, colour)], order == known, since[-1] if since else None))
     return out

@@ -81,6 +81,11 @@ def tour(app: Any, stop: Stop, home: Path, only: Iterable[str] = PARTS) -> None:
         app.go("settings")
         settle(app, lambda: app.root.current == "settings")
         at("settings")
+        app.set_live("127.0.0.1")          # the live view on: its address and QR code
+        settle(app, lambda: bool(app.live_url))
+        wait(0.2)
+        at("settings-live-view")
+        app.set_live(None)
     if "tekken" in parts:
         tekken(app, at)
     if "saved" in parts:

@@ -79,6 +79,7 @@ from .. import settings as app_settings  # noqa: E402
 from ..errors import CompanionError, GameLockedError, IllegalActionError, JournalTailError  # noqa: E402
 from ..i18n import _, ngettext  # noqa: E402
 from ..journal import private_dir, write_private_file  # noqa: E402
+from ..live.controller import LiveView  # noqa: E402
 from ..session import Session, export_json, replay  # noqa: E402
 from . import face_to_face, scale, widgets  # noqa: E402
 from .dice_look import dice_words  # noqa: E402
@@ -184,6 +185,8 @@ class CompanionApp(App):
     tower_kinds = ListProperty([])                     # the kinds the tower's HELLO declares
     teach_why = StringProperty(" ")  # why the tower cannot be taught ("": it can, 1.2)
     sim_dice = StringProperty(next(iter(DICE_SETS)))
+    live_url = StringProperty("")      # the live view's address while it is on ("": off)
+    live_bind = StringProperty("")     # the address it listens on
     # game id -> True when its far player's half is turned toward them (face_to_face.py)
     face_to_face = DictProperty({})
 
@@ -205,6 +208,7 @@ class CompanionApp(App):
         self.banner_widget: widgets.Banner | None = None
         self.popup: Popup | None = None
         self._changed = Clock.create_trigger(self._refresh_screens, -1)
+        self.live = LiveView()   # off until the player switches it on (Settings)
         self._paused_tower: tuple[str | None] | None = None
         self._busy = 0
         self._dice_back: str | None = None     # the screen the dice panel was opened from
@@ -270,6 +274,7 @@ class CompanionApp(App):
                     stop()
         if self.tower_link is not None:
             self.tower_link.stop()
+        self.live.stop()
         if self.roll_journal is not None:
             self.roll_journal.close()
         if self.session is not None:
@@ -422,6 +427,8 @@ class CompanionApp(App):
     def _on_roll(self, roll: tower_events.RollEvent) -> None:
         dice = [d.to_json() for d in roll.dice]
         self.last_roll = dice
+        if not roll.late:      # a roll from before a restart is not the throw on the table
+            self.live.set_roll(dice, time.time())
         self.last_roll_text = roll_words(roll)
         self.last_roll_unclean = not roll.clean
         self.roll_history = [roll_words(roll)] + list(self.roll_history[:11])
@@ -603,6 +610,7 @@ class CompanionApp(App):
             if self.root.current == "saved":
                 self.list_saved(self.root.get_screen("saved").show)
         self._refresh_dice_panel()
+        self.live.publish()      # the open pages in the new language
         session = self.session
         if session is not None:
             session.reword()
@@ -759,6 +767,7 @@ class CompanionApp(App):
             self.sim_dice = entry.sim_dice   # the demo tower throws this game's dice
         session.subscribe(lambda s: self._changed())
         screen.bind_session(session)
+        self.live.set_game(session.game, session.state)
         self.go(screen.name)
         if session.read_only:
             self.banner(_("This game is open elsewhere: you can look, not play"), seconds=6.0)
@@ -830,6 +839,24 @@ class CompanionApp(App):
         if self.root is None or self.session is None:
             return
         self.game_screen().refresh()
+        self.live.set_game(self.session.game, self.session.state)
+
+    # -- the live view -------------------------------------------------------------------
+    def set_live(self, bind: str | None) -> None:
+        """Settings' Live view: serve on ``bind`` (a new token each time), or off (None)."""
+        self.live.stop()
+        self.live_url = self.live_bind = ""
+        if bind is None:
+            return
+        try:
+            self.live_url = self.live.start(bind)
+        except OSError as exc:
+            self.toast(_("The live view cannot start on {address}: {problem}").format(
+                address=bind, problem=exc.strerror or exc))
+            return
+        self.live_bind = bind
+        session = self.session
+        self.live.set_game(session.game if session else None, session.state if session else None)
 
     def export_json(self) -> None:
         session = self.session
