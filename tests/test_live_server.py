@@ -37,8 +37,8 @@ def request(server, path, method="GET", headers=None, body=None):
         return e.code, dict(e.headers), e.read()
 
 
-def raw(server, data: bytes) -> bytes:
-    with socket.create_connection(("127.0.0.1", server.port), timeout=5) as s:
+def raw(server, data: bytes, timeout: float = 5.0) -> bytes:
+    with socket.create_connection(("127.0.0.1", server.port), timeout=timeout) as s:
         s.sendall(data)
         out = b""
         while True:
@@ -172,3 +172,43 @@ def test_a_roll_in_players_words():
     assert view["total"] == 7                       # the numbered dice read cleanly
     assert view["dice"][1]["title"] == "yellow d12 ? (cocked)"
     assert roll_view([view_die for view_die in ()])["total"] is None
+
+
+def test_a_fuzz_of_bad_requests_and_thousands_of_connections_leaves_it_serving(live):
+    """Bad paths, methods, headers and bytes, no token, and 1,500 connections opened and
+    dropped: the state is untouched, the server still answers, and its threads are bounded."""
+    import random
+    import threading
+
+    state, server = live
+    before = state.snapshot()
+    rng = random.Random(29)
+    junk = [b"\x00\xff" * 50, b"GET\r\n\r\n", b"GET / HTTP/9.9\r\n\r\n", b"BREW /coffee HTTP/1.1\r\n\r\n",
+            b"GET /state.json?token=" + b"%" * 300 + b" HTTP/1.1\r\n\r\n",
+            b"POST /state.json?token=" + server.token.encode() + b" HTTP/1.1\r\nContent-Length: 99999999\r\n\r\n",
+            b"GET /events?token=" + server.token.encode() + b" HTTP/1.0\r\nRange: bytes=0-\r\n\r\n"]
+    for _ in range(30):
+        data = rng.choice(junk) if rng.random() < 0.7 else bytes(rng.randrange(256) for _ in range(200))
+        try:
+            raw(server, data, timeout=0.2)                  # an answer, or the server waits
+        except OSError:
+            pass
+    threads_before = threading.active_count()
+    opened = []
+    for _ in range(1500):
+        try:
+            opened.append(socket.create_connection(("127.0.0.1", server.port), timeout=0.3))
+        except OSError:
+            pass                                              # the backlog is full: refused
+        if len(opened) >= 40:
+            for s in opened:
+                s.close()
+            opened = []
+    for s in opened:
+        s.close()
+    assert threading.active_count() <= threads_before + 16    # one thread a viewer, at most 16
+    assert state.snapshot() == before
+    wait = time.monotonic() + 15
+    while request(server, f"/state.json?token={server.token}")[0] != 200:
+        assert time.monotonic() < wait, "the server does not answer again"
+        time.sleep(0.2)
