@@ -185,7 +185,8 @@ def test_a_fuzz_of_bad_requests_and_thousands_of_connections_leaves_it_serving(l
     rng = random.Random(29)
     junk = [b"\x00\xff" * 50, b"GET\r\n\r\n", b"GET / HTTP/9.9\r\n\r\n", b"BREW /coffee HTTP/1.1\r\n\r\n",
             b"GET /state.json?token=" + b"%" * 300 + b" HTTP/1.1\r\n\r\n",
-            b"POST /state.json?token=" + server.token.encode() + b" HTTP/1.1\r\nContent-Length: 99999999\r\n\r\n",
+            b"POST /state.json?token=" + server.token.encode()
+            + b" HTTP/1.1\r\nContent-Length: 99999999\r\n\r\n",
             b"GET /events?token=" + server.token.encode() + b" HTTP/1.0\r\nRange: bytes=0-\r\n\r\n"]
     for _ in range(30):
         data = rng.choice(junk) if rng.random() < 0.7 else bytes(rng.randrange(256) for _ in range(200))
