@@ -99,7 +99,11 @@ def test_a_race_by_taps_with_the_tower_spawn_die_a_freeze_laps_and_the_tektonped
     assert game.spawn_text == "No spawn" and s.state.last_spawn.source == "hand"
     with_sets_done = game.ids.end_turn.disabled   # a turn cannot end before its action set
     assert with_sets_done
-    for _ in range(5):                           # Ben, Cleo; Aki, Ben, Cleo
+    tap(game.ids.action_set)
+    tap(game.ids.end_turn)                       # Cleo's turn: Ben's spawn is not hers
+    assert game.current_name == "Cleo's turn" and game.spawn_detail == ""
+    assert game.spawn_text == "Roll the spawn die (tower) or tap its face"
+    for _ in range(4):                           # Cleo; Aki, Ben, Cleo
         tap(game.ids.action_set)
         tap(game.ids.end_turn)
     assert game.title == "Round 3" and game.ids.power_up.disabled   # no card drawn yet

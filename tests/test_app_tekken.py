@@ -79,9 +79,14 @@ def test_card_connects_then_strike_2(app):
     tap(game.ids.card_hit)
     assert [t.text for t in game.ids.slots.children[::-1]][0] == "HIT"
     assert not game.ids.strike2.disabled
+    unpicked = tuple(game.ids.strike2.bg)
     tap(game.ids.strike2)
     assert plain(game.ids.deal.text) == "Deal: Strike 2"
+    # a picked strike looks picked, with how many times (the others stay as they were)
+    assert plain(game.ids.strike2.text) == "Strike 2 ×1" and tuple(game.ids.strike2.bg) != unpicked
+    assert plain(game.ids.strike1.text) == "Strike 1" and tuple(game.ids.strike1.bg) == unpicked
     tap(game.ids.deal)
+    assert plain(game.ids.strike2.text) == "Strike 2" and tuple(game.ids.strike2.bg) == unpicked
     assert hp_text(game, 1) == "18 / 20"
     assert app.session.state.fighters[1].hp == 18
     assert log_texts(game)[0] == "Kazuya -2 HP (Strike 2)"

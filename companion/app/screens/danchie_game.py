@@ -354,8 +354,9 @@ class DanchieGameScreen(GameScreen):
             c.ids.plus.disabled = not self._count_allowed(name, c.kind, 1)
         for b in ids.faces.children:
             b.disabled = s.over or me.finished
-        if s.last_spawn is not None:
-            sp = s.last_spawn
+        sp = s.last_spawn
+        if sp is not None and sp.player == name and sp.round == s.round:
+            # this turn's spawn; the one before belongs to the turn it was rolled in
             self.spawn_text = sp.text
             self.spawn_detail = _("{player}, round {round} ({source})").format(
                 player=sp.player, round=sp.round, source=_(sp.source))
