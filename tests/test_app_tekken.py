@@ -798,3 +798,17 @@ def test_players_names_beside_their_characters(app):
     assert plain(game.ids.fighter1.ids.role.text) == "Defender  ·  Grace"
     setup.ids.fighter0.ids.player_name.text = ""
     setup.ids.fighter1.ids.player_name.text = ""
+
+
+def test_the_card_button_looks_as_the_state_says_in_french_too(app):
+    """Its colour follows the state (a Punishment card or not), never its English words:
+    in French 'La carte touche' is drawn green, as 'Card connects' is."""
+    game = new_game(app)
+    green = (0.18, 0.55, 0.3, 1)
+    assert tuple(game.ids.card_hit.bg) == green and not game.card_punishes
+    app.set_language("fr")
+    try:
+        wait_for(lambda: game.card_text != "Card connects", what="the French card text")
+        assert tuple(game.ids.card_hit.bg) == green
+    finally:
+        app.set_language("en")

@@ -105,6 +105,7 @@ def tekken_view(session: Session[Any], rage_names: list[tuple[str, str]]) -> dic
         "slot_kinds": slots,
         "heat_note": _("Heat active: 4th slot") if s.heat_this_string else "",
         "card_text": _("Punishment card (unblockable)") if off_punish else _("Card connects"),
+        "card_punishes": off_punish,     # the look follows the state, never the words
         "can_hit": session.allows("tekken.card", result="hit"),
         "can_block": session.allows("tekken.card", result="blocked"),
         "can_heat": session.allows("tekken.heat"),
@@ -264,6 +265,7 @@ class TekkenGameScreen(GameScreen):
     slot_kinds = ListProperty([])
     heat_note = StringProperty("")
     card_text = StringProperty("")
+    card_punishes = BooleanProperty(False)
     can_hit = BooleanProperty(False)
     can_block = BooleanProperty(False)
     can_heat = BooleanProperty(False)
@@ -288,7 +290,7 @@ class TekkenGameScreen(GameScreen):
     pending = ListProperty([])
     cracked_floor = BooleanProperty(False)
 
-    _SCALARS = ("header", "round_text", "heat_note", "card_text", "can_hit", "can_block",
+    _SCALARS = ("header", "round_text", "heat_note", "card_text", "card_punishes", "can_hit", "can_block",
                 "can_heat", "show_end", "can_end", "resolving", "can_wall", "can_blast",
                 "can_sweep", "can_stun", "can_rage", "has_floor", "stage_text", "side_text",
                 "floor_text", "undo_text", "redo_text", "can_undo", "can_redo", "phase",
