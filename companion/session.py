@@ -403,6 +403,10 @@ class Session(Generic[S]):
         """The actions currently in force, oldest first."""
         return tuple(self._fold.actions)
 
+    def state_before(self, n: int) -> S:
+        """The state the ``n``-th action in force (0-based) was applied to."""
+        return self._fold.states[n]
+
     @property
     def start_event(self) -> Event:
         return self._fold.start

@@ -812,3 +812,23 @@ def test_the_card_button_looks_as_the_state_says_in_french_too(app):
         assert tuple(game.ids.card_hit.bg) == green
     finally:
         app.set_language("en")
+
+
+def test_defender_on_cracked_floor_is_restored_when_the_game_is_resumed(app):
+    """The switch is part of the String as the journal has it: Home, then Resume (the game
+    opened again from its file), brings it back on for the rest of that String."""
+    game = new_game(app)
+    tap(game.ids.card_hit)
+    tap(game.ids.cracked)
+    tap(game.ids.strike1)
+    tap(game.ids.deal)
+    assert app.session.actions[-1].data["cracked_floor"] is True
+    app.go("home")
+    home = screen(app, "home")
+    wait_for(lambda: on_screen(app, "home") and home.resume_path is not None, what="home")
+    before = app.session
+    tap(home.ids.resume)
+    wait_for(lambda: app.session is not before and on_screen(app, "tekken_game"), what="resumed")
+    assert game.cracked_floor and game.ids.cracked.state == "down"
+    tap(game.ids.card_blocked)                # the next String starts with it off
+    assert not game.cracked_floor

@@ -37,6 +37,21 @@ DEFAULT_RAGE_NAMES = (N_("Rage card A"), N_("Rage card B"))
 
 
 
+def cracked_floor_in_force(session: Session[Any]) -> bool:
+    """Whether the last Strike dealt in this String had the defender on Cracked Floor (the
+    switch stays as the table set it for the rest of the String)."""
+    s = session.state
+    key = (s.round, s.string_no, s.offensive)
+    actions = session.actions
+    for n in range(len(actions) - 1, -1, -1):
+        before = session.state_before(n)
+        if (before.round, before.string_no, before.offensive) != key:
+            break
+        if actions[n].type == "tekken.strike":
+            return bool(actions[n].data.get("cracked_floor"))
+    return False
+
+
 def confirm_text(before: TekkenState, after: TekkenState) -> str | None:
     """The question to ask before an action that ends a Round (None: no need to ask)."""
     if before.phase != "fight" or after.phase == "fight":
@@ -315,10 +330,15 @@ class TekkenGameScreen(GameScreen):
             self.ids[f"fighter{i}"].close_rage_pick()
 
     def bind_session(self, session: Any) -> None:
+        s = session.state
+        key = (s.round, s.string_no, s.offensive)
+        # "Defender on Cracked Floor" as the table left it: kept when the same String comes
+        # back from Home, else as the String's last Strike had it (a game resumed)
+        if not (session is self.session and key == self._string_key):
+            self.cracked_floor = cracked_floor_in_force(session)
         self.session = session
         self.pending = []
-        self.cracked_floor = False
-        self._string_key = None
+        self._string_key = key
         floor = session.state.floor
         self._breaks = floor.breaks if floor is not None else 0
         self.refresh()
