@@ -552,3 +552,14 @@ def test_a_match_starts_from_home_in_three_taps_with_the_shipped_demo_teams(app)
     wait_for(lambda: game.phase == "play", what="the kick-off")
     names = [p.name for t in app.session.state.teams for p in t.players]
     assert "Yokozuna" in names and sum(n.endswith("(demo)") for n in names) == 7
+
+
+def test_a_new_match_opens_at_the_top_with_a_roll_it_allows(app):
+    game = new_match(app)
+    scroll = game.ids.team0.parent
+    scroll.scroll_y = 0                                        # the last match scrolled down
+    game = new_match(app)
+    assert game.ids.team0.parent.scroll_y == 1 and game.ids.team1.parent.scroll_y == 1
+    # after the kick-off nobody carries the ball: not Tackle vs Dodge, a roll the list allows
+    allowed = [k.title for k, why in game.panel.legal_kinds(app.session.state) if why is None]
+    assert game.panel.kind.title in allowed

@@ -611,3 +611,19 @@ def test_a_simulated_throw_is_the_dice_still_to_come_in_each_coachs_colour():
     s = RULES.apply(s, "takkure.skill_token", {"team": 1, "delta": 3})
     p.reroll(s, 1, 0, die=1)                               # Superstars: the second die again
     assert p.throw_spec(s) == "d12:yellow:*"
+
+
+def test_the_roll_picked_by_default_is_one_the_match_allows():
+    """A roll the list greys out is never the one shown: the panel moves to the first roll
+    the match allows, and keeps a roll that is allowed."""
+    s = match(kicking=0)                              # after the kick-off, the ball loose
+    p = RollPanel()
+    allowed = {k.key for k, why in p.legal_kinds(s) if why is None}
+    assert p.kind.key == "tackle_dodge" and p.kind.key not in allowed   # no ball carrier
+    p.choose_legal(s)
+    assert p.kind.key == "tackle_ref"                 # the first roll the list allows
+    first = p.kind.key
+    other = sorted(allowed - {first})[0]
+    p.choose(other, s)
+    p.choose_legal(s)
+    assert p.kind.key == other                        # an allowed pick is kept

@@ -277,6 +277,16 @@ class RollPanel:
         """Every roll with why it cannot be made now (None: it can)."""
         return [(k, kind_problem(state, k)) for k in KINDS]
 
+    def choose_legal(self, state: TakkureState) -> None:
+        """Keep the roll picked if the match allows it now, else the first roll it allows
+        (a new match must not open on a roll its list greys out). Nothing changes when no
+        roll is allowed (before the kick-off, at halftime)."""
+        if kind_problem(state, self.kind) is None:
+            return
+        legal = [k for k, why in self.legal_kinds(state) if why is None]
+        if legal:
+            self.choose(legal[0].key)
+
     def _many(self, role: Role) -> bool:
         return any(p.many for p in self.kind.parts if p.role == role)
 

@@ -535,6 +535,7 @@ class TakkureGameScreen(GameScreen):
                 column.add_widget(card)
                 self.cards[t].append(card)
             column.parent.bind(height=self.fit_columns)
+            column.parent.scroll_y = 1          # every match opens at the top of its roster
         self.fit_columns()
         self.refresh()
 
@@ -560,6 +561,9 @@ class TakkureGameScreen(GameScreen):
             if self._attacking is not None:
                 self.panel.next_roll()
             self._attacking = attacking
+        if not any(self.panel.picks.values()) and not self.panel.dice_in:
+            # an untouched panel follows the match: never a roll its list greys out
+            self.panel.choose_legal(self.session.state)
         view = takkure_view(self.session, self.panel)
         copy_props(self, view, self._SCALARS)
         self.time_active = view["time_active"]
