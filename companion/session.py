@@ -31,6 +31,7 @@ from typing import Any, Generic, TypeVar
 
 from . import registry
 from .errors import IllegalActionError, JournalError, JournalTailError
+from .i18n import _
 from .games.base import GameRules
 from .journal import Event, Journal, gc_paused, now_iso, read_events
 
@@ -533,11 +534,16 @@ class Session(Generic[S]):
 
     def allows(self, type_: str, /, **data: Any) -> bool:
         """Whether the rules accept this action now (what enables a button)."""
+        return not self.why_not(type_, **data)
+
+    def why_not(self, type_: str, /, **data: Any) -> str:
+        """Why the rules refuse this action now, in their words ("" when they accept it): what
+        a greyed button says when it is tapped."""
         try:
             self.preview(type_, **data)
-        except IllegalActionError:
-            return False
-        return True
+        except IllegalActionError as exc:
+            return str(exc) or _("not now")
+        return ""
 
     def undo(self) -> Event:
         if not self.can_undo:

@@ -832,3 +832,15 @@ def test_defender_on_cracked_floor_is_restored_when_the_game_is_resumed(app):
     assert game.cracked_floor and game.ids.cracked.state == "down"
     tap(game.ids.card_blocked)                # the next String starts with it off
     assert not game.cracked_floor
+
+
+def test_a_greyed_action_says_why_in_the_rules_words(app):
+    """Tapping a greyed-out action is not silent: the toast says what the rules say."""
+    game = new_game(app)
+    tap(game.ids.card_hit)
+    assert game.ids.rage.disabled
+    tap(game.ids.rage)
+    expected = app.session.why_not("tekken.rage")
+    assert expected and app.toast_widget is not None and app.toast_widget.text == expected
+    assert "Rage" in expected                      # the engine's sentence, not a generic one
+    assert app.session.actions[-1].type == "tekken.card"     # nothing was done

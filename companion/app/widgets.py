@@ -53,6 +53,7 @@ class BigButton(Button):
 
     tap_dp = NumericProperty(72)
     font_sp = NumericProperty(24)
+    why = StringProperty("")   # greyed out: what a tap on it says (the rules' sentence)
     bg = ColorProperty(ACCENT)
     down_bg = ColorProperty((0.35, 0.6, 0.95, 1))
     disabled_bg = ColorProperty((0.15, 0.155, 0.18, 1))
@@ -66,6 +67,18 @@ class BigButton(Button):
         self.fbind("text_size", self._fit_trigger)
         self.fbind("font_size", self._font_set)
         self._fit_trigger()
+
+    def on_touch_down(self, touch):
+        # a greyed-out action says why when tapped, rather than nothing
+        if self.disabled and self.why and self.collide_point(*touch.pos) and \
+                not getattr(touch, "is_mouse_scrolling", False):
+            from kivy.app import App
+
+            app = App.get_running_app()
+            if app is not None and hasattr(app, "toast"):
+                app.toast(self.why)
+            return True
+        return super().on_touch_down(touch)
 
     def _font_set(self, *args):
         if not self._fitting:                # a kv rule (the window's scale) set it

@@ -14,6 +14,7 @@ from typing import Any
 from kivy.app import App
 from kivy.properties import (
     BooleanProperty,
+    DictProperty,
     ListProperty,
     NumericProperty,
     ObjectProperty,
@@ -132,6 +133,14 @@ def tekken_view(session: Session[Any], rage_names: list[tuple[str, str]]) -> dic
         "can_sweep": session.allows("tekken.sweep"),
         "can_stun": session.allows("tekken.stun"),
         "can_rage": off.rage == "revealed" and session.allows("tekken.rage"),
+        # what each greyed action says when tapped: the rules' own sentence
+        "why": {"hit": session.why_not("tekken.card", result="hit"),
+                "blocked": session.why_not("tekken.card", result="blocked"),
+                "heat": session.why_not("tekken.heat"),
+                "wall": session.why_not("tekken.wall", kind="regular"),
+                "blast": session.why_not("tekken.wall", kind="blasting"),
+                "sweep": session.why_not("tekken.sweep"), "stun": session.why_not("tekken.stun"),
+                "rage": session.why_not("tekken.rage")} if fight else {},
         "has_floor": s.floor is not None,
         "stage_text": s.stage,
         "side_text": "", "tokens": [], "floor_text": "", "breaks": 0,
@@ -292,6 +301,7 @@ class TekkenGameScreen(GameScreen):
     can_sweep = BooleanProperty(False)
     can_stun = BooleanProperty(False)
     can_rage = BooleanProperty(False)
+    why = DictProperty({})
     has_floor = BooleanProperty(False)
     stage_text = StringProperty("")
     side_text = StringProperty("")
@@ -307,7 +317,7 @@ class TekkenGameScreen(GameScreen):
 
     _SCALARS = ("header", "round_text", "heat_note", "card_text", "card_punishes", "can_hit", "can_block",
                 "can_heat", "show_end", "can_end", "resolving", "can_wall", "can_blast",
-                "can_sweep", "can_stun", "can_rage", "has_floor", "stage_text", "side_text",
+                "can_sweep", "can_stun", "can_rage", "why", "has_floor", "stage_text", "side_text",
                 "floor_text", "undo_text", "redo_text", "can_undo", "can_redo", "phase",
                 "result_title", "score_text")
 
