@@ -18,7 +18,7 @@ TEAM_RGBA = {"red": (0.86, 0.22, 0.2, 1), "yellow": (0.95, 0.78, 0.18, 1)}
 PLAYER_RGBA = ((0.85, 0.3, 0.25, 1), (0.25, 0.55, 0.9, 1))
 FACE_LOOK = {"CLAW": (N_("CLAW"), (0.75, 0.2, 0.2, 1)), "HEART": (N_("HEART"), (0.85, 0.35, 0.5, 1)),
              "ENERGY": (N_("ENERGY"), (0.2, 0.6, 0.85, 1)), "FAME": (N_("FAME"), (0.9, 0.7, 0.15, 1)),
-             "DESTRUCTION": (N_("DESTR."), (0.5, 0.4, 0.3, 1)),
+             "DESTRUCTION": (N_("DESTRUCTION"), (0.5, 0.4, 0.3, 1)),
              "POWER": (N_("POWER"), (0.55, 0.3, 0.75, 1))}
 STATE_LOOK = {
     "connected": (N_("Connected"), (0.20, 0.72, 0.35, 1)),

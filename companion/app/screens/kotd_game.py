@@ -397,7 +397,7 @@ class KotdSetupScreen(Screen):
                 hints.append("")
                 continue
             default = "hp" in m.defaults and hp == m.hp
-            power = (_("{power} (summary, not the sheet's text)").format(power=_(m.power))
+            power = (_("{power} (in short: your Monster sheet has the whole text)").format(power=_(m.power))
                      if "power" in m.defaults else _(m.power))
             hints.append((_("Starting HP is a default: set it from your Monster sheet") + "\n"
                           if default else "") + power)
