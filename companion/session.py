@@ -31,8 +31,8 @@ from typing import Any, Generic, TypeVar
 
 from . import registry
 from .errors import IllegalActionError, JournalError, JournalTailError
-from .i18n import _
 from .games.base import GameRules
+from .i18n import _
 from .journal import Event, Journal, gc_paused, now_iso, read_events
 
 S = TypeVar("S")
@@ -583,15 +583,13 @@ def _events_counted(path: str | Path, expected_game: str | None = None) -> list[
 
 
 def roll_text(data: Mapping[str, Any]) -> str:
-    """"Dice tower: red d12 7, yellow d12 ? (cocked)"."""
-    parts = []
-    for die in data.get("dice", []):
-        colour = f"{die['colour']} " if die.get("colour") else ""
-        face = die.get("face") if die.get("face") is not None else "?"
-        status = die.get("status", "clean")
-        parts.append(f"{colour}{die.get('kind', '?')} {face}" + ("" if status == "clean" else f" ({status})"))
-    source = "Dice tower (arrived late)" if data.get("late") else "Dice tower"
-    return f"{source}: " + (", ".join(parts) or "no dice")
+    """"Dice tower: red d12 7, yellow d12 ? (cocked)", in players' words and language."""
+    from .dice_words import dice_words
+
+    dice = [dict(d) for d in data.get("dice", [])]
+    words = dice_words(dice) if dice else _("no dice")
+    return (_("Dice tower (arrived late): {dice}") if data.get("late") else
+            _("Dice tower: {dice}")).format(dice=words)
 
 
 def export_json(session: Session, *, reveal_hidden: bool = False) -> str:

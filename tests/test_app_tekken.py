@@ -515,6 +515,7 @@ def test_dice_panel_shows_the_link_and_the_last_roll(app):
     from companion.app.main import roll_words
 
     last = app.roll_journal.recent_rolls(1)
+    app.sim_dice = "takkure"  # whatever game an earlier test opened: the 3 red, 3 yellow d12
     tap(dice.ids.sim_roll)   # (the history keeps the last 12: its length may not grow)
     wait_for(lambda: app.roll_journal.recent_rolls(1) != last and app.roll_history
              and app.roll_history[0] == roll_words(app.roll_journal.recent_rolls(1)[0]),
