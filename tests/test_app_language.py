@@ -145,3 +145,18 @@ def test_every_screen_speaks_to_players(app, english_after, lang):
     assert {"tekken_game", "kotd_game", "tagteam_game", "takkure_game", "danchie_game",
             "tagteam_tracks", "takkure_roster"} <= set(seen)
     assert not found, "\n".join(found)
+
+
+def test_the_towers_line_and_the_roll_sentence_follow_a_language_switch(app, english_after):
+    """'Simulated tower sim 1.1.0 on ..., protocol 1.1' was left in English after a switch to
+    French, and the journal's roll sentence was English with the tower's ids."""
+    wait_for(lambda: app.tower_state == "connected", what="the simulated tower")
+    assert app.tower_detail.startswith("Simulated tower sim ")
+    switch_in_settings(app, "lang_fr")
+    wait_for(lambda: app.tower_detail.startswith("Tour simulée sim "), what="the French line")
+    from companion.session import roll_text
+
+    text = roll_text({"dice": [{"kind": "d12", "colour": "red", "face": "7", "status": "clean"},
+                               {"kind": "spawn", "colour": "white", "face": "TILE_ON_SPAWN_2",
+                                "status": "clean"}]})
+    assert text == "Tour à dés : d12 rouge 7, Tile sur le Spawn"   # the rulebook's words

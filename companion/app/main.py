@@ -209,6 +209,7 @@ class CompanionApp(App):
         self.popup: Popup | None = None
         self._changed = Clock.create_trigger(self._refresh_screens, -1)
         self.live = LiveView()   # off until the player switches it on (Settings)
+        self._connected: tower_events.Connected | None = None   # the tower's last hello
         self._paused_tower: tuple[str | None] | None = None
         self._busy = 0
         self._dice_back: str | None = None     # the screen the dice panel was opened from
@@ -373,6 +374,12 @@ class CompanionApp(App):
                                baudrates=cfg.baudrates).start()
         self.tower_state = "connecting"
 
+    def _connected_words(self, event: tower_events.Connected) -> str:
+        return (_("Simulated tower {firmware} on {port}, protocol {protocol}")
+                if self.tower_simulated else
+                _("{firmware} on {port}, protocol {protocol}")).format(
+            firmware=event.firmware, port=event.port, protocol=event.proto)
+
     def _tower_event(self, event: tower_events.LinkEvent) -> None:
         """Called on the link's reader thread: the one crossing point to the GUI thread."""
         Clock.schedule_once(lambda dt: self._on_tower_event(event), 0)
@@ -385,10 +392,8 @@ class CompanionApp(App):
         if not isinstance(event, tower_events.RollEvent):
             log.info("dice tower: %r", event)
         if isinstance(event, tower_events.Connected):
-            self.tower_detail = (_("Simulated tower {firmware} on {port}, protocol {protocol}")
-                                 if self.tower_simulated else
-                                 _("{firmware} on {port}, protocol {protocol}")).format(
-                firmware=event.firmware, port=event.port, protocol=event.proto)
+            self._connected = event
+            self.tower_detail = self._connected_words(event)
             self.tower_kinds = list(event.kinds)
             deliver_undelivered(self.roll_journal, self._on_roll)  # exactly once to the game
         elif isinstance(event, tower_events.RollEvent):
@@ -609,6 +614,8 @@ class CompanionApp(App):
             self.find_unfinished(home.show_unfinished)
             if self.root.current == "saved":
                 self.list_saved(self.root.get_screen("saved").show)
+        if self.tower_state == "connected" and self._connected is not None:
+            self.tower_detail = self._connected_words(self._connected)   # in the new language
         self._refresh_dice_panel()
         self.live.publish()      # the open pages in the new language
         session = self.session

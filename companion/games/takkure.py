@@ -624,7 +624,8 @@ class TakkureRules:
         score = f"{a.name} {a.score} – {b.score} {b.name}"
         if state.phase == "over":
             winner = state.teams[int(state.result or 0)].name
-            return f"{score}, " + ("draw" if state.result == "draw" else f"{winner} win")
+            return f"{score}, " + (_("draw") if state.result == "draw" else
+                                   _("{team} win").format(team=winner))
         return _("{score}, half {half}").format(score=score, half=state.half)
 
 

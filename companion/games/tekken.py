@@ -461,7 +461,8 @@ class TekkenRules:
         a, b = state.fighters
         score = f"{a.name} {a.rounds_won} – {b.rounds_won} {b.name}"
         if state.phase == "game_over":
-            result = "draw" if state.winner is None else f"{state.fighters[state.winner].name} wins"
+            result = _("draw") if state.winner is None else _("{fighter} wins").format(
+                fighter=state.fighters[state.winner].name)
             return f"{score}, {result}"
         return _("{score}, round {round}").format(score=score, round=state.round)
 
