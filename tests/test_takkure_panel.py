@@ -627,3 +627,20 @@ def test_the_roll_picked_by_default_is_one_the_match_allows():
     p.choose(other, s)
     p.choose_legal(s)
     assert p.kind.key == other                        # an allowed pick is kept
+
+
+def test_the_roll_sentence_is_in_french_when_the_app_is():
+    """Issue 28: 'rolled 4: success' and 'X wins' stayed English on French screens."""
+    from companion import i18n
+
+    s = carry(match(), 3)
+    p = panel(s, "tackle_dodge", attacker=3, defender=1)
+    p.receive(s, [6, 5])
+    i18n.set_language("fr")
+    try:
+        text = p.explain(s)
+    finally:
+        i18n.set_language("en")
+    assert text.startswith("Yokozuna : REF 6 ; a fait 6 : réussite ; Lince : STR 7 ; a fait 5 : "
+                           "réussite -> annulé ; Yokozuna gagne")
+    assert "rolled" not in text and "success" not in text and " wins" not in text

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from ..errors import IllegalActionError
-from ..i18n import N_, _
+from ..i18n import N_, _, pgettext
 
 CRITICAL = 1
 FUMBLE = 12
@@ -127,12 +127,18 @@ def succeeds(roll: int, target: int) -> bool:
     return roll == CRITICAL or (roll != FUMBLE and roll <= target)
 
 
+OUTCOME_WORDS = {"critical": N_("critical"), "fumble": N_("fumble"), "success": N_("success"),
+                 "fail": N_("fail"), "cancelled": N_("cancelled"), "tie": N_("tie"),
+                 "reroll": N_("roll again")}
+
+
 def _roll_word(roll: int, target: int) -> str:
+    """The die's verdict in the player's language (the outcome keys stay English)."""
     if roll == CRITICAL:
-        return "critical"
+        return _(OUTCOME_WORDS["critical"])
     if roll == FUMBLE:
-        return "fumble"
-    return "success" if roll <= target else "fail"
+        return _(OUTCOME_WORDS["fumble"])
+    return _(OUTCOME_WORDS["success" if roll <= target else "fail"])
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,13 +157,15 @@ class Rolled:
         return self.roll == CRITICAL
 
     def text(self) -> str:
-        kept = f"rolled {self.roll}"
+        kept = _("rolled {roll}").format(roll=self.roll)
         if self.others:
             kept = _("rolled {items}, kept {roll}").format(
                        items=', '.join(str(r) for r in (self.roll, *self.others)), roll=self.roll)
         word = _roll_word(self.roll, self.check.target)
-        tail = "" if self.outcome in ("success", "fail") else f" -> {self.outcome}"
-        return f"{self.check.who}: {self.check.text()}; {kept}: {word}{tail}"
+        tail = "" if self.outcome in ("success", "fail") else \
+            f" -> {_(OUTCOME_WORDS.get(self.outcome, self.outcome))}"
+        return _("{player}: {check}; {rolled}: {verdict}{then}").format(
+            player=self.check.who, check=self.check.text(), rolled=kept, verdict=word, then=tail)
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,7 +186,7 @@ class Resolution:
         parts = [r.text() for r in self.results]
         if self.kind != "unopposed":
             if self.winner is not None:
-                parts.append(f"{self.results[self.winner].check.who} wins")
+                parts.append(_("{player} wins").format(player=self.results[self.winner].check.who))
             elif self.tied and self.kind == "melee":
                 parts.append(_("tie for best: ") + ", ".join(self.results[i].check.who for i in self.tied)
                              + _(" roll again"))
@@ -186,7 +194,7 @@ class Resolution:
                 parts.append(_("nobody succeeds"))
             else:
                 parts.append(_("tie: all cancelled"))
-        return "; ".join(parts + list(self.notes))
+        return pgettext("between the results of a roll", "; ").join(parts + list(self.notes))
 
 
 def _rank(roll: int, target: int) -> tuple[int, int]:
