@@ -312,9 +312,11 @@ def resolve_turn(state: TagTeamState, sides: list[Mapping[str, Any]]) -> tuple[T
         hp, cells = move(fighter, net)
         passed[(t, f)] = cells
         teams[t][f] = evolve(fighter, hp=hp)
-        detail = f"{lost} lost" + (_(", {healed} healed").format(healed=healed) if healed else "")
+        detail = _("{lost} lost").format(lost=lost) + (
+            _(", {healed} healed").format(healed=healed) if healed else "")
         stopped = abs(hp - fighter.hp) < abs(net) and STOP in fighter.icons_at(hp)
-        lines.append(f"{fighter.name} {fighter.hp} -> {hp} HP ({detail})"
+        lines.append(_("{fighter} {hp} -> {hp2} HP ({detail})").format(
+                         fighter=fighter.name, hp=fighter.hp, hp2=hp, detail=detail)
                      + (_(" — stopped by a STOP cell") if stopped else ""))
     # power: gains and losses, then transfers (as much as the giver has)
     for (t, f), delta in power.items():

@@ -664,7 +664,7 @@ def _aftermath(before: TekkenState, after: TekkenState) -> list[str]:
                            "token, tokens reshuffled").format(
                              side=af.sides[af.side], gainer=gainer))
         elif af.revealed > bf.revealed:
-            shown = ", ".join("cracked" if c else "empty"
+            shown = ", ".join(_("cracked") if c else _("empty")
                               for c in af.order[bf.revealed:af.revealed])
             parts.append(_("floor: {shown} ({cracked_shown} of {cracked_total} cracked)").format(
                              shown=shown, cracked_shown=af.cracked_shown, cracked_total=af.cracked_total))
