@@ -185,3 +185,12 @@ def test_the_monsters_adjust_buttons_follow_what_the_rules_allow(app):
     assert not panel.ids.hp_plus.disabled and not panel.ids.hp_minus.disabled
     for key in ("hp_minus", "hp_plus", "en_minus", "en_plus", "tok_minus", "tok_plus"):
         assert panel.ids[key].disabled is not panel.can[key], key
+
+
+def test_a_greyed_action_says_why_in_the_rules_words(app):
+    game = new_duel(app)
+    assert game.ids.resolve.disabled                                   # nothing thrown yet
+    tap(game.ids.resolve)
+    expected = app.session.why_not("kotd.resolve")
+    assert expected and app.toast_widget is not None and app.toast_widget.text == expected
+    assert app.session.actions == ()                                   # nothing was done

@@ -14,7 +14,14 @@ import random
 from typing import Any
 
 from kivy.app import App
-from kivy.properties import BooleanProperty, ListProperty, NumericProperty, ObjectProperty, StringProperty
+from kivy.properties import (
+    BooleanProperty,
+    DictProperty,
+    ListProperty,
+    NumericProperty,
+    ObjectProperty,
+    StringProperty,
+)
 from kivy.uix.behaviors import ButtonBehavior
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.label import Label
@@ -99,6 +106,12 @@ def kotd_view(session: Session[Any], typed: list[str]) -> dict[str, Any]:
         "can_gain": session.allows("kotd.gain_energy"),
         "can_sweep": session.allows("kotd.sweep"),
         "can_end": session.allows("kotd.end_turn"),
+        # what each greyed action says when tapped: the rules' own sentence
+        "why": {"spend": session.why_not("kotd.spend_tokens", count=1),
+                "extra": session.why_not("kotd.extra_die"),
+                "resolve": session.why_not("kotd.resolve"),
+                "gain": session.why_not("kotd.gain_energy"),
+                "sweep": session.why_not("kotd.sweep"), "end": session.why_not("kotd.end_turn")},
         "free_energy": s.rules >= 2 and k.free_energy_due(s),
         "log_lines": [e.text for e in session.log(last=40)][::-1],
         **undo_view(session),
@@ -208,9 +221,10 @@ class KotdGameScreen(GameScreen):
     simulated = BooleanProperty(False)
     selected = NumericProperty(-1)       # the pending die chosen to set by hand
 
+    why = DictProperty({})   # greyed actions: what a tap says (the rules' sentence)
     _SCALARS = ("title", "status", "phase", "need", "can_spend", "can_extra", "can_resolve",
-                "can_gain", "can_sweep", "can_end", "free_energy", "undo_text", "redo_text", "can_undo",
-                "can_redo")
+                "can_gain", "can_sweep", "can_end", "why", "free_energy", "undo_text", "redo_text",
+                "can_undo", "can_redo")
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
