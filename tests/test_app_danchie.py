@@ -99,6 +99,9 @@ def test_a_race_by_taps_with_the_tower_spawn_die_a_freeze_laps_and_the_tektonped
     assert game.spawn_text == "No spawn" and s.state.last_spawn.source == "hand"
     with_sets_done = game.ids.end_turn.disabled   # a turn cannot end before its action set
     assert with_sets_done
+    tap(game.ids.end_turn)                        # greyed: it says why, in the rules' words
+    assert app.toast_widget is not None and app.toast_widget.text == game.ids.end_turn.why
+    assert game.ids.end_turn.why and game.ids.end_turn.why == s.why_not("danchie.end_turn", player="Ben")
     tap(game.ids.action_set)
     tap(game.ids.end_turn)                       # Cleo's turn: Ben's spawn is not hers
     assert game.current_name == "Cleo's turn" and game.spawn_detail == ""

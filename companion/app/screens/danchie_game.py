@@ -341,6 +341,13 @@ class DanchieGameScreen(GameScreen):
              _("Action sets: {done} of {allowed} done")).format(done=done, allowed=allowed))
         self.lap_text = _("Finished lap 1") if me.lap == 1 else _("Crossed the finish line")
         ids = self.ids
+        why = self.session.why_not    # a greyed action says the rules' sentence when tapped
+        for widget, type_, data in ((ids.action_set, "danchie.action_set", {"kind": "full"}),
+                                    (ids.special, "danchie.action_set", {"kind": "special"}),
+                                    (ids.decline, "danchie.decline_power_up", {}),
+                                    (ids.lap, "danchie.lap", {}),
+                                    (ids.end_turn, "danchie.end_turn", {})):
+            widget.why = why(type_, player=name, **data)
         ids.action_set.disabled = not allows("danchie.action_set", player=name, kind="full")
         ids.special.disabled = not allows("danchie.action_set", player=name, kind="special")
         ids.power_up.disabled = s.over or not s.power_ups_active or me.finished or (
