@@ -222,3 +222,11 @@ def test_players_names_are_typed_at_set_up_and_shown_beside_their_fighters(app):
     shown = [w.text for w in game.walk() if getattr(w, "text", None) in ("Ada", "Player 2")]
     assert "Ada" in shown and "Player 2" in shown
     setup.ids.player0.text = ""
+
+
+def test_a_greyed_round_button_says_why_when_tapped(app):
+    game = new_fight(app)
+    assert game.ids.next_round.disabled and game.why_next_round     # mid-round
+    tap(game.ids.next_round)
+    assert app.toast_widget is not None and app.toast_widget.text == game.why_next_round
+    assert game.why_next_round == app.session.why_not("tagteam.next_round")

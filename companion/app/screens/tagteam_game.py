@@ -281,6 +281,8 @@ class TagTeamGameScreen(GameScreen):
     names = ListProperty(["", ""])
     log_lines = ListProperty([])
     can_next_round = BooleanProperty(False)
+    why_next_round = StringProperty("")
+    why_exhausted = StringProperty("")
     can_exhausted = BooleanProperty(False)
     decks = StringProperty("")           # Combat and Construction deck sizes
 
@@ -348,6 +350,9 @@ class TagTeamGameScreen(GameScreen):
         self.show_undo(self.session)
         self.can_next_round = self.session.allows("tagteam.next_round")
         self.can_exhausted = self.session.allows("tagteam.deck_exhausted")
+        # greyed, they say why when tapped (the rules' sentence)
+        self.why_next_round = self.session.why_not("tagteam.next_round")
+        self.why_exhausted = self.session.why_not("tagteam.deck_exhausted")
         self.decks = decks_text(s)
 
     # -- the turn entry ------------------------------------------------------------------
