@@ -563,3 +563,14 @@ def test_a_new_match_opens_at_the_top_with_a_roll_it_allows(app):
     # after the kick-off nobody carries the ball: not Tackle vs Dodge, a roll the list allows
     allowed = [k.title for k, why in game.panel.legal_kinds(app.session.state) if why is None]
     assert game.panel.kind.title in allowed
+
+
+def test_greyed_take_tokens_and_record_say_why_when_tapped(app):
+    game = new_match(app)
+    assert game.ids.take.disabled and game.why_take      # the kick-off gave the tokens
+    tap(game.ids.take)
+    assert app.toast_widget is not None
+    assert app.toast_widget.text == app.session.why_not("takkure.take_tokens") == game.why_take
+    assert game.ids.record.disabled                      # nobody picked, no dice
+    tap(game.ids.record)
+    assert app.toast_widget.text == game.prompt and game.prompt.startswith("To do:")

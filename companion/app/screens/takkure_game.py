@@ -208,6 +208,7 @@ def takkure_view(session: Session[Any], panel: RollPanel) -> dict[str, Any]:
         "cards": [[card_view(session, panel, t, i) for i in range(len(s.teams[t].players))]
                   for t in (0, 1)],
         "can_take": session.allows("takkure.take_tokens"),
+        "why_take": session.why_not("takkure.take_tokens"),   # what the greyed button says
         "can_kick_out": session.allows("takkure.kick_out"),
         "can_kick": [session.allows("takkure.kickoff", kicking=t) for t in (0, 1)],
         "can_second_half": session.allows("takkure.second_half"),
@@ -483,6 +484,7 @@ class TakkureGameScreen(GameScreen):
     team_names = ListProperty(["", ""])
     team_notes = ListProperty(["", ""])
     can_take = BooleanProperty(False)
+    why_take = StringProperty("")
     can_kick_out = BooleanProperty(False)
     can_kick = ListProperty([False, False])
     can_second_half = BooleanProperty(False)
@@ -504,7 +506,7 @@ class TakkureGameScreen(GameScreen):
     follow_texts = ListProperty([])
 
     _SCALARS = ("score_text", "half_text", "phase", "phase_text", "box", "pool", "attacker",
-                "can_take", "can_kick_out", "can_second_half", "undo_text", "redo_text",
+                "can_take", "why_take", "can_kick_out", "can_second_half", "undo_text", "redo_text",
                 "can_undo", "can_redo")
     _PANEL = ("kind_title", "kind_hint", "explanation", "prompt", "can_record", "pressure",
               "shows_pressure", "needs_distance", "shows_ground", "from_ground", "throw_count")
