@@ -225,3 +225,19 @@ def test_dasher_sheet_starting_tiles_blueprint_specialty_and_a_returned_tile(app
     sheet = modal("DasherSheet")
     assert sheet.ids.returned.disabled                   # cooling down
     tap(sheet.ids.close)
+
+
+def test_each_dashers_tiles_are_coloured_chips_with_counts(app):
+    """Issue 28: 'R 1 B 0 G 0 Y 0 PU 0' said the Tiles in letters; each is now a chip in its
+    colour with its count (Power-Up Tiles in the purple of their counter)."""
+    from companion.app.screens.danchie_game import tile_rgba
+
+    game = new_race(app)
+    row = game.rows[0]
+    chips = [w for w in row.walk(restrict=True) if type(w).__name__ == "TileChip"]
+    assert len(chips) == 5
+    s = app.session.state
+    assert [int(c.count) for c in chips[:4]] == list(s.dashers[0].tiles)
+    assert int(chips[4].count) == s.dashers[0].power_up_tiles
+    assert [tuple(c.chip) for c in chips[:4]] == [tuple(tile_rgba(t)) for t in s.tile_types]
+    assert not any("PU" in getattr(w, "text", "") for w in row.walk(restrict=True))

@@ -40,9 +40,6 @@ def tile_rgba(name: str) -> tuple[float, float, float, float]:
     return TILE_RGBA.get(name.lower(), OTHER_TILE)
 
 
-def _hex(rgba: tuple[float, ...]) -> str:
-    return "".join(f"{int(c * 255):02x}" for c in rgba[:3])
-
 
 def dasher_line(state: dg.DanchieState, i: int) -> str:
     """The second line of a Dasher's row: lap, podium or finish place."""
@@ -70,6 +67,7 @@ def dasher_state(state: dg.DanchieState, i: int) -> str:
 
 
 class DasherRow(BoxLayout):
+    chips = ListProperty([])          # each Tile type's colour, as its chip shows it
     index = NumericProperty(0)
     dname = StringProperty("")
     line = StringProperty("")
@@ -78,7 +76,6 @@ class DasherRow(BoxLayout):
     sabotage = NumericProperty(0)
     mekton = BooleanProperty(False)
     tiles = ListProperty([])          # [[type, count], ...]
-    tiles_text = StringProperty("")
     power_tiles = NumericProperty(0)
     current = BooleanProperty(False)
     finished = BooleanProperty(False)
@@ -326,9 +323,7 @@ class DanchieGameScreen(GameScreen):
             row.frozen = bool(d.frozen)
             row.sabotage, row.mekton = d.sabotage, d.sabotage >= dg.MEKTON_FROM
             row.tiles = [[t, n] for t, n in zip(s.tile_types, d.tiles)]
-            row.tiles_text = "  ".join(
-                f"[color={_hex(tile_rgba(t))}]{_(t)[:1].upper()}[/color] [b]{n}[/b]"
-                for t, n in zip(s.tile_types, d.tiles)) + f"   {_('PU')} [b]{d.power_up_tiles}[/b]"
+            row.chips = [list(tile_rgba(t)) for t in s.tile_types]
             row.power_tiles = d.power_up_tiles
             row.current = i == s.current and not s.over and not d.finished
             row.finished = d.finished
