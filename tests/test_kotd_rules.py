@@ -405,3 +405,19 @@ def test_a_players_name_that_is_not_text_is_refused_with_its_place():
     start["monsters"][0]["player"] = ["Ana"]
     with pytest.raises(IllegalActionError, match=r"data\.monsters\[0\]\.player"):
         RULES.check(None, "game.start", start)
+
+
+def test_the_log_names_the_dice_in_the_players_language():
+    """Issue 28: the dice names and 'tower' stayed English in a French log."""
+    from companion import i18n
+
+    s = new()
+    data = {"dice": [{"kind": "kotd", "face": f, "status": "clean"}
+                     for f in ("CLAW", "FAME", "HEART", "ENERGY", "POWER")]}
+    after = RULES.apply(s, k.ROLL, data)
+    i18n.set_language("fr")
+    try:
+        text = RULES.describe(s, k.ROLL, data, after)
+    finally:
+        i18n.set_language("en")
+    assert "GRIFFE" in text and "tour à dés" in text and "CLAW" not in text

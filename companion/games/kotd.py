@@ -903,14 +903,15 @@ _HANDLERS = {
 # ----------------------------------------------------------------------------- presentation
 
 def dice_text(dice: tuple[Die, ...]) -> str:
-    return " ".join((d.face or "?") + ("*" if d.kept else "") for d in dice)
+    """The dice in the player's language, a kept one marked with *: "GLOIRE* GRIFFE ?"."""
+    return " ".join((_(d.face) if d.face else "?") + ("*" if d.kept else "") for d in dice)
 
 
 def describe(before: KotdState, type_: str, data: Mapping[str, Any], after: KotdState) -> str:
     me = before.monsters[before.current].name
     kind = type_.split(".", 1)[1]
     if type_ == ROLL or kind == "roll":
-        source = "tower" if type_ == ROLL else "typed"
+        source = _("tower") if type_ == ROLL else _("typed")
         if before.pending:
             text = _("{me} re-rolls the unread dice ({source}): {dice_text}").format(
                        me=me, source=source, dice_text=dice_text(after.dice))
@@ -926,7 +927,7 @@ def describe(before: KotdState, type_: str, data: Mapping[str, Any], after: Kotd
         text = (_("{me} keeps {face}") if data["kept"] else _("{me} takes back {face}")).format(
             me=me, face=_(str(d.face)))
     elif kind == "set_die":
-        text = _("{me} sets a die by hand: {face}").format(me=me, face=data['face'])
+        text = _("{me} sets a die by hand: {face}").format(me=me, face=_(str(data['face'])))
     elif kind == "spend_tokens":
         text = ngettext("{me} spends {count} dice token: {n_dice} dice",
                         "{me} spends {count} dice tokens: {n_dice} dice",
