@@ -421,3 +421,18 @@ def test_the_log_names_the_dice_in_the_players_language():
     finally:
         i18n.set_language("en")
     assert "GRIFFE" in text and "tour à dés" in text and "CLAW" not in text
+
+
+def test_the_set_up_says_the_second_players_compensation_from_the_config():
+    """Issue 28: the set-up pointed to game settings that do not exist; it says the
+    compensation the config sets."""
+    import dataclasses
+
+    from companion.games.kotd import SecondPlayerConfig, start_rule_text
+
+    cfg = CFG
+    cfg = dataclasses.replace(cfg, second_player=SecondPlayerConfig(energy=0, dice_tokens=1))
+    assert start_rule_text(cfg) == ("The first player rolls 5 dice on the first turn; the "
+                                       "second player starts with 1 dice token.")
+    cfg = dataclasses.replace(cfg, second_player=SecondPlayerConfig(energy=2, dice_tokens=0))
+    assert start_rule_text(cfg).endswith("starts with 2 energy.")

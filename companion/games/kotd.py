@@ -1009,6 +1009,20 @@ def config_data(cfg: KotdConfig) -> dict[str, Any]:
                               "dice_tokens": cfg.second_player.dice_tokens}}
 
 
+def start_rule_text(cfg: KotdConfig) -> str:
+    """What the set-up says of the first turn, with the second player's compensation as the
+    game's config sets it (no pointer to settings a player cannot find)."""
+    comp = cfg.second_player
+    parts = ([ngettext("{count} dice token", "{count} dice tokens", comp.dice_tokens).format(
+                count=comp.dice_tokens)] if comp.dice_tokens else []) + \
+            ([ngettext("{count} energy", "{count} energy", comp.energy).format(count=comp.energy)]
+             if comp.energy else [])
+    if not parts:
+        return _("The first player rolls 5 dice on the first turn.")
+    return _("The first player rolls 5 dice on the first turn; the second player starts with "
+             "{compensation}.").format(compensation=_(" and ").join(parts))
+
+
 # ----------------------------------------------------------------------------- live view
 
 

@@ -30,6 +30,7 @@ from kivy.uix.screenmanager import Screen
 from kivy.uix.widget import Widget
 
 from ...games import kotd as k
+from ...games.kotd import start_rule_text
 from ...i18n import _, ngettext
 from ...session import Session
 from .. import widgets  # noqa: F401  (its <Label> rule must load first)
@@ -373,11 +374,13 @@ class KotdSetupScreen(Screen):
     first = NumericProperty(0)
     hints = ListProperty(["", ""])
     hps = ListProperty([10, 10])
+    start_rule = StringProperty("")
 
     def on_pre_enter(self, *args: Any) -> None:
         cfg = App.get_running_app().config_of("kotd")
         if cfg is None:
             return
+        self.start_rule = start_rule_text(cfg)
         names = [m.name for m in cfg.monsters]
         for side in (0, 1):
             box = self.ids[f"monsters{side}"]
@@ -389,6 +392,11 @@ class KotdSetupScreen(Screen):
                 box.add_widget(b)
         self.choose(0, self.names[0] if self.names[0] in names else names[0])
         self.choose(1, self.names[1] if self.names[1] in names else names[1])
+
+    def on_language(self) -> None:
+        cfg = App.get_running_app().config_of("kotd")
+        if cfg is not None:
+            self.start_rule = start_rule_text(cfg)
 
     def choose(self, side: int, name: str) -> None:
         names = list(self.names)
