@@ -245,6 +245,8 @@ class Link:
         proto = self.protocol
         proto.begin(time.monotonic())
         port.write(proto.take_output())
+        # RollStore declares both; a store written before they were (a script's own) may lack
+        # them and still works, without re-offering rolls after a reconnect
         offer = getattr(proto.store, "offer_below", None)
         while not self._stop.is_set():
             waiting = port.in_waiting

@@ -111,6 +111,14 @@ class RollStore(Protocol):
 
     def record_dropped(self, drop: RollsDropped) -> None: ...
 
+    @property
+    def recorded_count(self) -> int:
+        """Rolls recorded by this process so far."""
+
+    def offer_below(self, recorded_count: int) -> None:
+        """After a reconnect: the rolls recorded before ``recorded_count`` (by the HELLO's
+        resends) are offered again as undelivered; a store without deliveries ignores it."""
+
 
 class MemoryRollStore:
     """For tests and ``listen --no-journal``: nothing survives the process."""
@@ -141,6 +149,13 @@ class MemoryRollStore:
     def record_dropped(self, drop: RollsDropped) -> None:
         self.drops.append(drop)
         self.dropped.add(drop.boot_id, drop.first_seq, drop.count)
+
+    @property
+    def recorded_count(self) -> int:
+        return len(self.rolls)
+
+    def offer_below(self, recorded_count: int) -> None:
+        pass   # nothing here is delivered later: every roll reached its listener at once
 
 
 def roll_to_json(roll: RollEvent) -> dict[str, Any]:

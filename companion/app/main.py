@@ -413,9 +413,10 @@ class CompanionApp(App):
                                 n).format(count=n, reason=event.reason))
         elif isinstance(event, tower_events.DeviceReset):
             self.banner(_("The dice tower restarted"))
-        elif hasattr(event, "reason"):
+        elif isinstance(event, tower_events.LinkLost | tower_events.Reconnecting):
             self.tower_detail = _("{reason} — retrying").format(reason=event.reason)
-        elif hasattr(event, "detail"):
+        elif isinstance(event, tower_events.PortNotFound | tower_events.PortBusy
+                        | tower_events.HandshakeTimeout):
             self.tower_detail = event.detail
         elif isinstance(event, tower_events.ProtocolMismatch):
             self.tower_detail = _("The tower speaks protocol {tower}; this app {app}. Update the "

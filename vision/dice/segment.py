@@ -24,6 +24,23 @@ SAME_SHADE = 0.06  # parts of a die this close in lightness are one face
 MIN_AREA_PX = 180  # smaller foreground is crumbs, not a die
 
 
+def quantiles(values: np.ndarray, qs: tuple[float, ...]) -> list[float]:
+    """``np.percentile(values, qs)`` (linear interpolation, the same numbers) by partial
+    sorting: several times quicker on the few thousand values of one die."""
+    v = np.asarray(values).ravel()
+    n = v.size
+    pos = [q / 100.0 * (n - 1) for q in qs]
+    ks = sorted({int(math.floor(p)) for p in pos} | {int(math.ceil(p)) for p in pos})
+    part = np.partition(v, ks)
+    out = []
+    for p in pos:
+        lo, hi = int(math.floor(p)), int(math.ceil(p))
+        a, b = float(part[lo]), float(part[hi])
+        out.append(a + (b - a) * (p - lo))
+    return out
+
+
+
 @dataclass
 class Blob:
     """One die candidate: its silhouette and top face, in frame pixels."""
@@ -110,7 +127,6 @@ def check_frame(frame: np.ndarray, bg: Background, name: str) -> None:
 
 def exposure_gain(frame: np.ndarray, bg: Background) -> float:
     """How much brighter the frame is than the empty tray (the median ratio: dice cover little)."""
-    from .features import quantiles
 
     g = cv2.cvtColor(frame[bg._sub], cv2.COLOR_BGR2GRAY).astype(np.float32)
     return quantiles(g / bg._gray_sub, (50,))[0]
