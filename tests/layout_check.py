@@ -13,7 +13,9 @@ its index among its parent's children in drawing order) and says what is wrong:
   RelativeLayout's children that are meant to stack say so with ``layout_overlay: True``);
 - ``word broken``: a wrapped Label split a word across two lines ("Bloc / ked!");
 - ``text clipped``: a Label's text is larger than its box, or lines were dropped;
-- ``tap target``: a button smaller than 48 dp in width or height.
+- ``tap target``: a button smaller than 48 dp in width or height;
+- ``text too small``: text a player reads drawn below 12 sp (issue 28: nothing at all below
+  12 sp at any window size).
 
 Hidden widgets (opacity 0, zero size, a HideBox not shown) and everything under them are
 skipped, as are widgets of a screen that is not the current one.
@@ -28,6 +30,7 @@ from typing import Any
 
 TOLERANCE_PX = 1.5          # rounding of layouts: a pixel and a half is not a fault
 MIN_TARGET_DP = 48
+MIN_TEXT_SP = 12            # the smallest text a player is asked to read
 MIN_OVERLAP_DP = 3          # siblings touching by less than this are adjacent, not overlapping
 
 MARKUP = re.compile(r"\[/?[a-z]+(=[^\]]*)?\]")
@@ -192,8 +195,13 @@ def _label_faults(label: Any, path: str, dp: float) -> list[Fault]:
     text = plain(label.text) if label.markup else label.text
     if not text.strip():
         return []
-    label.texture_update()
+    from kivy.metrics import sp
+
     faults = []
+    if label.font_size < sp(MIN_TEXT_SP) - 0.5:
+        faults.append(Fault(path, "text too small",
+                            f"{text[:40]!r}: {label.font_size / sp(1):.1f} sp, under {MIN_TEXT_SP}"))
+    label.texture_update()
     tw, th = label.texture_size
     tol = TOLERANCE_PX
     if tw > label.width + tol or th > label.height + tol:

@@ -166,3 +166,13 @@ def test_broken_word_finder() -> None:
     assert layout_check._broken_word("End String", ["End Strin", "g"]) == "Strin/g"
     assert layout_check._broken_word("End String", ["End", "String"]) is None
     assert layout_check._broken_word("Blocked!", ["Blocked!"]) is None
+
+
+@pytest.mark.gui
+def test_checks_find_text_below_12_sp(kivy_window) -> None:
+    from kivy.uix.label import Label
+    small = Label(text="KEPT", font_size="10sp", size=(200, 60), size_hint=(None, None))
+    faults = layout_check.check(small, (1280, 800), 1.0)
+    assert any(f.kind == "text too small" and "10.0 sp" in f.detail for f in faults), faults
+    small.font_size = "12sp"
+    assert not [f for f in layout_check.check(small, (1280, 800), 1.0) if f.kind == "text too small"]

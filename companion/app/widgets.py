@@ -12,7 +12,7 @@ from kivy.animation import Animation
 from kivy.clock import Clock
 from kivy.core.text import Label as CoreLabel
 from kivy.graphics import Color, Ellipse, Line, Rectangle, RoundedRectangle
-from kivy.metrics import dp
+from kivy.metrics import dp, sp
 from kivy.properties import (
     BooleanProperty,
     ColorProperty,
@@ -98,7 +98,7 @@ class BigButton(Button):
         probe = CoreLabel(text=word, font_size=base, bold=self.bold, font_name=self.font_name)
         probe.refresh()
         need = probe.texture.width if probe.texture is not None else 0
-        size = base if need <= width else max(dp(9), base * width / need * 0.97)
+        size = base if need <= width else max(sp(12), base * width / need * 0.97)   # never below 12 sp
         if abs(size - self.font_size) > 0.01:
             self._fitting = True
             self.font_size = size

@@ -161,7 +161,7 @@ class FighterTrack(Widget):
                 Rectangle(pos=(self.x, y + 1), size=(self.width, h - 2))
                 text = (_("KO") if value == 0 else str(value)) + \
                     ("  " + " ".join(marks[value]) if value in marks else "")
-                label = CoreLabel(text=text, font_size=sp(11) if h < dp(20) else sp(13),
+                label = CoreLabel(text=text, font_size=sp(12) if h < dp(20) else sp(13),
                                   bold=here)
                 label.refresh()
                 tex = label.texture
