@@ -60,7 +60,8 @@ class BigButton(Button):
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
-        self._base_font = self.font_size     # as the kv rules set it; fitting never lowers it
+        # as the kv rules set it; fitting never lowers it (a Kivy property: mypy cannot infer it)
+        self._base_font: float = self.font_size  # type: ignore[has-type]
         self._fitting = False
         self._fit_trigger = Clock.create_trigger(self._fit_words, -1)
         self.fbind("text", self._fit_trigger)
@@ -99,7 +100,7 @@ class BigButton(Button):
         probe.refresh()
         need = probe.texture.width if probe.texture is not None else 0
         size = base if need <= width else max(sp(12), base * width / need * 0.97)   # never below 12 sp
-        if abs(size - self.font_size) > 0.01:
+        if abs(size - self.font_size) > 0.01:  # type: ignore[has-type]  # a Kivy property
             self._fitting = True
             self.font_size = size
             self._fitting = False
@@ -313,7 +314,7 @@ class Turnable(ScatterLayout):
         super().__init__(**kwargs)
 
     def on_turned(self, *args):
-        pos = tuple(self.pos)
+        pos = tuple(self.pos)  # type: ignore[has-type]  # a Kivy property
         self.rotation = 180 if self.turned else 0
         self.pos = pos
 

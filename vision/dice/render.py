@@ -212,12 +212,13 @@ def _cube():
 
 
 def _dodecahedron():
-    v = [(x, y, z) for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)]
+    corners: list[tuple[float, float, float]] = [(x, y, z) for x in (-1, 1) for y in (-1, 1)
+                                                  for z in (-1, 1)]
     for a in (-1, 1):
         for b in (-1, 1):
-            v += [(0, a / PHI, b * PHI), (a / PHI, b * PHI, 0), (a * PHI, 0, b / PHI)]
-    v = np.array(v, np.float64)
-    normals = []
+            corners += [(0, a / PHI, b * PHI), (a / PHI, b * PHI, 0), (a * PHI, 0, b / PHI)]
+    v = np.array(corners, np.float64)
+    normals: list[tuple[float, float, float]] = []
     for a in (-1, 1):
         for b in (-1, 1):
             normals += [(0, a * PHI, b), (a * PHI, b, 0), (a, 0, b * PHI)]
@@ -249,7 +250,7 @@ CUBE_FACE_SLOTS = (0, 5, 1, 4, 2, 3)  # index into the kind's faces list
 def _d12_slots():
     """Which face of the kind each D12 side carries: opposite sides sum to 13."""
     normals = [n for n, _ in D12[1]]
-    slots = [None] * 12
+    slots: list[int | None] = [None] * 12
     nxt = 0
     for i, n in enumerate(normals):
         if slots[i] is not None:
@@ -467,12 +468,12 @@ def _warp(img, truth, style):
     tray (it comes from ``tray_seed``), empty trays included."""
     rng = np.random.default_rng(style.tray_seed + 1)
     h, w = img.shape[:2]
-    src = np.float32([(0, 0), (w, 0), (w, h), (0, h)])
+    src = np.array([(0, 0), (w, 0), (w, h), (0, h)], np.float32)
     dst = src + rng.uniform(-style.perspective, style.perspective, (4, 2)).astype(np.float32)
     hm = cv2.getPerspectiveTransform(src, dst)
     out = cv2.warpPerspective(img, hm, (w, h), borderMode=cv2.BORDER_REFLECT)
-    pts = cv2.perspectiveTransform(np.float32([[(t.x, t.y)] for t in truth]).reshape(-1, 1, 2),
-                                   hm).reshape(-1, 2) if truth else []
+    pts = cv2.perspectiveTransform(np.array([[(t.x, t.y)] for t in truth], np.float32)
+                                   .reshape(-1, 1, 2), hm).reshape(-1, 2) if truth else []
     return out, [TrueDie(t.kind, t.face, t.colour, float(p[0]), float(p[1]), t.tilt_deg)
                  for t, p in zip(truth, pts)]
 
