@@ -1187,23 +1187,28 @@ def config_data(cfg: TakkureConfig) -> dict[str, Any]:
 # ----------------------------------------------------------------------------- live view
 
 
+def phase_text(state: TakkureState) -> str:
+    """Where the match is, in words: the kick-off, halftime, full time or who attacks (the
+    match screen's line and the live view's)."""
+    if state.phase == "kickoff":
+        return (_("Kick-off: the referee roll decides who kicks") if state.kickoff_by is None
+                else _("Kick-off: {team}' coach chooses who kicks").format(
+                    team=state.teams[state.kickoff_by].name))
+    if state.phase == "halftime":
+        return _("Halftime: each player removes one fatigue token")
+    if state.phase == "over":
+        return (_("Full time: a draw") if state.result == "draw" else
+                _("Full time: {team} win").format(team=state.teams[int(state.result or 0)].name))
+    return _("{team} attack").format(
+        team=state.teams[state.attacker].name if state.attacker is not None else "")
+
+
 def spectator_summary(state: TakkureState) -> dict[str, Any]:
     """The live view's public picture (``companion/live/summary.py``): the score, the half
     and who attacks, the time dashboard, the ball, and the players who are GROUNDED,
     injured or out. The coaches' play cards (face-down decks, hands, a Team Play placed
     face down) are not tracked by the companion, so nothing hidden is in the state."""
-    if state.phase == "kickoff":
-        phase = (_("Kick-off: the referee roll decides who kicks") if state.kickoff_by is None
-                 else _("Kick-off: {team}' coach chooses who kicks").format(
-                     team=state.teams[state.kickoff_by].name))
-    elif state.phase == "halftime":
-        phase = _("Halftime: each player removes one fatigue token")
-    elif state.phase == "over":
-        phase = (_("Full time: a draw") if state.result == "draw" else
-                 _("Full time: {team} win").format(team=state.teams[int(state.result or 0)].name))
-    else:
-        phase = _("{team} attack").format(
-            team=state.teams[state.attacker].name if state.attacker is not None else "")
+    phase = phase_text(state)
     playing = state.phase == "play"
     sides = []
     for t, team in enumerate(state.teams):

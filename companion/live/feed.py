@@ -16,7 +16,8 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..app.dice_look import DIE_COLOURS, UNKNOWN_COLOUR, die_words, face_words
+from ..app.dice_look import DIE_COLOURS, UNKNOWN_COLOUR
+from ..dice_words import die_words, face_words
 from ..i18n import _, language
 from .page import page_words
 

@@ -303,7 +303,6 @@ class DanchieGameScreen(GameScreen):
         if self.session is None:
             return
         s: dg.DanchieState = self.session.state
-        allows = self.session.allows
         self.over = s.over
         self.any_finished = bool(s.finish)
         sets = s.base_sets
@@ -343,13 +342,9 @@ class DanchieGameScreen(GameScreen):
                                     (ids.lap, "danchie.lap", {}),
                                     (ids.end_turn, "danchie.end_turn", {})):
             widget.why = why(type_, player=name, **data)
-        ids.action_set.disabled = not allows("danchie.action_set", player=name, kind="full")
-        ids.special.disabled = not allows("danchie.action_set", player=name, kind="special")
+            widget.disabled = bool(widget.why)
         ids.power_up.disabled = s.over or not s.power_ups_active or me.finished or (
             s.rules >= 2 and not me.cards)   # a card is drawn with a Power-Up Tile picked up
-        ids.decline.disabled = not allows("danchie.decline_power_up", player=name)
-        ids.lap.disabled = not allows("danchie.lap", player=name)
-        ids.end_turn.disabled = not allows("danchie.end_turn", player=name)
         for c in ids.counters.children:
             c.count = me.tiles[s.tile_types.index(c.kind)] if c.kind else me.power_up_tiles
             c.ids.minus.disabled = not self._count_allowed(name, c.kind, -1)

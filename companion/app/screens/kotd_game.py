@@ -94,6 +94,12 @@ def kotd_view(session: Session[Any], typed: list[str]) -> dict[str, Any]:
                                   c.token or "") for c in t.cells]})
     dice = [{"face": d.face, "kept": d.kept, "index": i,
              "pending": d.face is None} for i, d in enumerate(s.dice)]
+    # the rules' answer to each action, asked once: it enables the button and, greyed, is
+    # what a tap on it says
+    why = {"spend": session.why_not("kotd.spend_tokens", count=1),
+           "extra": session.why_not("kotd.extra_die"), "resolve": session.why_not("kotd.resolve"),
+           "gain": session.why_not("kotd.gain_energy"), "sweep": session.why_not("kotd.sweep"),
+           "end": session.why_not("kotd.end_turn")}
     view = {
         "title": (_("Turn {turn} · {monster} · roll {roll}/{rolls}") if s.phase == "roll" else
                   _("Turn {turn} · {monster}")).format(turn=s.turn, monster=me.name,
@@ -101,18 +107,8 @@ def kotd_view(session: Session[Any], typed: list[str]) -> dict[str, Any]:
         "status": status, "phase": s.phase, "rolls": s.rolls, "n_dice": s.n_dice,
         "monsters": monsters, "tracks": tracks, "dice": dice,
         "need": need, "typed": list(typed)[:need],
-        "can_spend": session.allows("kotd.spend_tokens", count=1),
-        "can_extra": session.allows("kotd.extra_die"),
-        "can_resolve": session.allows("kotd.resolve"),
-        "can_gain": session.allows("kotd.gain_energy"),
-        "can_sweep": session.allows("kotd.sweep"),
-        "can_end": session.allows("kotd.end_turn"),
-        # what each greyed action says when tapped: the rules' own sentence
-        "why": {"spend": session.why_not("kotd.spend_tokens", count=1),
-                "extra": session.why_not("kotd.extra_die"),
-                "resolve": session.why_not("kotd.resolve"),
-                "gain": session.why_not("kotd.gain_energy"),
-                "sweep": session.why_not("kotd.sweep"), "end": session.why_not("kotd.end_turn")},
+        **{f"can_{key}": not refused for key, refused in why.items()},
+        "why": why,
         "free_energy": s.rules >= 2 and k.free_energy_due(s),
         "log_lines": [e.text for e in session.log(last=40)][::-1],
         **undo_view(session),

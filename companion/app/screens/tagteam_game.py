@@ -348,11 +348,11 @@ class TagTeamGameScreen(GameScreen):
                     w.bg = (0.16, 0.5, 0.9, 1) if on else (0.22, 0.23, 0.28, 1)
         self.log_lines = [e.text for e in self.session.log(last=40)][::-1]
         self.show_undo(self.session)
-        self.can_next_round = self.session.allows("tagteam.next_round")
-        self.can_exhausted = self.session.allows("tagteam.deck_exhausted")
-        # greyed, they say why when tapped (the rules' sentence)
+        # the rules' answer, asked once: it enables the button and, greyed, is what a tap says
         self.why_next_round = self.session.why_not("tagteam.next_round")
         self.why_exhausted = self.session.why_not("tagteam.deck_exhausted")
+        self.can_next_round = not self.why_next_round
+        self.can_exhausted = not self.why_exhausted
         self.decks = decks_text(s)
 
     # -- the turn entry ------------------------------------------------------------------

@@ -184,18 +184,8 @@ def panel_view(session: Session[Any], panel: RollPanel) -> dict[str, Any]:
 def takkure_view(session: Session[Any], panel: RollPanel) -> dict[str, Any]:
     s: tk.TakkureState = session.state
     a, b = s.teams
-    attacker = s.teams[s.attacker].name if s.attacker is not None else ""
-    if s.phase == "kickoff":
-        phase_text = (_("Kick-off: the referee roll decides who kicks") if s.kickoff_by is None
-                      else _("Kick-off: {team}' coach chooses who kicks").format(
-                          team=s.teams[s.kickoff_by].name))
-    elif s.phase == "halftime":
-        phase_text = _("Halftime: each player removes one fatigue token")
-    elif s.phase == "over":
-        phase_text = (_("Full time: a draw") if s.result == "draw" else
-                      _("Full time: {team} win").format(team=s.teams[int(s.result or 0)].name))
-    else:
-        phase_text = _("{team} attack").format(team=attacker)
+    phase_text = tk.phase_text(s)
+    why_take = session.why_not("takkure.take_tokens")
     view: dict[str, Any] = {
         "score_text": f"{a.name} [b]{a.score} – {b.score}[/b] {b.name}",
         "half_text": _("Half {half}").format(half=s.half),
@@ -207,8 +197,8 @@ def takkure_view(session: Session[Any], panel: RollPanel) -> dict[str, Any]:
         "team_notes": [_team_note(s, t) for t in (0, 1)],
         "cards": [[card_view(session, panel, t, i) for i in range(len(s.teams[t].players))]
                   for t in (0, 1)],
-        "can_take": session.allows("takkure.take_tokens"),
-        "why_take": session.why_not("takkure.take_tokens"),   # what the greyed button says
+        "can_take": not why_take,
+        "why_take": why_take,   # what the greyed button says
         "can_kick_out": session.allows("takkure.kick_out"),
         "can_kick": [session.allows("takkure.kickoff", kicking=t) for t in (0, 1)],
         "can_second_half": session.allows("takkure.second_half"),

@@ -110,6 +110,15 @@ def tekken_view(session: Session[Any], rage_names: list[tuple[str, str]]) -> dic
     fight = s.phase == "fight"
     slots = list(s.slots) + ["free"] * s.free_slots
     off_punish = off.punishment > 0
+    # the rules' answer to each action, asked once: it enables the button and, greyed, is
+    # what a tap on it says
+    why = {"hit": session.why_not("tekken.card", result="hit"),
+           "blocked": session.why_not("tekken.card", result="blocked"),
+           "heat": session.why_not("tekken.heat"),
+           "wall": session.why_not("tekken.wall", kind="regular"),
+           "blast": session.why_not("tekken.wall", kind="blasting"),
+           "sweep": session.why_not("tekken.sweep"), "stun": session.why_not("tekken.stun"),
+           "rage": session.why_not("tekken.rage")}
     view: dict[str, Any] = {
         "fighters": [fighter_view(s, i, rage_names[i], session) for i in (0, 1)],
         "header": _("{offensive}'s String (Offensive) – {defender} defends").format(
@@ -122,25 +131,18 @@ def tekken_view(session: Session[Any], rage_names: list[tuple[str, str]]) -> dic
         "heat_note": _("Heat active: 4th slot") if s.heat_this_string else "",
         "card_text": _("Punishment card (unblockable)") if off_punish else _("Card connects"),
         "card_punishes": off_punish,     # the look follows the state, never the words
-        "can_hit": session.allows("tekken.card", result="hit"),
-        "can_block": session.allows("tekken.card", result="blocked"),
-        "can_heat": session.allows("tekken.heat"),
+        "can_hit": not why["hit"],
+        "can_block": not why["blocked"],
+        "can_heat": not why["heat"],
         "show_end": fight and s.free_slots == 0,
         "can_end": session.allows("tekken.end_string"),
         "resolving": s.resolving,
-        "can_wall": session.allows("tekken.wall", kind="regular"),
-        "can_blast": session.allows("tekken.wall", kind="blasting"),
-        "can_sweep": session.allows("tekken.sweep"),
-        "can_stun": session.allows("tekken.stun"),
-        "can_rage": off.rage == "revealed" and session.allows("tekken.rage"),
-        # what each greyed action says when tapped: the rules' own sentence
-        "why": {"hit": session.why_not("tekken.card", result="hit"),
-                "blocked": session.why_not("tekken.card", result="blocked"),
-                "heat": session.why_not("tekken.heat"),
-                "wall": session.why_not("tekken.wall", kind="regular"),
-                "blast": session.why_not("tekken.wall", kind="blasting"),
-                "sweep": session.why_not("tekken.sweep"), "stun": session.why_not("tekken.stun"),
-                "rage": session.why_not("tekken.rage")} if fight else {},
+        "can_wall": not why["wall"],
+        "can_blast": not why["blast"],
+        "can_sweep": not why["sweep"],
+        "can_stun": not why["stun"],
+        "can_rage": off.rage == "revealed" and not why["rage"],
+        "why": why if fight else {},
         "has_floor": s.floor is not None,
         "stage_text": s.stage,
         "side_text": "", "tokens": [], "floor_text": "", "breaks": 0,
