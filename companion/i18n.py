@@ -37,22 +37,51 @@ log = logging.getLogger(__name__)
 _translation: gettext.NullTranslations = gettext.NullTranslations()
 _language = FALLBACK
 _listeners: list[Callable[[], None]] = []
+_misses: set[str] | None = None     # recording: each message the catalogue lacked
+
+
+def _missed(key: Any, message: str) -> None:
+    """Note ``message`` when the current catalogue has no translation for it (``key``: the
+    catalogue's key, a msgid, (msgid, n) for plurals, or "context\x04msgid")."""
+    catalog = getattr(_translation, "_catalog", None)
+    if _misses is not None and catalog is not None and message and key not in catalog:
+        _misses.add(message)
 
 
 def _(message: str) -> str:
     """``message`` in the current language."""
+    if _misses is not None:
+        _missed(message, message)
     return _translation.gettext(message)
 
 
 def ngettext(singular: str, plural: str, n: int) -> str:
     """The form of ``singular``/``plural`` that the current language uses for ``n``."""
+    if _misses is not None:
+        _missed((singular, 0), singular)
     return _translation.ngettext(singular, plural, n)
 
 
 def pgettext(context: str, message: str) -> str:
     """``message`` in the current language, told apart from the same English word used
     elsewhere by ``context``."""
+    if _misses is not None:
+        _missed(f"{context}\x04{message}", message)
     return _translation.pgettext(context, message)
+
+
+def record_misses() -> set[str]:
+    """From now on, collect in the returned set every message looked up that the current
+    language's catalogue does not translate (what a player would read in English on a French
+    screen); :func:`stop_recording` ends it. English has no catalogue: nothing is a miss."""
+    global _misses
+    _misses = set()
+    return _misses
+
+
+def stop_recording() -> None:
+    global _misses
+    _misses = None
 
 
 def N_(message: str) -> str:
@@ -151,7 +180,7 @@ def set_language(code: str | None) -> str:
                          f"({', '.join(sorted(LANGUAGES))} or {SYSTEM!r})")
     _translation = _load(code)
     _language = code
-    words.install(_translation.gettext)
+    words.install(_)
     if _tr is not None:
         _tr.switched()
     for callback in list(_listeners):
@@ -187,10 +216,10 @@ def _make_tr() -> Any:
             self._next_uid = 1
 
         def _(self, message: str) -> str:
-            return _translation.gettext(message)
+            return _(message)
 
         def ngettext(self, singular: str, plural: str, n: int) -> str:
-            return _translation.ngettext(singular, plural, n)
+            return ngettext(singular, plural, n)
 
         @property
         def language(self) -> str:

@@ -9,6 +9,11 @@ the app reads.
                                            # leaves untranslated or fuzzy, or whose
                                            # placeholders differ; nothing is written
 
+The texts a player reads that the shipped game files hold (``companion/config/*.yaml``: a
+Monster's power, a Power-Up card's name and text; ``CONFIG_TEXTS`` names them) are extracted
+too: the screens show them through ``_()``, so a French player reads the French of the
+shipped file, and a text the user changed in their own copy as they typed it.
+
 The English catalogue translates the source to itself: a string new to it is filled in with
 the source text. The French one is written by hand; a new string stays empty there (and
 ``--check`` and the tests fail) until it is translated. The compiled ``.mo`` files are
@@ -37,6 +42,9 @@ DOMAIN = "companion"
 LANGUAGES = ("en", "fr")
 SOURCES = ("companion", "tabletop_base")
 PROJECT = "tabletop-companion"
+# shipped game files: (file, list key, field) of each text a player reads
+CONFIG_TEXTS = (("kotd.yaml", "monsters", "power"),
+                ("danchie.yaml", "power_ups", "name"), ("danchie.yaml", "power_ups", "text"))
 PLACEHOLDER = re.compile(r"\{(\w*)(?:[:!][^{}]*)?\}|%\((\w+)\)[-#0 +]*\d*(?:\.\d+)?[a-zA-Z]")
 
 
@@ -85,9 +93,31 @@ def _files() -> Iterator[tuple[Path, Any]]:
                 yield path, extract_kv
 
 
+def config_texts() -> Iterator[tuple[str, int, str]]:
+    """(file, line, text) of each player-facing text of the shipped game files."""
+    import yaml
+
+    for name, key, field in CONFIG_TEXTS:
+        path = ROOT / "companion" / "config" / name
+        rel = path.relative_to(ROOT).as_posix()
+        root = yaml.compose(path.read_text(encoding="utf-8"))
+        if root is None:
+            continue
+        for k, v in root.value:
+            if k.value != key:
+                continue
+            for item in v.value:
+                for fk, fv in item.value:
+                    if fk.value == field and isinstance(fv.value, str) and fv.value:
+                        yield rel, fv.start_mark.line + 1, fv.value
+
+
 def extract_template() -> Catalog:
-    """Every marked string of the sources, with where it is used."""
+    """Every marked string of the sources and of the shipped game files' texts, with where
+    it is used."""
     template = Catalog(project=PROJECT, domain=DOMAIN, fuzzy=False)
+    for rel, lineno, text in config_texts():
+        template.add(text, None, [(rel, lineno)])
     for path, method in _files():
         rel = path.relative_to(ROOT).as_posix()
         with open(path, "rb") as f:

@@ -14,8 +14,11 @@ its index among its parent's children in drawing order) and says what is wrong:
 - ``word broken``: a wrapped Label split a word across two lines ("Bloc / ked!");
 - ``text clipped``: a Label's text is larger than its box, or lines were dropped;
 - ``tap target``: a button smaller than 48 dp in width or height;
-- ``text too small``: text a player reads drawn below 12 sp (issue 28: nothing at all below
-  12 sp at any window size).
+- ``text too small``: text drawn below the type scale (``companion/app/theme.py``): nothing
+  at all below 12 sp, and nothing of more than one word (a sentence, a log, an instruction)
+  below 14 sp, at any window size; a ``[size=...]`` in markup counts like the label's size;
+- ``text shortened``: a Label drew its text cut with "..." (names, instructions and roll
+  sentences wrap instead).
 
 Hidden widgets (opacity 0, zero size, a HideBox not shown) and everything under them are
 skipped, as are widgets of a screen that is not the current one.
@@ -30,7 +33,10 @@ from typing import Any
 
 TOLERANCE_PX = 1.5          # rounding of layouts: a pixel and a half is not a fault
 MIN_TARGET_DP = 48
-MIN_TEXT_SP = 12            # the smallest text a player is asked to read
+MIN_TEXT_SP = 12            # the smallest text a player is asked to read (a one-word tag)
+MIN_BODY_SP = 14            # the smallest text of more than one word
+TAG_LETTERS = 10            # a tag is one word of at most this many letters
+SIZE_TAG = re.compile(r"\[size=([0-9.]+)(sp|dp|px)?\]")
 MIN_OVERLAP_DP = 3          # siblings touching by less than this are adjacent, not overlapping
 
 MARKUP = re.compile(r"\[/?[a-z]+(=[^\]]*)?\]")
@@ -198,9 +204,12 @@ def _label_faults(label: Any, path: str, dp: float) -> list[Fault]:
     from kivy.metrics import sp
 
     faults = []
-    if label.font_size < sp(MIN_TEXT_SP) - 0.5:
-        faults.append(Fault(path, "text too small",
-                            f"{text[:40]!r}: {label.font_size / sp(1):.1f} sp, under {MIN_TEXT_SP}"))
+    for part, size in _sized_parts(label, text, dp):
+        floor = MIN_TEXT_SP if _is_tag(part) else MIN_BODY_SP
+        if size < sp(floor) - 0.5:
+            faults.append(Fault(path, "text too small",
+                                f"{part[:40]!r}: {size / sp(1):.1f} sp, under {floor}"))
+            break
     label.texture_update()
     tw, th = label.texture_size
     tol = TOLERANCE_PX
@@ -213,7 +222,12 @@ def _label_faults(label: Any, path: str, dp: float) -> list[Fault]:
     if not lines:
         return faults
     shown = "".join(lines)
-    if not label.shorten and _letters(shown) < _letters(text):
+    if label.shorten and _letters(shown.replace("...", "").replace("\u2026", "")) < \
+            _letters(text):
+        faults.append(Fault(path, "text shortened",
+                            f"{text[:40]!r} drawn as {' / '.join(lines)[:60]!r} in its "
+                            f"{label.width / dp:.0f} dp wide box"))
+    elif not label.shorten and _letters(shown) < _letters(text):
         faults.append(Fault(path, "text clipped",
                             f"{text[:40]!r}: only {' / '.join(lines)[:60]!r} fits in its "
                             f"{label.width / dp:.0f}x{label.height / dp:.0f} dp box"))
@@ -222,6 +236,37 @@ def _label_faults(label: Any, path: str, dp: float) -> list[Fault]:
         if broken:
             faults.append(Fault(path, "word broken", f"{broken!r} in {text[:50]!r}"))
     return faults
+
+
+def _is_tag(text: str) -> bool:
+    words = text.split()
+    return len(words) <= 1 and _letters(text) <= TAG_LETTERS
+
+
+def _sized_parts(label: Any, text: str, dp: float) -> list[tuple[str, float]]:
+    """The label's text in the sizes it is drawn at: the whole at its font size, or, with
+    markup, each ``[size=...]`` part at its own size and the rest at the label's."""
+    if not label.markup or "[size=" not in label.text:
+        return [(text, label.font_size)]
+    from kivy.metrics import sp
+
+    parts = []
+    rest = label.text
+    outer = []
+    for chunk in re.split(r"(\[size=[^\]]*\].*?\[/size\])", rest, flags=re.S):
+        m = SIZE_TAG.match(chunk)
+        if m:
+            value, unit = float(m.group(1)), m.group(2) or "px"
+            px = value * (sp(1) if unit == "sp" else dp if unit == "dp" else 1)
+            inner = plain(chunk)
+            if inner.strip():
+                parts.append((inner, px))
+        else:
+            outer.append(plain(chunk))
+    whole = " ".join(o for o in outer if o.strip())
+    if whole.strip():
+        parts.insert(0, (whole, label.font_size))
+    return parts
 
 
 def _letters(text: str) -> int:

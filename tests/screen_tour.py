@@ -189,6 +189,7 @@ def dice(app: Any, at: Callable[[str], None]) -> None:
         settle(app, lambda screen=screen: app.root.current == screen)
         wait(0.2)
         at(f"{screen}-view")
+    demo_camera(app, at)
     # the statistics after a session's worth of throws (sixty of the Takkure set)
     for _ in range(60):
         tower.roll("takkure")
@@ -200,6 +201,37 @@ def dice(app: Any, at: Callable[[str], None]) -> None:
     at("dice-stats")
     app.open_dice()
     settle(app, lambda: app.root.current == "dice")
+
+
+def demo_camera(app: Any, at: Callable[[str], None]) -> None:
+    """Without a camera tower: the demo camera tower, a die being taught on it (a picture to
+    name) and its tray with dice read; then the simulated tower again."""
+    app.start_demo_camera("teach")
+    settle(app, lambda: app.tower_demo and app.tower_state == "connected" and not app.teach_why
+           and app.root.current == "teach", timeout=30)
+    wait(0.2)
+    at("teach-demo")
+    teach = app.root.get_screen("teach")
+    next(b for b in teach.ids.kinds.children if b.kind == "spawn").dispatch("on_release")
+    settle(app, lambda: teach.phase == "teaching")
+    app.demo_throw("spawn")
+    settle(app, lambda: teach.picture_id and not app.demo_throwing, timeout=30)
+    wait(0.3)
+    at("teach-demo-picture")
+    teach.cancel()
+    settle(app, lambda: app.root.current == "dice")
+    app.go("tray")
+    tray = app.root.get_screen("tray")
+    before = app.last_roll_text
+    app.demo_throw("kotd")
+    settle(app, lambda: app.last_roll_text != before and not app.demo_throwing, timeout=30)
+    tray.refresh()
+    settle(app, lambda: tray.has_picture, timeout=20)
+    wait(0.3)
+    at("tray-demo")
+    app.leave_demo_camera()
+    settle(app, lambda: not app.tower_demo and app.tower_state == "connected"
+           and app.root.current == "dice", timeout=15)
 
 
 def takkure(app: Any, at: Callable[[str], None], home: Path, calibrate: bool = True) -> None:

@@ -153,10 +153,10 @@ def test_the_towers_line_and_the_roll_sentence_follow_a_language_switch(app, eng
     wait_for(lambda: app.tower_state == "connected", what="the simulated tower")
     assert app.tower_detail.startswith("Simulated tower sim ")
     switch_in_settings(app, "lang_fr")
-    wait_for(lambda: app.tower_detail.startswith("Tour simulée sim "), what="the French line")
+    wait_for(lambda: app.tower_detail.startswith("Tour à dés simulée sim "), what="the French line")
     from companion.session import roll_text
 
     text = roll_text({"dice": [{"kind": "d12", "colour": "red", "face": "7", "status": "clean"},
                                {"kind": "spawn", "colour": "white", "face": "TILE_ON_SPAWN_2",
                                 "status": "clean"}]})
-    assert text == "Tour à dés : d12 rouge 7, Tile sur le Spawn"   # the rulebook's words
+    assert text == "Tour à dés : d12 rouge 7, Tile au Spawn"   # the rulebook's words

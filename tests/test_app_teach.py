@@ -12,7 +12,7 @@ import pytest
 
 from tests.camera_teach_support import empty_tray_profile, spawn_throw, true_face
 from tests.camera_tower_support import PtyCameraTower, throw
-from tests.gui_support import TOWER_URL, on_screen, pump, tap, wait_for
+from tests.gui_support import TOWER_URL, close_popups, on_screen, pump, tap, wait_for
 from vision.dice import DiceReader, Profile
 
 pytestmark = pytest.mark.gui
@@ -220,11 +220,17 @@ def test_the_tray_view_shows_the_towers_snapshot(app, camera_tower):
     assert all(0.5 <= d["confidence"] <= 1 for d in app.last_roll)
 
 
-def test_a_1_1_tower_hides_teaching_and_says_why(app, pty_tower):
+def test_a_1_1_tower_offers_the_demo_and_says_why(app, pty_tower):
     app.go("dice")
     panel = app.root.get_screen("dice")
     wait_for(lambda: "1.1" in app.teach_why, what="the reason")
-    assert panel.ids.teach.disabled and panel.ids.tray.disabled
-    assert panel.ids.teach.text == ("Teach a die: not now, this tower speaks protocol 1.1; "
-                                    "teaching needs 1.2 (a camera tower)")
+    # it cannot be taught: both buttons offer the demo camera tower, and say why first
+    assert panel.ids.teach.text == "Teach a die (demo)"
+    assert panel.ids.tray.text == "Tray view (demo)"
+    tap(panel.ids.teach)
+    wait_for(lambda: app.popup is not None, what="the demo's offer")
+    assert ("this tower speaks protocol 1.1; teaching needs 1.2 (a camera tower)"
+            in app.popup.content.message)
+    close_popups(app)
+    assert not app.tower_demo
     app.go("home")

@@ -214,3 +214,67 @@ def test_damaged_settings_are_named_in_the_log_and_the_defaults_used(tmp_path, c
     (tmp_path / "settings.json").write_text(text)
     assert settings.load(tmp_path).language == "system"
     assert logged in caplog.text and "settings.json" in caplog.text
+
+
+def test_shipped_game_texts_are_extracted_and_shown_translated(template):
+    """A Monster's power and a Power-Up card's text come from the shipped game files: they
+    are in the catalogue, and French shows them in French."""
+    ids = {m.id for m in template if m.id}
+    assert "Groups of 2 or 3 POWER faces can stand for any other face." in ids
+    assert "Choose 1 Tile from another Player's Board and return it to the supply tray." in ids
+    i18n.set_language("fr")
+    assert i18n._("Groups of 2 or 3 POWER faces can stand for any other face.").startswith("Des groupes")
+
+
+def test_a_miss_is_recorded_only_while_recording():
+    i18n.set_language("fr")
+    misses = i18n.record_misses()
+    try:
+        assert i18n._("Undo") == "Annuler"
+        i18n._("A sentence nobody translated")
+        i18n.ngettext("{n} apple", "{n} apples", 2)
+        assert misses == {"A sentence nobody translated", "{n} apple"}
+    finally:
+        i18n.stop_recording()
+    i18n._("Another sentence nobody translated")
+    assert "Another sentence nobody translated" not in misses
+
+
+def test_no_text_is_compared_in_kv_and_no_literal_hides_from_extraction():
+    """A .kv rule that compares displayed text breaks in another language; a literal
+    ``_('...')`` inside an f-string is not seen by the extractor (Babel does not read
+    f-string expressions), so it would never be translated."""
+    import re
+
+    found = []
+    kv_compare = re.compile(r"(==|!=)\s*tr\._\(|\btext\s*(==|!=|in\b)")
+    hidden = re.compile(r"""\{\s*(_|ngettext|pgettext)\(\s*['"]""")
+    for path in sorted((ROOT / "companion").rglob("*")):
+        if path.suffix not in (".kv", ".py"):
+            continue
+        pattern = kv_compare if path.suffix == ".kv" else hidden
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if pattern.search(line) and (path.suffix == ".kv" or re.search(r"\bf['\"]", line)):
+                found.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()}")
+    assert not found, "\n".join(found)
+
+
+def test_french_tells_the_tower_from_a_turn_and_a_lap():
+    """"Tour" is a turn in French: the dice tower is always "tour à dés" and a lap "tour de
+    piste", so that one screen never uses the word for two things."""
+    import re
+
+    cat = messages.read_catalogue("fr")
+    bare = re.compile(r"\b[Tt]ours?\b(?!\s*à dés| de piste)")
+    wrong = []
+    for m in cat:
+        ids = m.id if isinstance(m.id, tuple) else (m.id,)
+        strs = m.string if isinstance(m.string, tuple) else (m.string,)
+        if not m.id:
+            continue
+        if any("tower" in i.lower() for i in ids) and any(bare.search(s or "") for s in strs):
+            wrong.append(f"{ids[0]!r} -> {strs[0]!r}")
+        if any(re.search(r"\blaps?\b", i, re.I) for i in ids) and \
+                not any(re.search(r"\btours? de piste\b|\bLap\b", s or "", re.I) for s in strs):
+            wrong.append(f"{ids[0]!r} -> {strs[0]!r}")
+    assert not wrong, "\n".join(wrong)

@@ -37,6 +37,8 @@ CASES = {
     "density-2.5": ("2.5", "960x600", "home,tekken,dice", "", None),
     # French words are longer: every screen at every size in French too
     "density-1-fr": ("1", "960x600,1280x800,1600x1000", "", PHONE, "fr"),
+    # and on a full-HD 8" tablet (density 2): the smallest size, in French
+    "density-2-fr": ("2", "960x600", "home,tekken,dice,takkure,kotd,tagteam,danchie", "", "fr"),
 }
 
 
@@ -176,3 +178,25 @@ def test_checks_find_text_below_12_sp(kivy_window) -> None:
     assert any(f.kind == "text too small" and "10.0 sp" in f.detail for f in faults), faults
     small.font_size = "12sp"
     assert not [f for f in layout_check.check(small, (1280, 800), 1.0) if f.kind == "text too small"]
+
+
+@pytest.mark.gui
+def test_checks_hold_sentences_to_14_sp_and_find_shortened_text(kivy_window) -> None:
+    from kivy.uix.label import Label
+    line = Label(text="Jeanne lost 3 HP", font_size="13sp", size=(400, 60), size_hint=(None, None))
+    assert any(f.kind == "text too small" and "under 14" in f.detail
+               for f in layout_check.check(line, (1280, 800), 1.0))
+    line.font_size = "14sp"
+    assert not [f for f in layout_check.check(line, (1280, 800), 1.0) if f.kind == "text too small"]
+    # a size in markup counts like the label's own
+    marked = Label(text="Pick\n[size=11sp]face 3[/size]", markup=True, font_size="20sp",
+                   size=(400, 120), size_hint=(None, None))
+    assert any(f.kind == "text too small" and "'face 3'" in f.detail
+               for f in layout_check.check(marked, (1280, 800), 1.0))
+    # a name cut with '...' is a fault; the same name in a box wide enough is not
+    name = Label(text="Yamato Scrum-Half (demo team)", font_size="20sp", shorten=True,
+                 size=(120, 40), size_hint=(None, None))
+    name.text_size = name.size
+    assert any(f.kind == "text shortened" for f in layout_check.check(name, (1280, 800), 1.0))
+    name.size = name.text_size = (600, 40)
+    assert not layout_check.check(name, (1280, 800), 1.0)

@@ -9,8 +9,9 @@ import numpy as np
 from kivy.core.text import Label as CoreLabel
 from kivy.graphics import Color, Line, Rectangle
 from kivy.graphics.texture import Texture
-from kivy.metrics import sp
 from kivy.uix.widget import Widget
+
+from .scale import ui
 
 
 class CameraView(Widget):
@@ -89,7 +90,7 @@ class CameraView(Widget):
                     Line(points=flat, close=True, width=width)
                 elif kind == "text":
                     (px, py), text, rgba = item
-                    label = CoreLabel(text=text, font_size=sp(15), bold=True)
+                    label = CoreLabel(text=text, font_size=ui.body, bold=True)
                     label.refresh()
                     tex = label.texture
                     x, y = self.to_widget(px, py)

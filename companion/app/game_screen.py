@@ -16,18 +16,13 @@ from ..i18n import _
 from ..session import Session
 
 
-def short(text: str | None, limit: int = 40) -> str:
-    """A label-sized text: cut at ``limit`` characters with an ellipsis."""
-    text = text or ""
-    return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
-
-
-def undo_view(session: Session[Any], limit: int = 40) -> dict[str, Any]:
-    """The undo and redo buttons: enabled or not, and what they would take back or redo."""
+def undo_view(session: Session[Any]) -> dict[str, Any]:
+    """The undo and redo buttons: enabled or not, and what they would take back or redo, in
+    full (never cut with "..."): the buttons wrap and their row grows to fit."""
     return {"can_undo": session.can_undo, "can_redo": session.can_redo,
-            "undo_text": _("Undo: {action}").format(action=short(session.next_undo_text(), limit))
+            "undo_text": _("Undo: {action}").format(action=session.next_undo_text() or "")
             if session.can_undo else _("Undo"),
-            "redo_text": _("Redo: {action}").format(action=short(session.next_redo_text(), limit))
+            "redo_text": _("Redo: {action}").format(action=session.next_redo_text() or "")
             if session.can_redo else _("Redo")}
 
 
@@ -74,8 +69,8 @@ class GameScreen(Screen):
     def refresh(self, *args: Any) -> None:
         raise NotImplementedError
 
-    def show_undo(self, session: Session[Any], limit: int = 40) -> None:
-        copy_props(self, undo_view(session, limit))
+    def show_undo(self, session: Session[Any]) -> None:
+        copy_props(self, undo_view(session))
 
     def take_throw(self, throw: Throw) -> bool:
         """A dice tower throw while this screen shows (it is already in the game's journal).

@@ -53,7 +53,9 @@ Config.set("kivy", "exit_on_escape", "0")
 
 import logging  # noqa: E402
 import random  # noqa: E402
+import shutil  # noqa: E402
 import sys  # noqa: E402
+import tempfile  # noqa: E402
 import threading  # noqa: E402
 from collections.abc import Callable  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -184,6 +186,9 @@ class CompanionApp(App):
     roll_history = ListProperty([])                    # newest first, readable lines
     tower_kinds = ListProperty([])                     # the kinds the tower's HELLO declares
     teach_why = StringProperty(" ")  # why the tower cannot be taught ("": it can, 1.2)
+    # the demo camera tower (firmware_bridge/demo_camera.py) is the link's tower for now
+    tower_demo = BooleanProperty(False)
+    demo_throwing = BooleanProperty(False)   # a demo throw is being drawn or is in the tray
     sim_dice = StringProperty(next(iter(DICE_SETS)))
     live_url = StringProperty("")      # the live view's address while it is on ("": off)
     live_bind = StringProperty("")     # the address it listens on
@@ -213,6 +218,9 @@ class CompanionApp(App):
         self._paused_tower: tuple[str | None] | None = None
         self._busy = 0
         self._dice_back: str | None = None     # the screen the dice panel was opened from
+        self._demo: Any = None                 # the demo camera tower while it runs
+        self._demo_journal: RollJournal | None = None
+        self._url_before_demo: str | None = None
         self.teach_why = _("no dice tower is connected")
 
     # -- building ------------------------------------------------------------------------
@@ -227,6 +235,7 @@ class CompanionApp(App):
         sm.add_widget(HomeScreen(name="home"))
         sm.add_widget(SavedGamesScreen(name="saved"))
         sm.add_widget(DiceScreen(name="dice"))
+        sm.bind(current=self._screen_changed)
         return sm
 
     def on_start(self) -> None:
@@ -275,6 +284,8 @@ class CompanionApp(App):
                     stop()
         if self.tower_link is not None:
             self.tower_link.stop()
+        if self._demo is not None:
+            self._end_demo(self._demo)
         self.live.stop()
         if self.roll_journal is not None:
             self.roll_journal.close()
@@ -361,8 +372,9 @@ class CompanionApp(App):
         if self.session is not None:  # else at Connected: the last game may still be opening
             deliver_undelivered(journal, self._on_roll)  # recorded, never reached the game
 
-    def connect_tower(self, url: str) -> None:
-        """Move the dice tower link to another port (a path, ``socket://`` or ``sim://``)."""
+    def connect_tower(self, url: str, journal: RollJournal | None = None) -> None:
+        """Move the dice tower link to another port (a path, ``socket://`` or ``sim://``);
+        ``journal``: where its rolls are kept (default: the app's roll journal)."""
         if self.roll_journal is None:
             raise RuntimeError("the dice tower link has not started yet")
         if self.tower_link is not None:
@@ -370,15 +382,108 @@ class CompanionApp(App):
         cfg = self._tower_cfg
         self.tower_simulated = url.startswith("sim://")
         self.tower_detail = _("Connecting to {port}").format(port=url)
-        self.tower_link = Link(url, self.roll_journal, self._tower_event, usb=cfg.usb_match,
-                               baudrates=cfg.baudrates).start()
+        self.tower_link = Link(url, journal or self.roll_journal, self._tower_event,
+                               usb=cfg.usb_match, baudrates=cfg.baudrates).start()
         self.tower_state = "connecting"
 
     def _connected_words(self, event: tower_events.Connected) -> str:
+        if self.tower_demo:
+            return _("Demo camera tower on this tablet, protocol {protocol}").format(
+                protocol=event.proto)
         return (_("Simulated tower {firmware} on {port}, protocol {protocol}")
                 if self.tower_simulated else
                 _("{firmware} on {port}, protocol {protocol}")).format(
             firmware=event.firmware, port=event.port, protocol=event.proto)
+
+    # -- the demo camera tower ------------------------------------------------------------
+    DEMO_SCREENS = ("dice", "teach", "tray")
+
+    def try_demo_camera(self, screen: str) -> None:
+        """Teach a die or the Tray view while the tower cannot: offer the demo camera tower,
+        then open ``screen`` ("teach" or "tray") on it."""
+        why = self.teach_why.strip() or _("no camera tower is connected")
+        self.confirm(_("This tower cannot do that: {why}.\n\nTry it on a demo camera tower? The "
+                       "app draws dice falling in a tray and reads them as a camera tower "
+                       "does. Nothing reaches your games, your dice statistics or your "
+                       "tower.").format(why=why),
+                     lambda: self.start_demo_camera(screen), ok_text=_("Try the demo"),
+                     title=_("Demo camera tower"))
+
+    def start_demo_camera(self, screen: str) -> None:
+        """Start the demo camera tower (about a second, off the GUI thread), move the link
+        onto it with a roll journal of its own, then open ``screen``."""
+        if self.tower_demo:
+            self.go(screen)
+            return
+        if self.tower_link is None or self.roll_journal is None:
+            self.toast(_("The dice tower link has not started yet"))
+            return
+        from firmware_bridge.demo_camera import DemoCameraTower
+
+        folder = Path(tempfile.mkdtemp(prefix="demo-camera-tower-"))
+        demo = DemoCameraTower(folder)
+        self.toast(_("Starting the demo camera tower…"))
+
+        def started(url: str) -> None:
+            self._demo = demo
+            self._url_before_demo = self.tower_link.url if self.tower_link is not None else None
+            self.tower_demo = True
+            self._demo_journal = RollJournal(folder / "rolls.jsonl")
+            self.connect_tower(url, journal=self._demo_journal)
+            self.go(screen)
+
+        def failed(exc: BaseException) -> None:
+            demo.stop()
+            self.toast(_("The demo camera tower did not start: {problem}").format(problem=exc))
+
+        self.in_background(lambda root: demo.start(), started, failed)
+
+    def leave_demo_camera(self, then: str | None = "dice") -> None:
+        """Back to the tower connected before the demo; the demo tower and what it was
+        taught are thrown away."""
+        demo, self._demo = self._demo, None
+        if demo is None:
+            return
+        self.tower_demo = False
+        self.demo_throwing = False
+        url = self._url_before_demo or self.tower_url or ""
+        if url:
+            self.connect_tower(url)
+        journal, self._demo_journal = self._demo_journal, None
+        if journal is not None:
+            journal.close()
+        self.in_background(lambda root: self._end_demo(demo), lambda result: None,
+                           lambda exc: log.warning("the demo camera tower: %s", exc))
+        if then is not None:
+            self.go(then)
+
+    @staticmethod
+    def _end_demo(demo: Any) -> None:
+        demo.stop()
+        shutil.rmtree(demo.folder, ignore_errors=True)
+
+    def demo_throw(self, kind: str) -> None:
+        """Drop three dice of ``kind`` in the demo tower's tray (drawn off the GUI thread)."""
+        demo = self._demo
+        if demo is None or self.demo_throwing:
+            return
+        self.demo_throwing = True
+
+        def thrown(result: Any) -> None:
+            # the dice fall, settle and are taken out in about two seconds
+            Clock.schedule_once(lambda dt: setattr(self, "demo_throwing", False), 2.5)
+
+        def failed(exc: BaseException) -> None:
+            self.demo_throwing = False
+            self.toast(str(exc))
+
+        self.in_background(lambda root: demo.throw(kind), thrown, failed)
+
+    def _screen_changed(self, manager: Any, name: str) -> None:
+        """The demo ends when the player leaves the dice screens: its throws are never
+        a game's."""
+        if self.tower_demo and name not in self.DEMO_SCREENS:
+            self.leave_demo_camera(then=None)
 
     def _tower_event(self, event: tower_events.LinkEvent) -> None:
         """Called on the link's reader thread: the one crossing point to the GUI thread."""
@@ -395,7 +500,8 @@ class CompanionApp(App):
             self._connected = event
             self.tower_detail = self._connected_words(event)
             self.tower_kinds = list(event.kinds)
-            deliver_undelivered(self.roll_journal, self._on_roll)  # exactly once to the game
+            if not self.tower_demo:
+                deliver_undelivered(self.roll_journal, self._on_roll)  # exactly once to the game
         elif isinstance(event, tower_events.RollEvent):
             self._on_roll(event)
         elif isinstance(event, tower_events.TeachPicture | tower_events.TeachStatus):
@@ -432,6 +538,14 @@ class CompanionApp(App):
 
     def _on_roll(self, roll: tower_events.RollEvent) -> None:
         dice = [d.to_json() for d in roll.dice]
+        if self.tower_demo:     # drawn by the app: shown, never a game's, never counted
+            self.last_roll, self.last_roll_unclean = dice, not roll.clean
+            self.last_roll_text = roll_words(roll)
+            self.last_roll_note = _("Demo camera tower: in no game and no statistics")
+            if self._demo_journal is not None:
+                self._demo_journal.mark_delivered(roll.key)
+            self._refresh_dice_panel()
+            return
         self.last_roll = dice
         if not roll.late:      # a roll from before a restart is not the throw on the table
             self.live.set_roll(dice, time.time())
@@ -958,11 +1072,11 @@ class CompanionApp(App):
         cancel_text = _("Cancel") if cancel_text is None else cancel_text
         title = _("Confirm") if title is None else title
         body = widgets.ConfirmBody(message=message, ok_text=ok_text, cancel_text=cancel_text)
-        body.ids.ok.font_size = "22sp" if len(ok_text) > 24 else "24sp"
+        body.ids.ok.font_role = "large" if len(ok_text) > 24 else "heading"
         k = scale.ui.k       # as wide as the window allows, up to 960x500 dp (scaled)
         popup = Popup(title=title, content=body, size_hint=(0.94, 0.9),
                       size_hint_max=(dp(960) * k, dp(500) * k), auto_dismiss=False,
-                      title_size=f"{26 * k:.0f}sp", separator_color=widgets.ACCENT)
+                      title_size=scale.ui.heading, separator_color=widgets.ACCENT)
         for label in body.walk():
             if hasattr(label, "markup"):
                 label.markup = True

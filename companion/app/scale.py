@@ -2,10 +2,11 @@
 sizes of the .kv files, so that a layout drawn for 1280x800 dp fills 960x600 dp (0.75) and
 1600x1000 dp (1.25) alike instead of overflowing the one and leaving the other half empty.
 
-In a .kv file: ``#:import ui companion.app.scale.ui``, then ``height: ui.k * dp(72)``,
-``font_size: ui.k * sp(20)`` (the rule re-evaluates when the window is resized). Tap targets
-keep at least 48 dp: ``height: max(dp(48), ui.k * dp(56))``. A BigButton built in Python
-takes ``tap_dp=56, font_sp=18`` (its class rule scales them), not height or font_size.
+In a .kv file: ``#:import ui companion.app.scale.ui``, then ``height: ui.k * dp(72)``;
+text takes a role of the type scale (``companion.app.theme``): ``font_size: ui.body`` (the
+rule re-evaluates when the window is resized). Tap targets keep at least 48 dp:
+``height: max(dp(48), ui.k * dp(56))``. A BigButton built in Python takes
+``tap_dp=56, font_role="text"`` (its class rule scales them), not height or font_size.
 
 ``k`` is the smaller of the window's width over 1280 dp and its height over 800 dp, kept
 between 0.75 and 1.5: below 0.75 (a phone in landscape, 800x360 dp) text is not shrunk
@@ -17,8 +18,10 @@ from __future__ import annotations
 from typing import Any
 
 from kivy.event import EventDispatcher
-from kivy.metrics import dp
-from kivy.properties import BooleanProperty, NumericProperty
+from kivy.metrics import dp, sp
+from kivy.properties import BooleanProperty, DictProperty, NumericProperty
+
+from companion.app import theme
 
 DESIGN_DP = (1280.0, 800.0)     # the size the .kv files' numbers were drawn for
 K_MIN, K_MAX = 0.75, 1.5
@@ -35,6 +38,36 @@ class UiScale(EventDispatcher):
     k = NumericProperty(1.0)
     # a short window (a phone in landscape): screens that can, put their panels in a scroll
     short = BooleanProperty(False)
+    # the type scale's roles in pixels at the current window size (companion.app.theme)
+    tag = NumericProperty(0.0)
+    body = NumericProperty(0.0)
+    text = NumericProperty(0.0)
+    large = NumericProperty(0.0)
+    heading = NumericProperty(0.0)
+    title = NumericProperty(0.0)
+    display = NumericProperty(0.0)
+    figure = NumericProperty(0.0)
+    hero = NumericProperty(0.0)
+    # the same by role name, for a widget whose role is a property (BigButton.font_role)
+    font = DictProperty({})
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._set_type()
+
+    def _set_type(self) -> None:
+        sizes = {role: sp(theme.size_sp(role, self.k)) for role in theme.ROLES}
+        for role, px in sizes.items():
+            setattr(self, role, px)
+        self.font = sizes
+
+    def size_tag(self, role: str) -> str:
+        """The markup that opens text of ``role``'s size: ``ui.size_tag("body") + t + "[/size]"``
+        (Python-built text; a .kv rule writes ``int(ui.body)`` so that it follows resizes)."""
+        return f"[size={round(sp(theme.size_sp(role, self.k)))}]"
+
+    def on_k(self, *args: Any) -> None:
+        self._set_type()
 
     def follow(self, window: Any) -> None:
         """Track ``window``'s size from now on."""
@@ -44,6 +77,7 @@ class UiScale(EventDispatcher):
     def _resized(self, window: Any, size: Any) -> None:
         unit = dp(1)
         self.k = factor(size[0], size[1], unit)
+        self._set_type()             # the density may have changed since the last time
         self.short = size[1] / unit < DESIGN_DP[1] * K_MIN
 
 

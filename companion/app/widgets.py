@@ -29,6 +29,7 @@ from kivy.uix.scatterlayout import ScatterLayout
 from kivy.uix.widget import Widget
 
 from ..i18n import N_, _
+from . import theme
 from .kv import load_kv
 
 # ---------------------------------------------------------------------------- palette
@@ -46,13 +47,13 @@ MARKUP = re.compile(r"\[/?[a-z]+(=[^\]]*)?\]")
 
 
 class BigButton(Button):
-    """A flat, rounded button with large text: ``tap_dp`` tall (72 dp, at least 48 dp) and
-    ``font_sp`` text (24 sp) at 1280x800 dp, both scaled with the window (scale.ui.k). Give
-    a button built in Python its size with these, not with height/font_size (the kv rule,
-    bound to the scale, would replace them)."""
+    """A flat, rounded button with large text: ``tap_dp`` tall (72 dp at 1280x800 dp, scaled
+    with the window, at least 48 dp) and text of the type scale's ``font_role`` (theme.py;
+    "heading" unless told). Give a button built in Python its size with these, not with
+    height/font_size (the kv rule, bound to the scale, would replace them)."""
 
     tap_dp = NumericProperty(72)
-    font_sp = NumericProperty(24)
+    font_role = StringProperty("heading")
     why = StringProperty("")   # greyed out: what a tap on it says (the rules' sentence)
     bg = ColorProperty(ACCENT)
     down_bg = ColorProperty((0.35, 0.6, 0.95, 1))
@@ -99,7 +100,9 @@ class BigButton(Button):
         probe = CoreLabel(text=word, font_size=base, bold=self.bold, font_name=self.font_name)
         probe.refresh()
         need = probe.texture.width if probe.texture is not None else 0
-        size = base if need <= width else max(sp(12), base * width / need * 0.97)   # never below 12 sp
+        # never below body text (a one-word tag: never below the tag's floor)
+        floor = sp(theme.MIN_SP if self.font_role == "tag" else theme.BODY_MIN_SP)
+        size = base if need <= width else max(floor, base * width / need * 0.97)
         if abs(size - self.font_size) > 0.01:  # type: ignore[has-type]  # a Kivy property
             self._fitting = True
             self.font_size = size

@@ -39,6 +39,14 @@ PODIUM_PLACES = 3
 MEKTON_FROM = 6          # "0-5 sabotages > Tekton; 6+ sabotages > Mekton"
 START_TILES = 2          # "Take 2 starting Tiles ... make sure they're different colors!"
 SIDES = ("green", "red")  # the Blueprint: green side on lap 1, red side on lap 2
+# the Tile colours of the shipped config and the Blueprint's sides, for translation (a colour
+# a user adds in their own config is shown as typed)
+TILE_WORDS = (N_("red"), N_("blue"), N_("green"), N_("yellow"))
+
+
+def _both(first: str, second: str) -> str:
+    """Two Tile colours in a sentence, in the player's language: "blue and red"."""
+    return _("{first} and {second}").format(first=_(first), second=_(second))
 COOLDOWN_ROUNDS = 1      # "Returned Power-Ups Tile need one round cooldown"
 
 MEANINGS = ("tile_under_you", "power_up_on_spawn", "tile_on_spawn", "no_spawn")
@@ -712,7 +720,7 @@ def _start_tiles(state: DanchieState, data: Mapping[str, Any]) -> DanchieState:
     types_ = data.get("types")
     if d.start_tiles:
         raise _fail(_("{d} has taken their starting Tiles already ({start_tiles})").format(
-                        d=d.name, start_tiles=' and '.join(d.start_tiles)))
+                        d=d.name, start_tiles=_both(*d.start_tiles)))
     if state.round != 1:
         raise _fail(_("the starting Tiles are taken at set-up, before round 2"))
     if not isinstance(types_, list) or len(types_) != START_TILES \
@@ -968,7 +976,7 @@ def describe(before: DanchieState, type_: str, data: Mapping[str, Any],
         i = before.index(who)
         k = after.tile_types.index(data["type"])
         text = _("{who} {delta:+d} {type} Tile ({tile})").format(
-                   who=who, delta=data['delta'], type=data['type'], tile=after.dashers[i].tiles[k])
+                   who=who, delta=data['delta'], type=_(data['type']), tile=after.dashers[i].tiles[k])
     elif kind == "power_tiles":
         i = before.index(who)
         text = _("{who} {delta:+d} Power-Up Tile ({power_up_tiles})").format(
@@ -980,13 +988,13 @@ def describe(before: DanchieState, type_: str, data: Mapping[str, Any],
         # the result follows in words (the state's note); the face's id is not for players
         text = _("{who} spawns ({source})").format(who=who, source=source)
     elif kind == "start_tiles":
-        text = _("{who} takes 2 starting Tiles: {types}").format(who=who, types=' and '.join(data['types']))
+        text = _("{who} takes 2 starting Tiles: {types}").format(who=who, types=_both(*data['types']))
     elif kind == "blueprint":
         i = before.index(who)
         k = after.tile_types.index(data["type"])
         n = after.dashers[i].blueprint[SIDES.index(data["side"])][k]
         text = _("{who}'s {side} Blueprint {delta:+d} {type} Tile ({n})").format(
-                   who=who, side=data['side'], delta=data['delta'], type=data['type'], n=n)
+                   who=who, side=_(data['side']), delta=data['delta'], type=_(data['type']), n=n)
     elif kind == "specialty":
         i = before.index(who)
         d = after.dashers[i]

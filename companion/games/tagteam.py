@@ -379,7 +379,9 @@ def _after_turn(state: TagTeamState, lines: list[str]) -> tuple[TagTeamState, li
 
 
 def _decks_text(state: TagTeamState) -> str:
-    return ", ".join(f"{state.names[p]} {state.construction[p]} left" for p in (0, 1))
+    return ", ".join(_("{player} {count} left").format(player=state.names[p],
+                                                         count=state.construction[p])
+                     for p in (0, 1))
 
 
 # ----------------------------------------------------------------------------- rules

@@ -23,11 +23,12 @@ from ..registry import ConfigFile, GameEntry, HomeTile
 from . import takkure_dice as dice
 from .base import RULES_EDITION, evolve, rules_edition
 
-POSITIONS = ("Wing", "Scrum-Half", "Full-Back", "Forward")
+POSITIONS = (N_("Wing"), N_("Scrum-Half"), N_("Full-Back"), N_("Forward"))
 # a player card's printed values, as the YAML names them (``defaults`` lists those that are ours)
 CARD_VALUES = ("mov", "bac", "str", "ref", "int", "prt", "bdy", "base_mm", "positions",
                "position_skill")
-POSITION_SKILLS = ("Side step", "Precise Pass", "Onslaught", "Defensive Vision", "Expert Tackler")
+POSITION_SKILLS = (N_("Side step"), N_("Precise Pass"), N_("Onslaught"), N_("Defensive Vision"),
+                   N_("Expert Tackler"))
 TEAM_SKILLS = ("yamato", "teriomorphs", "none")
 STATS = ("mov_attack", "mov_defense", "bac", "bac_try", "str", "ref", "int", "prt", "bdy")
 STAT_NAMES = {"mov_attack": "MOV (attack)", "mov_defense": "MOV (defense)", "bac": "BaC",
@@ -40,6 +41,20 @@ GRANT = 4
 FIRST_ACTIONS = ("MOVE", "STAND UP", "PASS FROM THE GROUND")      # 1.04 ATTACKER'S FIRST ACTION
 SECOND_ACTIONS = ("MOVE 2", "PASS", "PICK UP", "DODGE", "BREAK THROUGH", "SCORE A TRY")
 MOV_ACTIONS = ("MOVE", "MOVE 2")
+
+# the rulebook's actions (its keywords, in capitals) as a player reads them: the journal and
+# the rules keep the English keyword; the screen shows it in the player's language
+ACTION_WORDS = {a: a for a in (
+    N_("MOVE"), N_("STAND UP"), N_("PASS FROM THE GROUND"), N_("MOVE 2"), N_("PASS"),
+    N_("PICK UP"), N_("DODGE"), N_("BREAK THROUGH"), N_("SCORE A TRY"), N_("BDY ROLL"),
+    N_("CATCH"), N_("ENDURANCE"), N_("RECEPTION"), N_("INTERCEPTION"), N_("KICK-OFF"),
+    N_("REF after a missed TACKLE"), N_("STEAL"), N_("TACKLE"))}
+
+
+def action_words(action: str) -> str:
+    """An action as the player reads it, in their language (an unknown one as it is)."""
+    return _(ACTION_WORDS[action]) if action in ACTION_WORDS else action
+
 
 Phase = Literal["kickoff", "play", "halftime", "over"]
 Status = Literal["field", "injured", "out"]
@@ -1079,7 +1094,7 @@ def describe(before: TakkureState, type_: str, data: Mapping[str, Any], after: T
                 "flip": _("{name} flips a fatigue token")}.get(str(data.get("op")),
                                                                _("fatigue")).format(name=name())
     elif kind == "wound":
-        text = f"{name()} wounded"
+        text = _("{name} takes a WOUND").format(name=name())
     elif kind == "endurance":
         p = before.player(data["team"], data["player"])
         target = int(p.stat("bdy") + p.stat("prt"))
@@ -1115,9 +1130,12 @@ def describe(before: TakkureState, type_: str, data: Mapping[str, Any], after: T
     elif kind == "second_half":
         text = _("Second half")
     elif kind == "skill_token":
-        verb = "gain" if data["delta"] > 0 else "spend"
-        text = _("{team} {verb} {delta} team skill token(s)").format(
-                   team=before.teams[data['team']].name, verb=verb, delta=abs(data['delta']))
+        count = abs(data["delta"])
+        text = (ngettext("{team} gain {count} team skill token",
+                         "{team} gain {count} team skill tokens", count) if data["delta"] > 0 else
+                ngettext("{team} spend {count} team skill token",
+                         "{team} spend {count} team skill tokens", count)).format(
+                    team=before.teams[data['team']].name, count=count)
     elif kind == "roll":
         text = data["text"]
         spent = sum(int(b.get("tokens", 0)) for b in data.get("superstars", []) or []) \
@@ -1126,7 +1144,7 @@ def describe(before: TakkureState, type_: str, data: Mapping[str, Any], after: T
             text += ngettext(" (Superstars: {count} token spent)",
                              " (Superstars: {count} tokens spent)", spent).format(count=spent)
     elif kind == "action":
-        text = f"{name()}: {data['action']}"
+        text = _("{name}: {action}").format(name=name(), action=action_words(str(data["action"])))
     elif kind == "bdy_roll":
         p = before.player(data["team"], data["player"])
         ok = dice.succeeds(data["roll"], int(p.stat("bdy")))

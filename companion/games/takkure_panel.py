@@ -24,7 +24,14 @@ from typing import Any, Literal
 from ..errors import IllegalActionError
 from ..i18n import N_, _, ngettext
 from . import takkure_dice as dice
-from .takkure import STAT_NAMES, SUPERSTARS_MAX, SUPERSTARS_REROLL, TakkureState, action_problem
+from .takkure import (
+    STAT_NAMES,
+    SUPERSTARS_MAX,
+    SUPERSTARS_REROLL,
+    TakkureState,
+    action_problem,
+    action_words,
+)
 
 Role = Literal["attacker", "defender"]
 ATTACKER: Role = "attacker"
@@ -351,7 +358,7 @@ class RollPanel:
             if not self.picks[part.role]:
                 out.append((_("tap the {team} players who roll {action}") if part.many else
                             _("tap the {team} player who rolls {action}")).format(
-                    team=state.teams[team].name, action=part.action))
+                    team=state.teams[team].name, action=action_words(part.action)))
             if part.distance and self.distance is None:
                 out.append(_("type the {distance} distance in inches").format(distance=part.distance))
         return out

@@ -705,10 +705,10 @@ def describe(before: TekkenState, type_: str, data: Mapping[str, Any],
     elif type_ == "tekken.strike":
         symbols = data["symbols"]
         loss = before.fighters[before.defender].hp - after.fighters[before.defender].hp
-        what = " + ".join(f"Strike {s}" for s in symbols)
+        what = " + ".join(_("Strike {number}").format(number=s) for s in symbols)
         if dfd.knocked_down:
             what += _(", knocked down +{count}").format(count=len(symbols))
-        text = f"{dfd.name} -{loss} HP ({what})"
+        text = _("{dfd} -{loss} HP ({strikes})").format(dfd=dfd.name, loss=loss, strikes=what)
     elif type_ == "tekken.wall":
         loss = before.fighters[before.defender].hp - after.fighters[before.defender].hp
         text = _("{dfd} -{loss} HP (pushed into a {kind} wall)").format(
@@ -725,11 +725,14 @@ def describe(before: TekkenState, type_: str, data: Mapping[str, Any],
     elif type_ == "tekken.end_string":
         text = _("{off} ends the String").format(off=off.name)
     elif type_ == "tekken.adjust_hp":
-        reason = f" ({data['reason']})" if data.get("reason") else " (manual)"
         deltas = data["deltas"] if "deltas" in data else [
             data["delta"] if data["player"] == i else 0 for i in (0, 1)]
-        text = ", ".join(f"{before.fighters[i].name} {'+' if d > 0 else ''}{d} HP"
-                         for i, d in enumerate(deltas) if d) + reason
+        changes = ", ".join(_("{fighter} {delta} HP").format(
+                                fighter=before.fighters[i].name, delta=f"{'+' if d > 0 else ''}{d}")
+                            for i, d in enumerate(deltas) if d)
+        # a reason the player typed is shown as typed; none: a change made by hand
+        text = (_("{changes} ({reason})").format(changes=changes, reason=data["reason"])
+                if data.get("reason") else _("{changes} (manual)").format(changes=changes))
     elif type_ == "tekken.next_round":
         text = (_("Round {round} begins, {fighter} on the offensive").format(
                     round=after.round, fighter=after.fighters[after.offensive].name))

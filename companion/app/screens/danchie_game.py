@@ -23,6 +23,7 @@ from ...i18n import N_, _, ngettext, ordinal
 from .. import widgets  # noqa: F401  (its rules must load first)
 from ..game_screen import GameScreen, Throw
 from ..kv import load_kv
+from ..scale import ui
 from ..widgets import BigButton
 
 TILE_RGBA = {"red": (0.8, 0.22, 0.2, 1), "blue": (0.2, 0.42, 0.85, 1),
@@ -168,7 +169,7 @@ class DasherSheet(ModalView):
         st = self.ids.start_tiles
         if not st.children:
             for t in s.tile_types:
-                b = BigButton(text=_(t), font_sp=15, tap_dp=52, bg=tile_rgba(t))
+                b = BigButton(text=_(t), font_role="body", tap_dp=52, bg=tile_rgba(t))
                 b.bind(on_release=lambda _b, t=t: self.pick_start(t))
                 st.add_widget(b)
         taken = bool(d.start_tiles)
@@ -212,8 +213,8 @@ class PowerUpPicker(ModalView):
         grid.clear_widgets()
         self.card, self.prompt = "", _("Which Power-Up card?")
         for p in s.power_ups:
-            b = BigButton(text=f"{_(p.name)}\n[size=13sp]{_(p.text)}[/size]", markup=True,
-                          font_sp=17, tap_dp=84, bg=(0.32, 0.2, 0.42, 1))
+            b = BigButton(text=f"{_(p.name)}\n{ui.size_tag('body')}{_(p.text)}[/size]", markup=True,
+                          font_role="body", tap_dp=84, bg=(0.32, 0.2, 0.42, 1))
             b.bind(on_release=lambda _b, p=p: self.pick(p))
             grid.add_widget(b)
 
@@ -232,7 +233,7 @@ class PowerUpPicker(ModalView):
             if card.target == "player" and d.name == me:
                 continue
             b = BigButton(text=_("{player}  (you)").format(player=d.name) if d.name == me else d.name,
-                          font_sp=22,
+                          font_role="large",
                           tap_dp=84, bg=(0.32, 0.2, 0.42, 1))
             b.disabled = not self.screen.session.allows(
                 "danchie.power_up", player=me, card=card.name, target=d.name)
@@ -290,9 +291,10 @@ class DanchieGameScreen(GameScreen):
         faces = self.ids.faces
         faces.clear_widgets()
         for number, (face, meaning) in enumerate(s.spawn_faces, 1):
-            b = BigButton(text=f"{_(MEANING_SHORT[meaning]) if meaning in MEANING_SHORT else meaning}"
-                               f"\n[size=11sp]{_('face {number}').format(number=number)}[/size]",
-                          markup=True, font_sp=14, tap_dp=52,
+            what = _(MEANING_SHORT[meaning]) if meaning in MEANING_SHORT else meaning
+            which = _("face {number}").format(number=number)
+            b = BigButton(text=f"{what}\n{ui.size_tag('body')}{which}[/size]",
+                          markup=True, font_role="body", tap_dp=52,
                           bg=(0.25, 0.3, 0.38, 1))
             b.bind(on_release=lambda _b, f=face: self.spawn(f, "hand"))
             faces.add_widget(b)
@@ -362,7 +364,7 @@ class DanchieGameScreen(GameScreen):
             self.spawn_detail = ""
         self.notes = " · ".join(s.notes)
         self.log_lines = [e.text for e in self.session.log(last=40)][::-1]
-        self.show_undo(self.session, 48)
+        self.show_undo(self.session)
         if self.sheet is not None and self.sheet.parent is not None:
             self.sheet.update()
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from kivy.app import App
 from kivy.graphics import Color, Line, Rectangle
-from kivy.metrics import dp, sp
+from kivy.metrics import dp
 from kivy.properties import BooleanProperty, ColorProperty, ListProperty, NumericProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.label import Label
@@ -58,10 +58,10 @@ class Histogram(Widget):
                 Line(points=[self.x, y, self.right, y], dash_length=8, dash_offset=6)  # dashes: width 1
         for i, bar in enumerate(self.bars):
             x = self.x + i * (w + gap) + gap / 2
-            count = Label(text=str(bar["count"]), font_size=max(sp(14), ui.k * sp(16)), bold=True,
+            count = Label(text=str(bar["count"]), font_size=ui.body, bold=True,
                           size_hint=(None, None), size=(w + gap, count_h),
                           pos=(x - gap / 2, base + plot_h * bar["height"]))
-            face = Label(text=bar["face"], font_size=max(sp(14), ui.k * sp(15)),
+            face = Label(text=bar["face"], font_size=ui.body,
                          size_hint=(None, None), size=(w + gap, label_h),
                          pos=(x - gap / 2, self.y), halign="center", valign="top")
             face.text_size = (w + gap, label_h)

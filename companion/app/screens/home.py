@@ -13,6 +13,7 @@ from kivy.uix.screenmanager import Screen
 from ... import registry
 from ...i18n import _
 from ..kv import load_kv
+from ..scale import ui
 
 
 class HomeScreen(Screen):
@@ -38,7 +39,7 @@ class HomeScreen(Screen):
         self._tiles_for = registry.ids()
         for entry in registry.games():
             t = entry.tile
-            tile = Factory.GameTile(text=f"{_(t.title)}\n[size=20sp]{_(t.subtitle)}[/size]",
+            tile = Factory.GameTile(text=f"{_(t.title)}\n{ui.size_tag('text')}{_(t.subtitle)}[/size]",
                                     bg=t.colour, down_bg=t.pressed)
             tile.bind(on_release=lambda _w, game=entry.id: self.pick(game))
             box.add_widget(tile)

@@ -37,6 +37,7 @@ from .. import widgets  # noqa: F401  (its <Label> rule must load first)
 from ..dice_look import FACE_LOOK
 from ..game_screen import GameScreen, Throw, copy_props, undo_view
 from ..kv import load_kv
+from ..scale import ui
 from ..widgets import BigToggle, HideBox  # noqa: F401  (HideBox: used in the .kv)
 
 BONUS_MARK = {"none": "", "damage": "-1", "heal": "+H", "energy": "+E", "dice_token": "+T"}
@@ -78,7 +79,7 @@ def kotd_view(session: Session[Any], typed: list[str]) -> dict[str, Any]:
     for i, m in enumerate(s.monsters):
         monsters.append({
             "name": m.name, "player": m.player, "hp": m.hp, "max_hp": m.max_hp, "energy": m.energy,
-            "tokens": m.dice_tokens, "power": m.power, "active": i == s.current and s.phase != "over",
+            "tokens": m.dice_tokens, "power": _(m.power), "active": i == s.current and s.phase != "over",
             "winner": s.winner == i,
             "can": {key: session.allows("kotd.adjust", player=i, what=what, delta=d)
                     for key, what, d in (("hp_minus", "hp", -1), ("hp_plus", "hp", 1),
@@ -183,8 +184,8 @@ class BuzzPicker(ModalView):
             marks = " ".join(BONUS_MARK[c] or "·" for c in cells)
             if king:
                 marks = _("{marks} (King)").format(marks=marks)
-            label = f"{tid}\n[size=14sp]{marks}[/size]"
-            b = BigToggle(text=label, markup=True, group=f"buzz-{id(self)}", font_sp=18,
+            label = f"{tid}\n{ui.size_tag('body')}{marks}[/size]"
+            b = BigToggle(text=label, markup=True, group=f"buzz-{id(self)}", font_role="body",
                           tap_dp=64)
             b.bind(on_release=lambda _b, t=tid: setattr(self, "token", t))
             box.add_widget(b)
@@ -382,7 +383,7 @@ class KotdSetupScreen(Screen):
             box = self.ids[f"monsters{side}"]
             box.clear_widgets()
             for n in names:
-                b = BigToggle(text=n, group=f"kotd{side}-{id(self)}", font_sp=20,
+                b = BigToggle(text=n, group=f"kotd{side}-{id(self)}", font_role="text",
                               tap_dp=60)
                 b.bind(on_release=lambda _b, side=side, n=n: self.choose(side, n))
                 box.add_widget(b)

@@ -57,7 +57,7 @@ class SavedGamesScreen(Screen):
             line.add_widget(row)
             self.row_buttons[g.path] = row
             is_open = open_path is not None and g.path == open_path
-            delete = BigButton(text=_("Playing now") if is_open else _("Delete"), font_sp=20,
+            delete = BigButton(text=_("Playing now") if is_open else _("Delete"), font_role="text",
                                size_hint_x=None, width=dp(140) * ui.k, tap_dp=tall,
                                disabled=is_open, bg=(0.55, 0.16, 0.16, 1))
             delete.bind(on_release=lambda _b, g=g: self.delete(g))

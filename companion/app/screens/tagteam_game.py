@@ -18,7 +18,7 @@ from kivy.app import App
 from kivy.clock import Clock
 from kivy.core.text import Label as CoreLabel
 from kivy.graphics import Color, Line, Rectangle
-from kivy.metrics import dp, sp
+from kivy.metrics import dp
 from kivy.properties import BooleanProperty, ListProperty, NumericProperty, ObjectProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.modalview import ModalView
@@ -31,6 +31,7 @@ from ...i18n import N_, _, ngettext
 from .. import widgets  # noqa: F401  (its <Label> rule must load first)
 from ..game_screen import GameScreen
 from ..kv import load_kv
+from ..scale import ui
 from ..widgets import BigToggle
 
 ICON_MARK = {tt.STOP: N_("STOP"), tt.POWER_GAIN: N_("+P")}
@@ -161,7 +162,7 @@ class FighterTrack(Widget):
                 Rectangle(pos=(self.x, y + 1), size=(self.width, h - 2))
                 text = (_("KO") if value == 0 else str(value)) + \
                     ("  " + " ".join(marks[value]) if value in marks else "")
-                label = CoreLabel(text=text, font_size=sp(12) if h < dp(20) else sp(13),
+                label = CoreLabel(text=text, font_size=ui.tag,
                                   bold=here)
                 label.refresh()
                 tex = label.texture
@@ -431,7 +432,7 @@ class TagTeamSetupScreen(Screen):
                 box = self.ids[f"pick{t}{f}"]
                 box.clear_widgets()
                 for n in names:
-                    b = BigToggle(text=n, group=f"tt{t}{f}-{id(self)}", font_sp=17,
+                    b = BigToggle(text=n, group=f"tt{t}{f}-{id(self)}", font_role="body",
                                   tap_dp=48)
                     b.state = "down" if self.picks[t][f] == n else "normal"
                     b.bind(on_release=lambda _b, t=t, f=f, n=n: self.choose(t, f, n))

@@ -137,7 +137,7 @@ class TagTeamTracksScreen(Screen):
             box = self.ids.fighters
             box.clear_widgets()
             for i, x in enumerate(ed.fighters):
-                b = BigToggle(text=x.name, group=f"ttboard-{id(self)}", font_sp=18,
+                b = BigToggle(text=x.name, group=f"ttboard-{id(self)}", font_role="body",
                               tap_dp=52, size_hint_y=None)
                 b.bind(on_release=lambda _b, i=i: self.choose(i))
                 box.add_widget(b)
@@ -151,7 +151,7 @@ class TagTeamTracksScreen(Screen):
                                                      else mark.icon)
         for hp in range(f.max_hp, -1, -1):
             text = (_("KO") if hp == 0 else str(hp)) + "\n" + " ".join(marks_at.get(hp, []))
-            b = BigButton(text=text, font_sp=14, tap_dp=52, size_hint_y=None,
+            b = BigButton(text=text, font_role="body", tap_dp=52, size_hint_y=None,
                           bg=(0.45, 0.3, 0.12, 1) if hp in marks_at else (0.2, 0.21, 0.26, 1))
             b.bind(on_release=lambda _b, hp=hp: self.tap_cell(hp))
             grid.add_widget(b)

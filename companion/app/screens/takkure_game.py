@@ -30,6 +30,7 @@ from kivy.uix.widget import Widget
 
 from ...errors import IllegalActionError
 from ...games import takkure as tk
+from ...games.takkure import action_words
 from ...games.takkure_panel import TEAM_COLOURS, FollowUp, RollPanel
 from ...i18n import N_, _
 from ...session import Session
@@ -102,7 +103,7 @@ def card_view(session: Session[Any], panel: RollPanel, team: int, index: int) ->
     if p.one_mov_action:
         notes.append(_("1 MOV action"))
     if s.activation == (team, index) and s.phase == "play":
-        acts = ", ".join(_(a) for a in s.acts) if s.acts else _("no action yet")
+        acts = ", ".join(action_words(a) for a in s.acts) if s.acts else _("no action yet")
         notes.append((_("ACTIVE: {actions} (BDY roll first)") if p.needs_bdy_roll and s.bdy != 1
                       else _("ACTIVE: {actions}")).format(actions=acts))
     if p.injuries and p.status == "field":
@@ -206,7 +207,7 @@ def takkure_view(session: Session[Any], panel: RollPanel) -> dict[str, Any]:
     }
     log = [e.text for e in session.log(last=40)]
     view["log_lines"] = log[::-1][:40]
-    view.update(undo_view(session, 34))
+    view.update(undo_view(session))
     return view
 
 
@@ -384,7 +385,7 @@ class PlayerSheet(ModalView):
         grid = self.ids.actions
         grid.clear_widgets()
         for label, fn, enabled in entries:
-            b = BigButton(text=label, font_sp=21, tap_dp=68, disabled=not enabled)
+            b = BigButton(text=label, font_role="text", tap_dp=68, disabled=not enabled)
             b.bind(on_release=lambda _b, fn=fn: (self.dismiss(animation=False), fn()))
             grid.add_widget(b)
 
@@ -597,7 +598,7 @@ class TakkureGameScreen(GameScreen):
             enabled = True
             if f.event is not None:
                 enabled = self.session.allows(f.event[0], **f.event[1])
-            b = BigButton(text=f.label, font_sp=18, tap_dp=56, disabled=not enabled,
+            b = BigButton(text=f.label, font_role="body", tap_dp=56, disabled=not enabled,
                           bg=(0.2, 0.42, 0.3, 1))
             b.bind(on_release=lambda _b, f=f: self.do_follow(f))
             box.add_widget(b)
@@ -652,7 +653,7 @@ class TakkureGameScreen(GameScreen):
         picker = KindPicker(screen=self)
         grid = picker.ids.grid
         for kind, why in self.panel.legal_kinds(self.session.state):
-            b = BigButton(text=_(kind.title), font_sp=20, tap_dp=64, disabled=bool(why),
+            b = BigButton(text=_(kind.title), font_role="text", tap_dp=64, disabled=bool(why),
                           bg=(0.16, 0.5, 0.9, 1) if kind is self.panel.kind else (0.2, 0.21, 0.26, 1))
             b.bind(on_release=lambda _b, k=kind.key: self._picked_kind(picker, k))
             grid.add_widget(b)
@@ -707,7 +708,7 @@ class TakkureGameScreen(GameScreen):
         picker = WhichDie(prompt=_("{name}: which die is rolled again? (3 Superstars tokens)").format(
             name=self.session.state.player(team, player).name))
         for i, face in enumerate(faces):
-            b = BigButton(text=str(face), font_sp=26, tap_dp=64, bg=TEAM_RGBA[TEAM_COLOURS[team]])
+            b = BigButton(text=str(face), font_role="heading", tap_dp=64, bg=TEAM_RGBA[TEAM_COLOURS[team]])
             if TEAM_RGBA[TEAM_COLOURS[team]][1] > 0.6:
                 b.color = (0.08, 0.08, 0.1, 1)
             b.bind(on_release=lambda _b, i=i: self._reroll_die(picker, team, player, i))

@@ -75,7 +75,7 @@ class TakkureSetupScreen(Screen):
             box = self.ids[f"teams{side}"]
             box.clear_widgets()
             for name in names:
-                b = BigToggle(text=name, group=f"team{side}-{id(self)}", font_sp=22,
+                b = BigToggle(text=name, group=f"team{side}-{id(self)}", font_role="large",
                               tap_dp=60)
                 b.bind(on_release=lambda _b, side=side, name=name: self.choose_team(side, name))
                 box.add_widget(b)
@@ -105,7 +105,7 @@ class TakkureSetupScreen(Screen):
             for p in team.players:
                 if pos not in p.positions:
                     continue
-                b = BigToggle(text=p.name, group=f"{side}-{pos}-{id(self)}", font_sp=19,
+                b = BigToggle(text=p.name, group=f"{side}-{pos}-{id(self)}", font_role="text",
                               tap_dp=52, allow_no_selection=False)
                 b.state = "down" if self.lineups[side].get(pos) == p.name else "normal"
                 b.bind(on_release=lambda _b, side=side, pos=pos, n=p.name: self.place(side, pos, n))
@@ -199,7 +199,7 @@ class TakkureRosterScreen(Screen):
         box = self.ids.teams
         box.clear_widgets()
         for t in cfg.teams:
-            b = BigToggle(text=t.name, group=f"roster-{id(self)}", font_sp=22, tap_dp=60)
+            b = BigToggle(text=t.name, group=f"roster-{id(self)}", font_role="large", tap_dp=60)
             b.bind(on_release=lambda _b, n=t.name: self.choose_team(n))
             box.add_widget(b)
         self.choose_team(self.team if self.team in [t.name for t in cfg.teams] else cfg.teams[0].name)
@@ -221,7 +221,7 @@ class TakkureRosterScreen(Screen):
         box.clear_widgets()
         for p in self._cfg().team(self.team).players:
             b = BigToggle(text=f"{p.name}  ·  {', '.join(p.positions)}", group=f"cards-{id(self)}",
-                          font_sp=19, tap_dp=56)
+                          font_role="text", tap_dp=56)
             b.card_name = p.name
             b.state = "down" if p.name == self.editing else "normal"
             b.bind(on_release=lambda _b, n=p.name: self.edit(n))

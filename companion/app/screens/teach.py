@@ -124,6 +124,11 @@ _TOWER_MESSAGES: list[tuple[re.Pattern[str], Any]] = [
      lambda m: _("the pip D6 is read without teaching")),
     (re.compile(r"^'(.+)' is new: a new kind needs its faces$"),
      lambda m: _("{die} is new: a new kind needs its faces").format(die=m[1])),
+    # the Tray view's caption (camera_teach.tray_picture)
+    (re.compile(r"^the tray is empty$"), lambda m: _("the tray is empty")),
+    (re.compile(r"^(\d+) dice, (\d+) clean$"),
+     lambda m: ngettext("{n} die, {clean} clean", "{n} dice, {clean} clean",
+                        int(m[1])).format(n=int(m[1]), clean=int(m[2]))),
 ]
 
 
@@ -273,7 +278,7 @@ class TeachScreen(Screen):
         box = self.ids.colour_buttons
         box.clear_widgets()
         for colour in self.colours:
-            button = BigButton(text=_(colour).capitalize(), tap_dp=56, font_sp=20,
+            button = BigButton(text=_(colour).capitalize(), tap_dp=56, font_role="text",
                                disabled=not self.picture_id)
             button.colour = colour
             button.bg = (0.16, 0.5, 0.3, 1) if colour == self.colour else (0.3, 0.31, 0.36, 1)
@@ -293,7 +298,7 @@ class TeachScreen(Screen):
         box.clear_widgets()
         for face, _count in self.faces:
             button = BigButton(text=face_label(face, [f for f, _n in self.faces]), tap_dp=64,
-                               font_sp=20,
+                               font_role="text",
                                disabled=not self.picture_id or (self.colours and not self.colour))
             button.face = face
             if face == self.guess:
@@ -427,7 +432,7 @@ class TrayScreen(Screen):
 
     def on_snapshot(self, snapshot: Any) -> None:
         self.ids.picture.texture = texture_of(snapshot.jpeg)
-        self.caption = snapshot.caption
+        self.caption = tower_message(snapshot.caption)
         self.has_picture = True
         self.snapshots += 1
 

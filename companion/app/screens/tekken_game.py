@@ -161,7 +161,7 @@ def tekken_view(session: Session[Any], rage_names: list[tuple[str, str]]) -> dic
         })
     log = [e.text for e in session.log(last=200)]  # the panel costs the same at any length
     view["log_lines"] = log[::-1]
-    view.update(undo_view(session, 40))
+    view.update(undo_view(session))
     if s.phase == "round_over":
         names = [s.fighters[i].name for i in s.last_round_winners]
         view["result_title"] = (_("Round {round} to {fighter}").format(round=s.round,

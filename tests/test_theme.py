@@ -1,0 +1,61 @@
+"""The type scale (companion/app/theme.py) and that every text size comes from it (issue 28)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from companion.app import theme
+
+ROOT = Path(__file__).resolve().parents[1]
+KS = [0.75 + i * 0.05 for i in range(16)]      # every scale factor from 960x600 to 1920x1200
+
+
+def test_nothing_below_12_sp_and_only_the_tag_below_14() -> None:
+    for k in KS:
+        for role in theme.ROLES:
+            size = theme.size_sp(role, k)
+            assert size >= theme.MIN_SP
+            if role != "tag":
+                assert size >= theme.BODY_MIN_SP, (role, k)
+
+
+def test_headline_figures_at_least_32_sp() -> None:
+    for k in KS:
+        assert theme.size_sp("figure", k) >= theme.FIGURE_MIN_SP
+        assert theme.size_sp("hero", k) >= theme.FIGURE_MIN_SP
+
+
+def test_the_roles_keep_their_order_at_every_size() -> None:
+    for k in KS:
+        sizes = [theme.size_sp(r, k) for r in theme.ROLES]
+        assert sizes == sorted(sizes), k
+    # and grow with the window: 1600x1000 dp draws larger than 960x600 dp
+    assert theme.size_sp("body", 1.25) > theme.size_sp("body", 0.75)
+
+
+def test_an_unknown_role_is_named() -> None:
+    with pytest.raises(ValueError, match="'huge'.*body"):
+        theme.size_sp("huge", 1.0)
+
+
+def test_old_sizes_map_to_the_nearest_role() -> None:
+    assert theme.role_of_design(17) == "body"
+    assert theme.role_of_design(47) == "figure"
+
+
+def test_every_font_size_of_the_app_comes_from_the_scale() -> None:
+    """No literal text size in a .kv rule, a markup tag or Python widget code: only roles."""
+    offenders = []
+    literal_kv = re.compile(r"font_size:.*\bsp\(|\[size=\d+(sp|dp)?\]")
+    literal_py = re.compile(r"font_size=(sp\(|['\"]\d)|font_sp=|\[size=\d+(sp|dp)?\]|title_size=['\"f]")
+    for path in sorted((ROOT / "companion" / "app").rglob("*")):
+        if path.suffix not in (".kv", ".py") or path.name in ("theme.py", "scale.py"):
+            continue
+        pattern = literal_kv if path.suffix == ".kv" else literal_py
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if pattern.search(line):
+                offenders.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()}")
+    assert not offenders, "\n".join(offenders)
