@@ -90,6 +90,7 @@ messages: $(STAMP)
 
 screenshots: $(STAMP) system-deps
 	$(XVFB) $(PY) scripts/screenshots.py docs/screenshots
+	$(XVFB) $(PY) scripts/screenshots.py --lang fr docs/screenshots/fr
 	$(XVFB) $(PY) scripts/teach_screenshots.py docs/screenshots
 
 clean:

@@ -1,12 +1,15 @@
 """Screenshots of the tablet UI, reproducible (seeded RNG, temp COMPANION_HOME).
 
     xvfb-run -a -s "-screen 0 1920x1200x24" .venv/bin/python scripts/screenshots.py docs/screenshots
+    xvfb-run -a -s "-screen 0 1920x1200x24" .venv/bin/python scripts/screenshots.py \
+        --lang fr docs/screenshots/fr
 
 Every screen of the tour the layout test runs (tests/screen_tour.py: home, each game's
 set-up and play screens with a game in progress, saved games, the dice panel, the camera
-views) at three window sizes: 1280x800 dp in the given folder (the pictures the README shows
-beside the text), 960x600 dp and 1600x1000 dp in its ``960x600`` and ``1600x1000`` subfolders;
-and docs/tower.md's tray picture.
+views). In English at three window sizes: 960x600 dp, the smallest tablet, in the given
+folder (the pictures the README shows beside the text), 1280x800 dp and 1600x1000 dp in its
+``1280x800`` and ``1600x1000`` subfolders; and docs/tower.md's tray picture. In another
+language (``--lang fr``): at 960x600 dp only, in the given folder.
 """
 
 from __future__ import annotations
@@ -18,8 +21,8 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
-SIZES = ("1280x800", "960x600", "1600x1000")
-MAIN_SIZE = "1280x800"      # written in the folder itself
+SIZES = ("960x600", "1280x800", "1600x1000")
+MAIN_SIZE = "960x600"       # written in the folder itself
 
 
 def tower_tray(out: Path) -> None:
@@ -48,11 +51,19 @@ def tower_tray(out: Path) -> None:
     print(out / "tower-tray.png")
 
 
-def main(out_dir: str) -> int:
-    out = Path(out_dir).resolve()
+def main(argv: list[str]) -> int:
+    import argparse
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--lang", default="en", help="the app's language (en, fr)")
+    ap.add_argument("out_dir", nargs="?", default="docs/screenshots")
+    args = ap.parse_args(argv)
+    out = Path(args.out_dir).resolve()
     out.mkdir(parents=True, exist_ok=True)
     sys.path.insert(0, str(ROOT))
-    tower_tray(out)
+    sizes = SIZES if args.lang == "en" else (MAIN_SIZE,)
+    if args.lang == "en":
+        tower_tray(out)
     from tests.layout_run import parse_size, run_tour
 
     def shot(name: str, size: str, window) -> None:
@@ -66,10 +77,9 @@ def main(out_dir: str) -> int:
         os.replace(written, folder / f"{name}.png")
         print(folder / f"{name}.png", flush=True)
 
-    run_tour([parse_size(s) for s in SIZES], [], os.environ.get("LANGUAGE", "en") or "en",
-             on_stop=shot, check=False)
+    run_tour([parse_size(s) for s in sizes], [], args.lang, on_stop=shot, check=False)
     return 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main(sys.argv[1] if len(sys.argv) > 1 else "docs/screenshots"))
+    raise SystemExit(main(sys.argv[1:]))

@@ -958,7 +958,8 @@ def describe(before: DanchieState, type_: str, data: Mapping[str, Any],
     if kind == "action_set":
         what = _("a Special Move") if data.get("kind") == "special" else _("an action set")
         i = before.index(who)
-        text = f"{who}: {what} ({after.dashers[i].sets_done}/{after.sets_allowed(i)})"
+        text = _("{who}: {what} ({done}/{allowed})").format(
+            who=who, what=what, done=after.dashers[i].sets_done, allowed=after.sets_allowed(i))
     elif kind == "end_turn":
         text = _("{who} ends the turn").format(who=who)
     elif kind == "lap":

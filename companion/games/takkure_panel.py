@@ -848,7 +848,8 @@ def _explain_multiple(panel: RollPanel, state: TakkureState,
             effect = _("{t}'s tackle fails: {t} rolls REF").format(t=t)
         else:
             effect = _("{t}'s tackle is cancelled").format(t=t)
-        parts.append(f"vs {t}: {res.text()} -> {effect}")
+        parts.append(_("vs {t}: {result} -> {effect}").format(t=t, result=res.text(),
+                                                                   effect=effect))
         if theirs.outcome == "success" and not (mine is not None and mine.outcome == "success"):
             rest = [state.player(r.team, r.player).name for r, _ in pairs[k + 1:]]
             if rest:

@@ -339,7 +339,8 @@ class TagTeamGameScreen(GameScreen):
                 col.active, col.ko = self.entries[t].active == f, fighter.ko
         self.entry_texts = [e.text() for e in self.entries]
         for t, box in enumerate((self.ids.entry0, self.ids.entry1)):
-            box.ids.text.text = f"{s.teams[t][self.entries[t].active].name}: {self.entry_texts[t]}"
+            box.ids.text.text = _("{fighter}: {entry}").format(
+                fighter=s.teams[t][self.entries[t].active].name, entry=self.entry_texts[t])
             for w in box.walk(restrict=True):
                 key = getattr(w, "key", "")
                 if key:   # an effect the card has is lit, the way the player set it

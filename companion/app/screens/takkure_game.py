@@ -149,7 +149,9 @@ def panel_view(session: Session[Any], panel: RollPanel) -> dict[str, Any]:
         slots, problem = [], str(exc)
     for roller, faces in slots:
         rows.append({"team": roller.team, "player": roller.player,
-                     "text": f"{roller.check.who} {roller.part.action}: {roller.check.text()}",
+                     "text": _("{who} {action}: {check}").format(
+                         who=roller.check.who, action=action_words(roller.part.action),
+                         check=roller.check.text()),
                      "faces": faces, "colour": TEAM_COLOURS[roller.team],
                      # Superstars buttons for a Teriomorph while the team has a token
                      "superstars": s.teams[roller.team].team_skill == "teriomorphs"
