@@ -27,7 +27,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from . import __version__, registry, storage
+from . import __version__, files, registry, storage
 from .errors import CompanionError, JournalTailError
 from .journal import read_events
 from .session import Session, replay
@@ -84,7 +84,7 @@ def cmd_log(args: argparse.Namespace) -> int:
 def cmd_games(args: argparse.Namespace) -> int:
     games = storage.list_saved(args.data_dir)
     if not games:
-        print(f"No saved games in {storage.games_dir(args.data_dir)}")
+        print(f"No saved games in {files.games_dir(args.data_dir)}")
     for g in games:
         status = "finished" if g.over else "in progress"
         problem = f"  [{g.problem}]" if g.problem else ""
@@ -98,7 +98,7 @@ def cmd_dice_stats(args: argparse.Namespace) -> int:
     from . import dice_stats
     from .app.dice_look import die_group_words, face_words
 
-    root = args.data_dir or storage.data_dir()
+    root = args.data_dir or files.data_dir()
     if args.reset or args.undo_reset:
         key = args.reset or args.undo_reset
         if "/" not in key:
@@ -143,16 +143,16 @@ def cmd_dice_stats(args: argparse.Namespace) -> int:
 def cmd_serve(args: argparse.Namespace) -> int:
     from .live.serve import serve
 
-    return serve(args.data_dir or storage.data_dir(), args.bind, args.port, args.tower)
+    return serve(args.data_dir or files.data_dir(), args.bind, args.port, args.tower)
 
 
 def cmd_new(args: argparse.Namespace) -> int:
     entry = registry.get(args.game)
     if entry.cli_setup is None:
         raise CompanionError(f"{entry.tile.title} is set up in the app, not on the command line")
-    cfg = registry.load_config(entry.id, args.data_dir or storage.data_dir())
+    cfg = registry.load_config(entry.id, args.data_dir or files.data_dir())
     setup, label = registry.resolve(entry.cli_setup)(cfg, args)
-    path = storage.new_game_path(entry.id, label, args.data_dir)
+    path = files.new_game_path(entry.id, label, args.data_dir)
     Session.create(path, entry.id, setup).close()
     print(path)
     if args.no_app:
@@ -161,7 +161,7 @@ def cmd_new(args: argparse.Namespace) -> int:
 
 
 def _run_app(data_dir: Path | None, tower: str | None = None) -> int:
-    root = data_dir or storage.data_dir()
+    root = data_dir or files.data_dir()
     for entry in registry.games():  # every config is checked before any window opens
         registry.load_config(entry.id, root)
     from .app.tower_config import load_tower_config

@@ -148,6 +148,14 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
+def parse_line(line: bytes, file: str, lineno: int) -> Event:
+    """One journal line (without its newline) as an Event, with every check a full read
+    makes of it; ``lineno`` is also its expected sequence number. JournalError names the
+    file and the line."""
+    event, _signed = _parse(line, file, lineno, lineno)
+    return event
+
+
 def read_events(path: str | Path) -> list[Event]:
     """All events of the journal at ``path``.
 

@@ -12,7 +12,7 @@ import logging.handlers
 import os
 from pathlib import Path
 
-from . import storage
+from . import files
 from .journal import private_dir
 
 LOG_NAME = "companion.log"
@@ -27,7 +27,7 @@ def setup(root: Path | None = None, level: int = logging.INFO) -> Path | None:
     """Add the rotating log file (once per process) and return its path; None when the log
     folder cannot be written (the app still runs: a log must never stop a game)."""
     global _handler
-    folder = storage.log_dir(root)
+    folder = files.log_dir(root)
     path = folder / LOG_NAME
     if _handler is not None:
         if getattr(_handler, "baseFilename", None) == str(path):

@@ -22,6 +22,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from . import files
 from .errors import CompanionError, JournalError
 from .i18n import N_, _
 
@@ -254,12 +255,10 @@ def game_of_screen(name: str) -> GameEntry | None:
 def load_config(game_id: str, root: Path) -> Any:
     """The game's typed config: the user's copy in ``root/config/`` if there is one, else the
     shipped file (None for a game without one). Errors name the file, the line and the key."""
-    from . import storage
-
     cfg = get(game_id).config
     if cfg is None:
         return None
-    return storage.load_config(resolve(cfg.type), cfg.name, root, cfg.shipped)
+    return files.load_config(resolve(cfg.type), cfg.name, root, cfg.shipped)
 
 
 def config_data(game_id: str, cfg: Any) -> dict[str, Any]:
@@ -273,9 +272,7 @@ def config_data(game_id: str, cfg: Any) -> dict[str, Any]:
 def save_config(game_id: str, cfg: Any, root: Path) -> Path:
     """Write the user's copy of the game's config (checked first: a config that would not
     load back writes nothing)."""
-    from . import storage
-
     entry = get(game_id)
     data = config_data(game_id, cfg)
     assert entry.config is not None  # config_data refused a game without one
-    return storage.save_user_config(entry.config.name, data, resolve(entry.config.type), root)
+    return files.save_user_config(entry.config.name, data, resolve(entry.config.type), root)

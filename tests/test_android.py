@@ -212,7 +212,7 @@ def test_the_buildozer_spec_asks_for_what_a_table_tablet_needs():
     import xml.etree.ElementTree as ET
     from pathlib import Path
 
-    from companion import storage
+    from companion import files
     from companion.app.tower_config import DiceTowerConfig
     from companion.config import loads_typed
 
@@ -229,7 +229,7 @@ def test_the_buildozer_spec_asks_for_what_a_table_tablet_needs():
     assert (root / app["android.manifest.intent_filters"]).is_file()
     assert (root / "main.py").is_file() and "run_app" in (root / "main.py").read_text()
     # the shipped tower's USB ids open the app when it is plugged in
-    tower = loads_typed(DiceTowerConfig, *storage.shipped_config_text("dice_tower"))
+    tower = loads_typed(DiceTowerConfig, *files.shipped_config_text("dice_tower"))
     devices = ET.parse(root / app["android.res_xml"]).getroot().findall("usb-device")
     ids = {(int(d.get("vendor-id")), int(d.get("product-id"))) for d in devices}
     assert (tower.usb.vid, tower.usb.pid) in ids

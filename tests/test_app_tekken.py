@@ -456,9 +456,9 @@ def test_save_defaults_and_export(app):
     assert setup.hps[0] == 22 and f0.hint == ""
     tap(setup.ids.save_defaults)
     wait_for(lambda: not app.busy, what="saving")
-    from companion import storage
+    from companion import files
     from companion.games.tekken import TekkenConfig
-    cfg = storage.load_config(TekkenConfig, "tekken", app.data_root)
+    cfg = files.load_config(TekkenConfig, "tekken", app.data_root)
     jin = cfg.character("Jin")
     assert jin.max_hp == 22 and not jin.max_hp_is_default
     assert cfg.character("Kazuya").max_hp_is_default

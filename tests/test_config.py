@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from companion import registry, storage
+from companion import files, registry
 from companion.config import load_typed, loads_typed
 from companion.errors import ConfigError
 from companion.games.tekken import DEFAULT_MAX_HP, TekkenConfig
@@ -28,7 +28,7 @@ rounds_to_win: 3
 
 
 def test_shipped_config_has_the_rulebook_characters_stage_and_defaults():
-    cfg = loads_typed(TekkenConfig, *storage.shipped_config_text("tekken"))
+    cfg = loads_typed(TekkenConfig, *files.shipped_config_text("tekken"))
     assert [c.name for c in cfg.characters] == ["Jin", "Kazuya"]
     assert all(c.max_hp == DEFAULT_MAX_HP and c.max_hp_is_default for c in cfg.characters)
     stage = cfg.stage("Descent into Subconscious")
@@ -93,12 +93,12 @@ def test_user_config_overrides_the_shipped_file_and_is_validated_before_writing(
     data = registry.config_data("tekken", cfg)
     data["characters"][0]["max_hp"] = 25
     data["characters"][0]["max_hp_is_default"] = False
-    storage.save_user_config("tekken", data, TekkenConfig, tmp_path)
+    files.save_user_config("tekken", data, TekkenConfig, tmp_path)
     again = registry.load_config("tekken", tmp_path)
     assert again.character("Jin").max_hp == 25 and not again.character("Jin").max_hp_is_default
     data["characters"][0]["max_hp"] = 2
     with pytest.raises(ConfigError, match="max HP must be between"):
-        storage.save_user_config("tekken", data, TekkenConfig, tmp_path)
+        files.save_user_config("tekken", data, TekkenConfig, tmp_path)
     assert registry.load_config("tekken", tmp_path).character("Jin").max_hp == 25
 
 

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from companion import cli, journal, storage
+from companion import cli, files, journal, storage
 from companion.errors import (
     CompanionError,
     GameLockedError,
@@ -238,7 +238,7 @@ def test_a_malformed_tower_roll_is_refused_live_and_on_replay(tmp_path, dice, fi
 
 
 def test_a_bad_game_is_listed_as_damaged_and_the_good_one_still_resumes(tmp_path):
-    games = storage.games_dir(tmp_path)
+    games = files.games_dir(tmp_path)
     good = closed_game(games / "2026-01-01-good.jsonl")
     bad = closed_game(games / "2026-01-02-bad.jsonl")
     start_line(bad, lambda d: d["fighters"][0].update(max_hp=1_000_000_000))
@@ -260,7 +260,7 @@ def test_a_bad_game_is_listed_as_damaged_and_the_good_one_still_resumes(tmp_path
      "more than the 1,048,576 an event may take"),
 ])
 def test_hostile_json_is_a_located_error_everywhere(tmp_path, capsys, line, problem):
-    games = storage.games_dir(tmp_path)
+    games = files.games_dir(tmp_path)
     good = closed_game(games / "a-good.jsonl")
     bad = games / "b-bad.jsonl"
     bad.write_bytes(lines_of(good)[0] + b"\n" + line + b"\n"
@@ -335,7 +335,7 @@ def test_repair_counts_actions_in_force_not_undo_lines(tmp_path):
 
 
 def test_a_torn_first_line_is_moved_aside_with_a_clear_message(tmp_path, capsys):
-    games = storage.games_dir(tmp_path)
+    games = files.games_dir(tmp_path)
     games.mkdir(parents=True)
     path = games / "torn.jsonl"
     path.write_bytes(b'{"seq":1,"type":"game.start","at":"","data":{"game":"tek')
@@ -367,10 +367,10 @@ def test_new_game_on_a_full_disk_or_read_only_folder(tmp_path, monkeypatch, caps
     out = capsys.readouterr()
     assert code == 9 and "Traceback" not in out.err
     assert "cannot create the game" in out.err and words in out.err
-    assert list(storage.games_dir(tmp_path).iterdir()) == []   # nothing half-created
+    assert list(files.games_dir(tmp_path).iterdir()) == []   # nothing half-created
     monkeypatch.setattr(journal, "_write_private", real)
     assert cli.main(["--data-dir", str(tmp_path), "new", "tekken", "--no-app"]) == 0
-    [made] = storage.games_dir(tmp_path).iterdir()
+    [made] = files.games_dir(tmp_path).iterdir()
     assert read_events(made)[0].type == "game.start"
 
 
@@ -395,7 +395,7 @@ def test_journals_config_and_folders_are_private(tmp_path):
     from companion import registry
 
     root = tmp_path / "data"
-    path = storage.new_game_path("tekken", "x", root)
+    path = files.new_game_path("tekken", "x", root)
     Session.create(path, "tekken", SETUP).close()
     mode = lambda p: stat.S_IMODE(p.stat().st_mode)   # noqa: E731
     assert mode(path) == 0o600
@@ -409,13 +409,13 @@ def test_journals_config_and_folders_are_private(tmp_path):
     out = journal.write_private_file(root / "exports" / "e.json", b"{}")
     assert mode(out) == 0o600 and mode(out.parent) == 0o700
     storage.list_saved(root)
-    assert mode(storage.games_dir(root) / storage.INDEX_NAME) == 0o600
+    assert mode(files.games_dir(root) / storage.INDEX_NAME) == 0o600
 
 
 # ------------------------------------------------------------------ the saved-games index
 
 def test_the_index_answers_for_unchanged_journals_and_follows_changes(tmp_path, monkeypatch):
-    games = storage.games_dir(tmp_path)
+    games = files.games_dir(tmp_path)
     a = closed_game(games / "a.jsonl")
     b = closed_game(games / "b.jsonl")
     first = storage.list_saved(tmp_path)
@@ -445,7 +445,7 @@ def test_the_index_answers_for_unchanged_journals_and_follows_changes(tmp_path, 
 
 def test_resuming_reads_journals_newest_first_only_until_one_is_unfinished(tmp_path,
                                                                           monkeypatch):
-    games = storage.games_dir(tmp_path)
+    games = files.games_dir(tmp_path)
     for i, name in enumerate(["a.jsonl", "b.jsonl", "c.jsonl"]):
         closed_game(games / name)
         os.utime(games / name, (time.time() - 60 + i, time.time() - 60 + i))
@@ -461,7 +461,7 @@ def test_resuming_reads_journals_newest_first_only_until_one_is_unfinished(tmp_p
 
 
 def test_a_huge_journal_is_listed_from_its_first_line_and_not_resumed(tmp_path, monkeypatch):
-    games = storage.games_dir(tmp_path)
+    games = files.games_dir(tmp_path)
     small = closed_game(games / "a-small.jsonl")
     closed_game(games / "b-huge.jsonl")
     os.utime(small, (time.time() - 60, time.time() - 60))
@@ -500,7 +500,7 @@ def test_fuzz_journal_lines(tmp_path_factory, where, type_, data, raw, as_event,
     """Any line anywhere: a located CompanionError or a game, never another exception, and
     the other saved game untouched."""
     root = tmp_path_factory.mktemp("fuzz")
-    games = storage.games_dir(root)
+    games = files.games_dir(root)
     other = closed_game(games / "a-other.jsonl")
     other_bytes = other.read_bytes()
     path = closed_game(games / "b-fuzzed.jsonl")
@@ -533,10 +533,10 @@ def _configs() -> list[tuple[str, type, str]]:
     out = []
     for entry in registry.games():
         if entry.config is not None:
-            text, _ = storage.shipped_config_text(entry.config.name, entry.config.shipped)
+            text, _ = files.shipped_config_text(entry.config.name, entry.config.shipped)
             out.append((entry.config.name, registry.resolve(entry.config.type), text))
     for name, cls in (("dice_tower", DiceTowerConfig), ("overhead_camera", OverheadConfig)):
-        out.append((name, cls, storage.shipped_config_text(name)[0]))
+        out.append((name, cls, files.shipped_config_text(name)[0]))
     camera = CameraConfig((1920, 1080), ((1400.0, 0.0, 960.0), (0.0, 1400.0, 540.0),
                                          (0.0, 0.0, 1.0)), (0.1, -0.2, 0.0, 0.0, 0.05), 0.3, 20)
     out.append(("camera", CameraConfig, dump_yaml(camera_data(camera))))

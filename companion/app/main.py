@@ -76,7 +76,7 @@ from firmware_bridge.rolls import RollJournal, deliver_undelivered  # noqa: E402
 from firmware_bridge.sim import DICE_SETS  # noqa: E402
 from tabletop_base.platform import on_android  # noqa: E402
 
-from .. import i18n, journal, logs, registry, storage  # noqa: E402
+from .. import files, i18n, journal, logs, registry, storage  # noqa: E402
 from .. import settings as app_settings  # noqa: E402
 from ..errors import CompanionError, GameLockedError, IllegalActionError, JournalTailError  # noqa: E402
 from ..i18n import _, ngettext  # noqa: E402
@@ -200,7 +200,7 @@ class CompanionApp(App):
         super().__init__(**kwargs)
         if data_root is None and not os.environ.get("COMPANION_HOME") and on_android():
             data_root = Path(self.user_data_dir)     # the app's own storage on Android
-        self.data_root = Path(data_root) if data_root else storage.data_dir()
+        self.data_root = Path(data_root) if data_root else files.data_dir()
         self.log_file = logs.setup(Path(data_root) if data_root else None)
         self.tower_url = tower_url
         self.tower_link: Link | None = None
@@ -765,7 +765,7 @@ class CompanionApp(App):
         rng = rng if rng is not None else self.new_game_rng
 
         def work(root: Path) -> Session:
-            return Session.create(storage.new_game_path(game, label, root), game,
+            return Session.create(files.new_game_path(game, label, root), game,
                                   setup, rng=rng)
 
         self.in_background(work, self._show_session, self._open_failed)

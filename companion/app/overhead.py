@@ -17,9 +17,9 @@ import numpy as np
 
 from tabletop_base.platform import on_android
 
-from .. import storage
+from .. import files
+from ..files import load_config, user_config_path
 from ..i18n import _
-from ..storage import load_config, user_config_path
 
 DEMO_SIZE = (1920, 1080)
 
@@ -113,7 +113,7 @@ def with_roster_markers(cfg: Any, root: Path | None, players: list[str]) -> Any:
     table = cfg.table or TableConfig()
     pieces = list(table.pieces)
     names, ids = {p.name for p in pieces}, {p.id for p in pieces}
-    roster = registry.load_config("takkure", root or storage.data_dir())
+    roster = registry.load_config("takkure", root or files.data_dir())
     for team in roster.teams:
         for card in team.players:
             if card.name in players and card.marker_id is not None and card.name not in names:

@@ -12,7 +12,7 @@ from pathlib import Path
 from firmware_bridge.discovery import PortNotFoundError, UsbMatch, find_tower
 from tabletop_base.platform import on_android
 
-from .. import storage
+from .. import files
 from ..i18n import _
 
 SIM_URL = "sim://demo"
@@ -55,7 +55,7 @@ class DiceTowerConfig:
 
 
 def load_tower_config(root: Path | None = None) -> DiceTowerConfig:
-    return storage.load_config(DiceTowerConfig, "dice_tower", root)
+    return files.load_config(DiceTowerConfig, "dice_tower", root)
 
 
 def choose_url(cfg: DiceTowerConfig, override: str | None = None) -> tuple[str | None, bool, str]:

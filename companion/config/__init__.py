@@ -4,7 +4,7 @@ typed YAML loader, defined in :mod:`tabletop_base.typed_yaml` so that ``vision``
 table and camera files the same way without importing ``companion``.
 
 The user's edited copies live in the user's data folder (``<data>/config/NAME.yaml``); see
-:func:`companion.storage.config_source`.
+:func:`companion.files.config_source`.
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .. import storage
+from .. import files
 from ..errors import CompanionError, JournalError, JournalTailError
 from ..journal import read_events
 from ..session import replay
@@ -44,7 +44,7 @@ class GameFollower:
     def poll(self) -> tuple[str, Any] | None | bool:
         """(game id, state) when the newest game changed, None when there is no game, False
         when nothing changed since the last call."""
-        directory = storage.games_dir(self.root)
+        directory = files.games_dir(self.root)
         try:
             found = [(e.stat().st_mtime_ns, e.path) for e in os.scandir(directory)
                      if e.name.endswith(".jsonl") and e.is_file()]

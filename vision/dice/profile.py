@@ -132,7 +132,7 @@ class Profile:
         dice too: the example is the die whose centre is nearest ``at`` (teaching from a
         throw, the camera tower)."""
         from .features import body_feature, face_crop
-        from .reader import DiceReader
+        from .segment import Background, shape_of, teaching_blobs
 
         model = self.kind(kind, faces)
         if face not in model.faces:
@@ -142,8 +142,7 @@ class Profile:
             _check_name("colour", colour)
         if self.background is None:
             raise DiceError("the profile has no empty tray yet: run `dice background` first")
-        reader = DiceReader(self)
-        blobs, gain = reader.blobs(frame, name, teaching=True)
+        blobs, gain = teaching_blobs(frame, Background(self.background), name)
         if at is not None and blobs:
             near = min(blobs, key=lambda b: math.hypot(b.cx - at[0], b.cy - at[1]))
             if math.hypot(near.cx - at[0], near.cy - at[1]) > near.size:
@@ -153,7 +152,7 @@ class Profile:
             raise DiceError(f"{name}: {len(blobs)} dice found; a teaching image shows exactly "
                             f"one die (and nothing else) on the empty tray")
         b = blobs[0]
-        shape = reader.shape_of(b)
+        shape = shape_of(b.circularity, b.rectangularity)
         model.sizes.append(b.size)
         model.shapes.append(shape)
         model.shape = max(set(model.shapes), key=model.shapes.count)

@@ -33,7 +33,16 @@ from .features import (
 )
 from .model import DiceError, DieReading
 from .profile import PIPS, Profile
-from .segment import MIN_AREA_PX, Background, Blob, check_frame, exposure_gain, find_blobs, shape_of
+from .segment import (
+    MIN_AREA_PX,
+    Background,
+    Blob,
+    check_frame,
+    exposure_gain,
+    find_blobs,
+    shape_of,
+    teaching_blobs,
+)
 
 # verdict thresholds (measured on the renderer's trays: bench/dice_bench.py)
 # a die is tilted when its top face sits off the silhouette's centre, when the silhouette
@@ -87,14 +96,10 @@ class DiceReader:
               ) -> tuple[list[Blob], float]:
         """(the dice, the frame's light compared with the empty tray's).
         ``teaching``: one die of a kind whose size is not known yet."""
+        if teaching:
+            return teaching_blobs(frame, self.bg, name)
         check_frame(frame, self.bg, name)
         gain = exposure_gain(frame, self.bg)
-        if teaching:
-            blobs = find_blobs(frame, self.bg, gain)
-            if blobs:  # one die: what is much smaller than the largest part is a crumb
-                big = max(b.area for b in blobs)
-                blobs = [b for b in blobs if b.area >= 0.3 * big]
-            return blobs, gain
         return find_blobs(frame, self.bg, gain, min_area=self.min_area,
                           die_area=self.die_area), gain
 

@@ -243,6 +243,20 @@ def find_blobs(frame: np.ndarray, bg: Background, gain: float, min_area: float =
     return blobs
 
 
+def teaching_blobs(frame: np.ndarray, bg: Background, name: str = "frame"
+                   ) -> tuple[list[Blob], float]:
+    """The dice of a teaching frame (one die of a kind whose size is not known yet), and the
+    frame's light compared with the empty tray's: what is much smaller than the largest part
+    is a crumb, not a die."""
+    check_frame(frame, bg, name)
+    gain = exposure_gain(frame, bg)
+    blobs = find_blobs(frame, bg, gain)
+    if blobs:
+        big = max(b.area for b in blobs)
+        blobs = [b for b in blobs if b.area >= 0.3 * big]
+    return blobs, gain
+
+
 def _shape(mask: np.ndarray) -> tuple[float, float, float]:
     """(area, solidity, aspect of the minimum-area rectangle)."""
     cs, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)

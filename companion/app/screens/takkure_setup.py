@@ -2,7 +2,7 @@
 
 The line-up is checked by ``takkure.lineup_setup`` (one player per position, each allowed
 there, nobody twice) before anything is written. The roster editor writes the user's own
-roster file through ``storage.save_user_config``, which refuses anything that would not load
+roster file through ``files.save_user_config``, which refuses anything that would not load
 back: a refused card leaves the file as it was.
 """
 
