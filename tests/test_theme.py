@@ -59,3 +59,24 @@ def test_every_font_size_of_the_app_comes_from_the_scale() -> None:
             if pattern.search(line):
                 offenders.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()}")
     assert not offenders, "\n".join(offenders)
+
+
+def test_a_colour_used_again_and_again_has_a_name_in_the_palette() -> None:
+    """The .kv files take their colours from the palette (``C.go``, ``C.quiet``...): a literal
+    colour written three times or more is one the palette lacks, or a near-miss of one."""
+    from collections import Counter
+
+    literal = re.compile(r"\(?\s*(\d*\.?\d+),\s*(\d*\.?\d+),\s*(\d*\.?\d+),\s*(\d*\.?\d+)\s*\)?")
+    seen: Counter[tuple[float, ...]] = Counter()
+    for path in (ROOT / "companion" / "app").rglob("*.kv"):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.lstrip().startswith("#"):
+                continue
+            for m in literal.finditer(line):
+                seen[tuple(round(float(v), 3) for v in m.groups())] += 1
+    palette = {tuple(round(float(v), 3) for v in getattr(theme.C, name))
+               for name in vars(type(theme.C)) if not name.startswith("_")}
+    repeated = {c: n for c, n in seen.items() if n >= 3 and c != (0, 0, 0, 0)}
+    assert not repeated, f"colours to name in theme.Palette: {repeated}"
+    # and no literal is the palette's own colour written out
+    assert not [c for c in seen if c in palette], [c for c in seen if c in palette]

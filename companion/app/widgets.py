@@ -31,16 +31,12 @@ from kivy.uix.widget import Widget
 from ..i18n import N_, _
 from . import theme
 from .kv import load_kv
+from .theme import C
 
 # ---------------------------------------------------------------------------- palette
-BG = (0.07, 0.075, 0.09, 1)
-PANEL = (0.12, 0.13, 0.16, 1)
-ACCENT = (0.16, 0.42, 0.78, 1)
-GREEN = (0.20, 0.72, 0.35, 1)
-RED = (0.88, 0.18, 0.18, 1)
-ORANGE = (1.0, 0.62, 0.15, 1)
-GREY = (0.38, 0.40, 0.45, 1)
-DIM = (0.20, 0.21, 0.25, 1)
+# the theme's (companion/app/theme.py), under the names this module's drawing code uses
+BG, PANEL, ACCENT, GREEN, RED = C.bg, C.panel, C.accent, C.green, C.red
+ORANGE, GREY, DIM = C.orange, C.grey, C.dim
 
 RED_ZONE_HP = 6
 MARKUP = re.compile(r"\[/?[a-z]+(=[^\]]*)?\]")
