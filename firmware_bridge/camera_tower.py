@@ -42,8 +42,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from . import messages as m
 from .sim import NonVolatile, SimServer, SimTower, Transport
+from .wire import messages as m
 
 VERSION = "1.2.0"
 FIRMWARE = f"camera-tower {VERSION}"

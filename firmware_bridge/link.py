@@ -23,7 +23,6 @@ from typing import Any
 
 import serial
 
-from . import messages as m
 from . import urlhandlers  # noqa: F401  (registers sim://)
 from .discovery import PortNotFoundError, UsbMatch, resolve
 from .events import (
@@ -38,6 +37,7 @@ from .events import (
 )
 from .protocol import HostProtocol, TeachingUnavailable
 from .rolls import RollStore
+from .wire import messages as m
 
 log = logging.getLogger(__name__)
 

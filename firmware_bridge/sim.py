@@ -23,8 +23,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
-from . import messages as m
-from .codec import FrameDecoder, encode_frame
+from .wire import messages as m
+from .wire.codec import FrameDecoder, encode_frame
 
 FIRMWARE = "sim 1.1.0"
 D6 = m.DieKind("d6", tuple(str(i) for i in range(1, 7)))

@@ -307,9 +307,9 @@ def test_sim_url_in_process():
 
 
 def test_a_tower_of_another_major_version_is_refused(tmp_path, journal):
-    from firmware_bridge import messages as m
-    from firmware_bridge.codec import encode_frame
     from firmware_bridge.events import ProtocolMismatch
+    from firmware_bridge.wire import messages as m
+    from firmware_bridge.wire.codec import encode_frame
 
     port = PtyPort(tmp_path / "tower")
     port.plug()

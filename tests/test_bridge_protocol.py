@@ -6,8 +6,6 @@ from dataclasses import replace
 
 import pytest
 
-from firmware_bridge import messages as m
-from firmware_bridge.codec import encode_frame
 from firmware_bridge.events import (
     Connected,
     DeviceReset,
@@ -21,6 +19,8 @@ from firmware_bridge.events import (
 from firmware_bridge.protocol import HostProtocol
 from firmware_bridge.rolls import MemoryRollStore, RollJournal
 from firmware_bridge.sim import NonVolatile, SimTower, parse_dice
+from firmware_bridge.wire import messages as m
+from firmware_bridge.wire.codec import encode_frame
 
 
 class Clock:

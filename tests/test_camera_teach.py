@@ -11,8 +11,6 @@ from collections import Counter
 
 import pytest
 
-from firmware_bridge import messages as m
-from firmware_bridge.codec import FrameDecoder, encode_frame
 from firmware_bridge.events import (
     Connected,
     DeviceReset,
@@ -25,6 +23,8 @@ from firmware_bridge.link import Link
 from firmware_bridge.protocol import HostProtocol, TeachingUnavailable
 from firmware_bridge.rolls import MemoryRollStore
 from firmware_bridge.sim import SimTower
+from firmware_bridge.wire import messages as m
+from firmware_bridge.wire.codec import FrameDecoder, encode_frame
 from tests.bridge_support import Recorder, SimPtyTower
 from tests.camera_teach_support import decode, empty_tray_profile, spawn_throw, true_face
 from tests.camera_tower_support import PtyCameraTower, throw

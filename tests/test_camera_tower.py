@@ -18,7 +18,6 @@ import numpy as np
 import pytest
 
 from firmware_bridge import camera_bench
-from firmware_bridge import messages as m
 from firmware_bridge.camera_tower import (
     CAMERA_MISSING,
     FIRMWARE,
@@ -33,6 +32,7 @@ from firmware_bridge.events import Connected, DeviceReset, LinkLost
 from firmware_bridge.link import Link
 from firmware_bridge.ptyport import PtyPort
 from firmware_bridge.rolls import MemoryRollStore
+from firmware_bridge.wire import messages as m
 from tests.bridge_support import Recorder
 from tests.camera_tower_support import STYLE, PtyCameraTower, kotd_profile, throw
 from vision.dice import Profile
