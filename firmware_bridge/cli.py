@@ -12,11 +12,11 @@ import threading
 import time
 from pathlib import Path
 
-from .discovery import UsbMatch, serial_ports
-from .events import Connected, LinkEvent, RollEvent
-from .link import Link
+from .host.discovery import UsbMatch, serial_ports
+from .host.events import Connected, LinkEvent, RollEvent
+from .host.link import Link
+from .host.rolls import MemoryRollStore, RollJournal, RollJournalError, deliver_undelivered
 from .ptyport import PtyPort
-from .rolls import MemoryRollStore, RollJournal, RollJournalError, deliver_undelivered
 
 
 def _usb(text: str | None) -> UsbMatch:

@@ -29,9 +29,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .events import Connected, DeviceReset, LinkEvent, RollEvent, RollsDropped
-from .link import Link
-from .rolls import RollJournal, deliver_undelivered
+from .host.events import Connected, DeviceReset, LinkEvent, RollEvent, RollsDropped
+from .host.link import Link
+from .host.rolls import RollJournal, deliver_undelivered
 
 
 class GameStandIn:

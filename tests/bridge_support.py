@@ -7,7 +7,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from firmware_bridge.events import LinkEvent, RollEvent
+from firmware_bridge.host.events import LinkEvent, RollEvent
 from firmware_bridge.sim import Faults, NonVolatile, SimServer, SimTower
 
 

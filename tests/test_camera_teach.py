@@ -11,7 +11,7 @@ from collections import Counter
 
 import pytest
 
-from firmware_bridge.events import (
+from firmware_bridge.host.events import (
     Connected,
     DeviceReset,
     RollEvent,
@@ -19,9 +19,9 @@ from firmware_bridge.events import (
     TeachStatus,
     TraySnapshot,
 )
-from firmware_bridge.link import Link
-from firmware_bridge.protocol import HostProtocol, TeachingUnavailable
-from firmware_bridge.rolls import MemoryRollStore
+from firmware_bridge.host.link import Link
+from firmware_bridge.host.protocol import HostProtocol, TeachingUnavailable
+from firmware_bridge.host.rolls import MemoryRollStore
 from firmware_bridge.sim import SimTower
 from firmware_bridge.wire import messages as m
 from firmware_bridge.wire.codec import FrameDecoder, encode_frame
@@ -323,8 +323,8 @@ def test_commands_go_only_to_a_1_2_tower():
 
 
 def test_the_roll_journal_keeps_the_confidence_and_reads_journals_without_it(tmp_path):
-    from firmware_bridge.events import DieReading
-    from firmware_bridge.rolls import RollJournal
+    from firmware_bridge.host.events import DieReading
+    from firmware_bridge.host.rolls import RollJournal
 
     journal = RollJournal(tmp_path / "rolls.jsonl")
     journal.record(RollEvent(9, 0, (DieReading(0, "kotd", "CLAW", "black", "clean", 0.97),)))

@@ -28,10 +28,10 @@ from firmware_bridge.camera_tower import (
     IterSource,
     RingFile,
 )
-from firmware_bridge.events import Connected, DeviceReset, LinkLost
-from firmware_bridge.link import Link
+from firmware_bridge.host.events import Connected, DeviceReset, LinkLost
+from firmware_bridge.host.link import Link
+from firmware_bridge.host.rolls import MemoryRollStore
 from firmware_bridge.ptyport import PtyPort
-from firmware_bridge.rolls import MemoryRollStore
 from firmware_bridge.wire import messages as m
 from tests.bridge_support import Recorder
 from tests.camera_tower_support import STYLE, PtyCameraTower, kotd_profile, throw

@@ -42,7 +42,7 @@ try:
     PtyPort("/tmp/never-made")
 except PtyUnavailable as exc:
     print("PTY", exc)
-from firmware_bridge import link
+from firmware_bridge.host import link
 print("ERRORS", [e.__name__ for e in link.PORT_ERRORS])
 """
 

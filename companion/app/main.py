@@ -70,9 +70,9 @@ from kivy.properties import BooleanProperty, DictProperty, ListProperty, ObjectP
 from kivy.uix.popup import Popup  # noqa: E402
 from kivy.uix.screenmanager import FadeTransition, ScreenManager  # noqa: E402
 
-from firmware_bridge import events as tower_events  # noqa: E402
-from firmware_bridge.link import Link  # noqa: E402
-from firmware_bridge.rolls import RollJournal, deliver_undelivered  # noqa: E402
+from firmware_bridge.host import events as tower_events  # noqa: E402
+from firmware_bridge.host.link import Link  # noqa: E402
+from firmware_bridge.host.rolls import RollJournal, deliver_undelivered  # noqa: E402
 from firmware_bridge.sim import DICE_SETS  # noqa: E402
 from tabletop_base.platform import on_android  # noqa: E402
 
@@ -617,7 +617,7 @@ class CompanionApp(App):
         link = self.tower_link
         if link is None or link.url is None or not link.url.startswith("sim://"):
             return
-        from firmware_bridge.urlhandlers import protocol_sim
+        from firmware_bridge.host.urlhandlers import protocol_sim
 
         name, _rest = protocol_sim.parse_url(link.url)
         protocol_sim.hub(name).roll(dice or self.sim_dice)

@@ -197,7 +197,7 @@ class TeachScreen(Screen):
     def start(self, kind: str, faces: Any, label: str) -> None:
         from kivy.app import App
 
-        from firmware_bridge.protocol import TeachingUnavailable
+        from firmware_bridge.host.protocol import TeachingUnavailable
 
         app = App.get_running_app()
         link = app.tower_link
@@ -314,7 +314,7 @@ class TeachScreen(Screen):
         """The shown picture's face (None: skip it)."""
         from kivy.app import App
 
-        from firmware_bridge.protocol import TeachingUnavailable
+        from firmware_bridge.host.protocol import TeachingUnavailable
 
         pic = self.current()
         link = App.get_running_app().tower_link
@@ -335,7 +335,7 @@ class TeachScreen(Screen):
     def undo(self) -> None:
         from kivy.app import App
 
-        from firmware_bridge.protocol import TeachingUnavailable
+        from firmware_bridge.host.protocol import TeachingUnavailable
 
         link = App.get_running_app().tower_link
         if not self._answered or link is None:
@@ -360,7 +360,7 @@ class TeachScreen(Screen):
     def _stop_on_tower(self, force: bool = False) -> None:
         from kivy.app import App
 
-        from firmware_bridge.protocol import TeachingUnavailable
+        from firmware_bridge.host.protocol import TeachingUnavailable
 
         link = App.get_running_app().tower_link
         if (force or self.phase == "teaching") and link is not None:
@@ -419,7 +419,7 @@ class TrayScreen(Screen):
     def refresh(self) -> None:
         from kivy.app import App
 
-        from firmware_bridge.protocol import TeachingUnavailable
+        from firmware_bridge.host.protocol import TeachingUnavailable
 
         link = App.get_running_app().tower_link
         why = teaching_unavailable(link)

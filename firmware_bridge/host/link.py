@@ -23,6 +23,7 @@ from typing import Any
 
 import serial
 
+from ..wire import messages as m
 from . import urlhandlers  # noqa: F401  (registers sim://)
 from .discovery import PortNotFoundError, UsbMatch, resolve
 from .events import (
@@ -37,7 +38,6 @@ from .events import (
 )
 from .protocol import HostProtocol, TeachingUnavailable
 from .rolls import RollStore
-from .wire import messages as m
 
 log = logging.getLogger(__name__)
 

@@ -24,6 +24,8 @@ import struct
 from collections import deque
 from dataclasses import dataclass
 
+from ..wire import messages as m
+from ..wire.codec import FrameDecoder, encode_frame
 from .events import (
     Connected,
     DeviceReset,
@@ -41,8 +43,6 @@ from .events import (
     roll_boot_key,
 )
 from .rolls import RollStore
-from .wire import messages as m
-from .wire.codec import FrameDecoder, encode_frame
 
 HELLO_INTERVAL = 0.5
 HANDSHAKE_TIMEOUT = 3.0
