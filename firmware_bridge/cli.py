@@ -84,7 +84,7 @@ def cmd_listen(args: argparse.Namespace) -> int:
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
-    from .sim import Faults, SimServer, SimTower, SocketTransport
+    from .tower.sim import Faults, SimServer, SimTower, SocketTransport
 
     faults = Faults.parse(args.faults or "")
     tower = SimTower(seed=args.seed, ring_size=args.ring)
@@ -155,10 +155,10 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
 
 def cmd_camera_tower(args: argparse.Namespace) -> int:
-    """The camera dice tower (firmware_bridge/camera_tower.py, docs/tower.md)."""
+    """The camera dice tower (firmware_bridge/tower/camera_tower.py, docs/tower.md)."""
     from vision.dice import DiceError, Profile
 
-    from .camera_tower import (
+    from .tower.camera_tower import (
         CameraSource,
         CameraTower,
         CameraTowerError,
@@ -166,7 +166,7 @@ def cmd_camera_tower(args: argparse.Namespace) -> int:
         SentRoll,
         SerialTransport,
     )
-    from .sim import Transport
+    from .tower.sim import Transport
 
     def say(text: str) -> None:
         print(f"camera-tower: {text}", file=sys.stderr, flush=True)

@@ -22,7 +22,7 @@ from types import TracebackType
 
 from .ptyport import PtyPort
 
-FIRMWARE_DIR = Path(__file__).resolve().with_name("firmware")
+FIRMWARE_DIR = Path(__file__).resolve().with_name("tower") / "firmware"
 """The MicroPython sources; ``main.py`` is the entry point."""
 
 MIN_RING = 32

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from firmware_bridge.host.events import LinkEvent, RollEvent
-from firmware_bridge.sim import Faults, NonVolatile, SimServer, SimTower
+from firmware_bridge.tower.sim import Faults, NonVolatile, SimServer, SimTower
 
 
 class SimPtyTower:

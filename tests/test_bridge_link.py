@@ -24,7 +24,7 @@ from firmware_bridge.host.events import (
 from firmware_bridge.host.link import Link
 from firmware_bridge.host.rolls import MemoryRollStore, RollJournal
 from firmware_bridge.ptyport import PtyPort
-from firmware_bridge.sim import Faults, SimServer, SimTower, SocketTransport
+from firmware_bridge.tower.sim import Faults, SimServer, SimTower, SocketTransport
 from tests.bridge_support import Recorder, SimPtyTower
 
 

@@ -18,7 +18,7 @@ from firmware_bridge.host.events import (
 )
 from firmware_bridge.host.protocol import HostProtocol
 from firmware_bridge.host.rolls import MemoryRollStore, RollJournal
-from firmware_bridge.sim import NonVolatile, SimTower, parse_dice
+from firmware_bridge.tower.sim import NonVolatile, SimTower, parse_dice
 from firmware_bridge.wire import messages as m
 from firmware_bridge.wire.codec import encode_frame
 

@@ -27,7 +27,7 @@ from firmware_bridge.host.events import (
 )
 from firmware_bridge.host.protocol import PENDING_WINDOW, HostProtocol
 from firmware_bridge.host.rolls import MemoryRollStore, RollJournal, SeqRanges, deliver_undelivered
-from firmware_bridge.sim import NonVolatile, SimTower
+from firmware_bridge.tower.sim import NonVolatile, SimTower
 from firmware_bridge.wire import messages as m
 from firmware_bridge.wire.codec import FrameDecoder, cobs_encode, crc32, encode_frame
 

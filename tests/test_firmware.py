@@ -1,4 +1,4 @@
-"""The reference tower firmware (firmware_bridge/firmware/) against docs/protocol.md.
+"""The reference tower firmware (firmware_bridge/tower/firmware/) against docs/protocol.md.
 
 Two layers. The firmware's own modules (COBS, tower logic, ring file, control parser) are
 plain Python, so they are first checked under CPython with a fake clock, where the timing

@@ -48,7 +48,7 @@ def imports(path: Path, modules: set[str]) -> set[str]:
 
 def graph() -> dict[str, set[str]]:
     files = [p for pkg in PACKAGES for p in (ROOT / pkg).rglob("*.py")
-             if "firmware" not in p.relative_to(ROOT).parts[1:2]]
+             if "firmware" not in p.relative_to(ROOT).parts[1:-1]]
     modules = {module_of(p) for p in files}
     return {module_of(p): imports(p, modules) for p in files}
 

@@ -59,7 +59,7 @@ def test_the_wheel_holds_the_shipped_files(installed):
         assert f"companion/config/{game}.yaml" in names
     assert {"companion/config/dice_tower.yaml", "companion/config/overhead_camera.yaml",
             "companion/app/widgets.kv", "companion/app/screens/home.kv",
-            "firmware_bridge/firmware/main.py", "tabletop_base/typed_yaml.py",
+            "firmware_bridge/tower/firmware/main.py", "tabletop_base/typed_yaml.py",
             "companion/locale/fr/LC_MESSAGES/companion.mo",
             "companion/locale/en/LC_MESSAGES/companion.mo",
             "vision/dice/models/finder.npz", "vision/dice/models/faces.onnx",

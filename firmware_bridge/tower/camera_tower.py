@@ -6,7 +6,7 @@ Frames come from a :class:`FrameSource` (a camera, a folder of images, or any ob
 ``read()`` for tests). Each frame goes to a :class:`vision.dice.ThrowDetector`; when the tray
 has changed and then held still, the settled frame is read once with
 :class:`vision.dice.DiceReader` and the dice go out as one ROLL through
-:class:`firmware_bridge.sim.SimTower`, the CPython tower-side state machine (ring, resends,
+:class:`firmware_bridge.tower.sim.SimTower`, the CPython tower-side state machine (ring, resends,
 heartbeats, drop notices), here with the profile's dice table and with its ring kept in a
 file (:class:`RingFile`) so that a restart resends what the host never acknowledged.
 
@@ -14,7 +14,7 @@ Dice table: the profile's kinds in its order (the built-in ``d6pips`` is called 
 wire, as the simulated tower and the reference firmware call a pip D6), then ``unknown`` (no
 faces) for a die whose kind the reader cannot tell; the profile's colours in its order.
 
-Protocol 1.2 (``camera_teach.py``): the host can teach the tower a kind of die (each throw
+Protocol 1.2 (``teach.py``): the host can teach the tower a kind of die (each throw
 then sends pictures, not a ROLL, until every face has enough examples and the profile is
 saved) and ask for a snapshot of the tray with the reading drawn on it; a 1.2 host gets each
 die's confidence with the roll (ROLL_C).
@@ -42,8 +42,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from ..wire import messages as m
 from .sim import NonVolatile, SimServer, SimTower, Transport
-from .wire import messages as m
 
 VERSION = "1.2.0"
 FIRMWARE = f"camera-tower {VERSION}"
@@ -399,7 +399,7 @@ class CameraTower:
 
         from vision.dice import DiceReader, ThrowDetector
 
-        from .camera_teach import Teacher
+        from .teach import Teacher
 
         self.log = log or (lambda text: print(text, file=sys.stderr, flush=True))
         self.table = DiceTable.of(profile, profile_name)

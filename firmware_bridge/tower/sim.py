@@ -23,8 +23,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
-from .wire import messages as m
-from .wire.codec import FrameDecoder, encode_frame
+from ..wire import messages as m
+from ..wire.codec import FrameDecoder, encode_frame
 
 FIRMWARE = "sim 1.1.0"
 D6 = m.DieKind("d6", tuple(str(i) for i in range(1, 7)))
@@ -504,7 +504,7 @@ class SimServer:
 
 def pty_server(link: str | Path, **kwargs) -> SimServer:
     """A simulated tower on a fresh pty reachable at ``link`` (started)."""
-    from .ptyport import PtyPort
+    from ..ptyport import PtyPort
 
     port = PtyPort(link)
     port.plug()
