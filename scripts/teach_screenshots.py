@@ -60,7 +60,7 @@ def teaching(app, settle, shot, home: Path) -> None:
     import math
     import threading
 
-    from firmware_bridge.ptyport import PtyPort
+    from firmware_bridge.testing.ptyport import PtyPort
     from firmware_bridge.tower.camera_tower import CameraTower, IterSource
     from vision.dice.bench import teach_tower
     from vision.dice.render import TrayStyle, throw_sequence

@@ -18,7 +18,7 @@ class SimPtyTower:
 
     def __init__(self, workdir: Path, *, faults: Faults | None = None, seed: int = 3,
                  ring_size: int = 32) -> None:
-        from firmware_bridge.ptyport import PtyPort
+        from firmware_bridge.testing.ptyport import PtyPort
 
         self.port = PtyPort(workdir / "tower")
         self.port.plug()

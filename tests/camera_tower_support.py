@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from firmware_bridge.ptyport import PtyPort
+from firmware_bridge.testing.ptyport import PtyPort
 from firmware_bridge.tower.camera_tower import CameraTower, IterSource
 from vision.dice import Profile
 from vision.dice.render import TrayStyle, throw_sequence

@@ -23,7 +23,7 @@ from firmware_bridge.host.events import (
 )
 from firmware_bridge.host.link import Link
 from firmware_bridge.host.rolls import MemoryRollStore, RollJournal
-from firmware_bridge.ptyport import PtyPort
+from firmware_bridge.testing.ptyport import PtyPort
 from firmware_bridge.tower.sim import Faults, SimServer, SimTower, SocketTransport
 from tests.bridge_support import Recorder, SimPtyTower
 
@@ -32,7 +32,7 @@ class FirmwareAdapter:
     name = "firmware"
 
     def __init__(self, workdir):
-        from firmware_bridge.mpy_tower import FirmwareTower
+        from firmware_bridge.testing.mpy_tower import FirmwareTower
 
         self.fw = FirmwareTower(workdir, workdir / "tower", seed=11)
         self.fw.start()
@@ -60,7 +60,7 @@ class FirmwareAdapter:
 
 def _firmware_available() -> str | None:
     try:
-        from firmware_bridge.mpy_tower import find_micropython
+        from firmware_bridge.testing.mpy_tower import find_micropython
 
         find_micropython()
     except Exception as exc:  # the harness or the interpreter is missing

@@ -17,11 +17,11 @@ import cv2
 import numpy as np
 import pytest
 
-from firmware_bridge import camera_bench
 from firmware_bridge.host.events import Connected, DeviceReset, LinkLost
 from firmware_bridge.host.link import Link
 from firmware_bridge.host.rolls import MemoryRollStore
-from firmware_bridge.ptyport import PtyPort
+from firmware_bridge.testing import camera_bench
+from firmware_bridge.testing.ptyport import PtyPort
 from firmware_bridge.tower.camera_tower import (
     CAMERA_MISSING,
     FIRMWARE,

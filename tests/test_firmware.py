@@ -3,7 +3,7 @@
 Two layers. The firmware's own modules (COBS, tower logic, ring file, control parser) are
 plain Python, so they are first checked under CPython with a fake clock, where the timing
 rules can be asserted to the millisecond. Then the real thing: the firmware runs under the
-MicroPython unix port behind a pty (firmware_bridge.mpy_tower), and a minimal host written
+MicroPython unix port behind a pty (firmware_bridge.testing.mpy_tower), and a minimal host written
 with firmware_bridge.wire.codec / messages opens the pty with pyserial and speaks the protocol.
 """
 
@@ -25,7 +25,7 @@ import serial
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from firmware_bridge.mpy_tower import (
+from firmware_bridge.testing.mpy_tower import (
     FIRMWARE_DIR,
     FirmwareTower,
     MicroPythonNotFound,

@@ -37,7 +37,7 @@ for top in ("tabletop_base", "companion", "firmware_bridge", "vision"):
             failed.append(f"{{m.name}}: {{exc}}")
 print("FAILED", failed)
 print("COUNT", count)
-from firmware_bridge.ptyport import PtyPort, PtyUnavailable
+from firmware_bridge.testing.ptyport import PtyPort, PtyUnavailable
 try:
     PtyPort("/tmp/never-made")
 except PtyUnavailable as exc:

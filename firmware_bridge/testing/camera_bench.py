@@ -23,10 +23,10 @@ from pathlib import Path
 
 import numpy as np
 
+from ..tower.camera_tower import CameraTower, IterSource
+from ..wire import messages as m
+from ..wire.codec import FrameDecoder, encode_frame
 from .ptyport import PtyPort
-from .tower.camera_tower import CameraTower, IterSource
-from .wire import messages as m
-from .wire.codec import FrameDecoder, encode_frame
 
 TARGET_MS = 150.0
 
