@@ -172,14 +172,10 @@ def cmd_camera_tower(args: argparse.Namespace) -> int:
     """The camera dice tower (firmware_bridge/tower/camera_tower.py, docs/tower.md)."""
     from vision.dice import DiceError, Profile
 
-    from .tower.camera_tower import (
-        CameraSource,
-        CameraTower,
-        CameraTowerError,
-        FolderSource,
-        SentRoll,
-        SerialTransport,
-    )
+    from .tower.camera_tower import CameraTower, SentRoll
+    from .tower.errors import CameraTowerError
+    from .tower.frames import CameraSource, FolderSource
+    from .tower.serial_transport import SerialTransport
     from .tower.sim import Transport
 
     def say(text: str) -> None:

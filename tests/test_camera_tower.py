@@ -22,16 +22,11 @@ from firmware_bridge.host.link import Link
 from firmware_bridge.host.rolls import MemoryRollStore
 from firmware_bridge.testing import camera_bench
 from firmware_bridge.testing.ptyport import PtyPort
-from firmware_bridge.tower.camera_tower import (
-    CAMERA_MISSING,
-    FIRMWARE,
-    CameraSource,
-    CameraTower,
-    CameraTowerError,
-    DiceTable,
-    IterSource,
-    RingFile,
-)
+from firmware_bridge.tower.camera_tower import CameraTower
+from firmware_bridge.tower.dice_table import CAMERA_MISSING, FIRMWARE, DiceTable
+from firmware_bridge.tower.errors import CameraTowerError
+from firmware_bridge.tower.frames import CameraSource, IterSource
+from firmware_bridge.tower.ring_file import RingFile
 from firmware_bridge.wire import messages as m
 from tests.bridge_support import Recorder
 from tests.camera_tower_support import STYLE, PtyCameraTower, kotd_profile, throw
@@ -280,7 +275,7 @@ def test_serial_transport_on_a_tty_and_after_it_vanishes(tmp_path):
     import os
     import tty
 
-    from firmware_bridge.tower.camera_tower import SerialTransport
+    from firmware_bridge.tower.serial_transport import SerialTransport
 
     master, slave = os.openpty()
     tty.setraw(slave)

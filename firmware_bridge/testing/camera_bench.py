@@ -23,7 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..tower.camera_tower import CameraTower, IterSource
+from ..tower.camera_tower import CameraTower
+from ..tower.frames import IterSource
 from ..wire import messages as m
 from ..wire.codec import FrameDecoder, encode_frame
 from .ptyport import PtyPort

@@ -59,7 +59,8 @@ class DemoCameraTower:
         """Teach the starting profile (about a second), start the tower; the URL to open."""
         from vision.dice.bench import teach_tower
 
-        from .camera_tower import CameraTower, IterSource
+        from .camera_tower import CameraTower
+        from .frames import IterSource
         from .sim import SocketTransport
 
         self.folder.mkdir(parents=True, exist_ok=True)
