@@ -65,6 +65,9 @@ def test_the_wheel_holds_the_shipped_files(installed):
             "vision/dice/models/finder.npz", "vision/dice/models/faces.onnx",
             "vision/dice/models/threshold.json", "vision/dice/models/README.md"} <= names
     assert not any(n.startswith(("tests/", "config/")) for n in names)
+    # the link's test and bench tools stay out: neither the app nor the tower imports them
+    assert "firmware_bridge/tower/camera_tower.py" in names
+    assert not any(n.startswith("firmware_bridge/testing/") for n in names)
 
 
 def test_the_installed_commands_run_outside_the_checkout(installed, tmp_path):
