@@ -1,5 +1,5 @@
 """Camera tower benchmark: rendered throws played at 30 fps through the camera tower on a pty;
-the time from "held still" to the ROLL on the wire (see firmware_bridge/camera_bench.py).
+the time from "held still" to the ROLL on the wire (see firmware_bridge/testing/camera_bench.py).
 
     python bench/camera_tower_bench.py [THROWS] [--seed N] [--fps F]
 
@@ -14,7 +14,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from firmware_bridge.camera_bench import run  # noqa: E402
+from firmware_bridge.testing.camera_bench import run  # noqa: E402
 
 
 def main() -> int:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from firmware_bridge.soak import run_soak  # noqa: E402
+from firmware_bridge.testing.soak import run_soak  # noqa: E402
 
 NO_FAULTS = dict(unplugs=0, resets=0, host_kills=0, corrupt=0.0, drop=0.0, duplicate=0.0,
                  truncate=0.0, ack_drop=0.0)

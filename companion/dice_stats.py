@@ -1,7 +1,7 @@
 """Are my dice fair? What the dice tower has really read, die kind by die kind.
 
 Every roll the tower reports is in the roll journal (``rolls.jsonl`` in the data folder, one
-JSON line per roll, written by ``firmware_bridge.rolls``). For each kind and colour of die
+JSON line per roll, written by ``firmware_bridge.host.rolls``). For each kind and colour of die
 (``red d12``, ``black kotd``...) this counts how often each face came up, and tests the counts
 against a fair die with Pearson's chi-square goodness-of-fit test:
 

@@ -89,7 +89,7 @@ class GameEntry:
     screens: dict[str, str] = field(default_factory=dict)
     config: ConfigFile | None = None
     # the dice kinds this game takes from the tower (empty: it uses no dice) and the
-    # simulated tower's dice set that throws them (a name in firmware_bridge.sim.DICE_SETS)
+    # simulated tower's dice set that throws them (a name in firmware_bridge.tower.sim.DICE_SETS)
     dice_kinds: tuple[str, ...] = ()
     sim_dice: str | None = None
     # the colours its dice come in, when the game tells dice apart by colour (Takkure's red

@@ -11,12 +11,26 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from .discovery import UsbMatch, serial_ports
-from .events import Connected, LinkEvent, RollEvent
-from .link import Link
-from .ptyport import PtyPort
-from .rolls import MemoryRollStore, RollJournal, RollJournalError, deliver_undelivered
+from .host.discovery import UsbMatch, serial_ports
+from .host.events import Connected, LinkEvent, RollEvent
+from .host.link import Link
+from .host.rolls import MemoryRollStore, RollJournal, RollJournalError, deliver_undelivered
+
+if TYPE_CHECKING:  # the test tools are imported only by the commands that use them
+    from .testing.ptyport import PtyPort
+
+
+def _pty_port(path: str | Path) -> PtyPort:
+    """A pty standing in for a serial port (``--pty``): a test and bench tool, in
+    ``firmware_bridge.testing``, which the app's wheel leaves out."""
+    try:
+        from .testing.ptyport import PtyPort
+    except ImportError as exc:
+        raise SystemExit(f"--pty needs firmware_bridge.testing, which this installation "
+                         f"leaves out (run from a checkout of the sources): {exc}") from exc
+    return PtyPort(path)
 
 
 def _usb(text: str | None) -> UsbMatch:
@@ -84,7 +98,7 @@ def cmd_listen(args: argparse.Namespace) -> int:
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
-    from .sim import Faults, SimServer, SimTower, SocketTransport
+    from .tower.sim import Faults, SimServer, SimTower, SocketTransport
 
     faults = Faults.parse(args.faults or "")
     tower = SimTower(seed=args.seed, ring_size=args.ring)
@@ -95,7 +109,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         where = transport.plug()
     else:
         link = args.pty or os.path.join(tempfile.mkdtemp(prefix="dice-tower-"), "tower")
-        pty_port = transport = PtyPort(link)
+        pty_port = transport = _pty_port(link)
         real = pty_port.plug()
         where = str(pty_port.link)
         print(f"# pty {real}", file=sys.stderr)
@@ -155,18 +169,14 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
 
 def cmd_camera_tower(args: argparse.Namespace) -> int:
-    """The camera dice tower (firmware_bridge/camera_tower.py, docs/tower.md)."""
+    """The camera dice tower (firmware_bridge/tower/camera_tower.py, docs/tower.md)."""
     from vision.dice import DiceError, Profile
 
-    from .camera_tower import (
-        CameraSource,
-        CameraTower,
-        CameraTowerError,
-        FolderSource,
-        SentRoll,
-        SerialTransport,
-    )
-    from .sim import Transport
+    from .tower.camera_tower import CameraTower, SentRoll
+    from .tower.errors import CameraTowerError
+    from .tower.frames import CameraSource, FolderSource
+    from .tower.serial_transport import SerialTransport
+    from .tower.sim import Transport
 
     def say(text: str) -> None:
         print(f"camera-tower: {text}", file=sys.stderr, flush=True)
@@ -184,7 +194,7 @@ def cmd_camera_tower(args: argparse.Namespace) -> int:
         ring = args.ring_file or str(Path(args.profile).with_suffix(".ring.json"))
         transport: Transport
         if args.pty:
-            pty_port = PtyPort(args.pty)
+            pty_port = _pty_port(args.pty)
             pty_port.plug()
             transport = pty_port
             where = str(pty_port.link)
@@ -228,7 +238,7 @@ def cmd_camera_tower(args: argparse.Namespace) -> int:
 
 
 def cmd_soak(args: argparse.Namespace) -> int:
-    from .soak import run_soak
+    from .testing.soak import run_soak
 
     result = run_soak(rolls=args.rolls, seed=args.seed, interval=args.interval,
                       unplugs=args.unplugs, resets=args.resets, host_kills=args.host_kills,

@@ -60,8 +60,9 @@ def teaching(app, settle, shot, home: Path) -> None:
     import math
     import threading
 
-    from firmware_bridge.camera_tower import CameraTower, IterSource
-    from firmware_bridge.ptyport import PtyPort
+    from firmware_bridge.testing.ptyport import PtyPort
+    from firmware_bridge.tower.camera_tower import CameraTower
+    from firmware_bridge.tower.frames import IterSource
     from vision.dice.bench import teach_tower
     from vision.dice.render import TrayStyle, throw_sequence
 

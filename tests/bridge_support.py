@@ -7,8 +7,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from firmware_bridge.events import LinkEvent, RollEvent
-from firmware_bridge.sim import Faults, NonVolatile, SimServer, SimTower
+from firmware_bridge.host.events import LinkEvent, RollEvent
+from firmware_bridge.tower.sim import Faults, NonVolatile, SimServer, SimTower
 
 
 class SimPtyTower:
@@ -18,7 +18,7 @@ class SimPtyTower:
 
     def __init__(self, workdir: Path, *, faults: Faults | None = None, seed: int = 3,
                  ring_size: int = 32) -> None:
-        from firmware_bridge.ptyport import PtyPort
+        from firmware_bridge.testing.ptyport import PtyPort
 
         self.port = PtyPort(workdir / "tower")
         self.port.plug()

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import numpy as np
 
-from firmware_bridge.camera_tower import CameraTower, IterSource
-from firmware_bridge.ptyport import PtyPort
+from firmware_bridge.testing.ptyport import PtyPort
+from firmware_bridge.tower.camera_tower import CameraTower
+from firmware_bridge.tower.frames import IterSource
 from vision.dice import Profile
 from vision.dice.render import TrayStyle, throw_sequence
 

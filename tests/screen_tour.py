@@ -171,7 +171,7 @@ def tekken(app: Any, at: Callable[[str], None]) -> None:
 def dice(app: Any, at: Callable[[str], None]) -> None:
     """The dice panel after a few throws of the simulated tower, the last with a cocked die
     and six dice."""
-    from firmware_bridge.urlhandlers import protocol_sim
+    from firmware_bridge.host.urlhandlers import protocol_sim
 
     name, _ = protocol_sim.parse_url(app.tower_link.url)
     tower = protocol_sim.hub(name)
@@ -317,7 +317,7 @@ def takkure(app: Any, at: Callable[[str], None], home: Path, calibrate: bool = T
 
 def kotd(app: Any, at: Callable[[str], None]) -> None:
     """A King of Tokyo Duel turn: the simulated tower throws, dice kept, resolve preview."""
-    from firmware_bridge.urlhandlers import protocol_sim
+    from firmware_bridge.host.urlhandlers import protocol_sim
 
     name, _ = protocol_sim.parse_url(app.tower_link.url)
     tower = protocol_sim.hub(name)
@@ -400,7 +400,7 @@ def tagteam(app: Any, at: Callable[[str], None]) -> None:
 def danchie(app: Any, at: Callable[[str], None]) -> None:
     """Danchie Go: the 5-player set-up table, a race in round 4 (Power-Ups active, two
     action sets, a frozen Dasher, a podium place), and the Tektonpedia at the end."""
-    from firmware_bridge.urlhandlers import protocol_sim
+    from firmware_bridge.host.urlhandlers import protocol_sim
 
     name, _ = protocol_sim.parse_url(app.tower_link.url)
     tower = protocol_sim.hub(name)

@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 import serial
 
-from firmware_bridge.events import Connected
-from firmware_bridge.link import Link
-from firmware_bridge.rolls import RollJournal
-from firmware_bridge.urlhandlers import protocol_android, protocol_sim
+from firmware_bridge.host.events import Connected
+from firmware_bridge.host.link import Link
+from firmware_bridge.host.rolls import RollJournal
+from firmware_bridge.host.urlhandlers import protocol_android, protocol_sim
 from tests.bridge_support import Recorder
 
 

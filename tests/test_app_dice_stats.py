@@ -22,7 +22,7 @@ def throws(card):
 
 
 def test_dice_statistics_count_the_towers_throws_and_i_changed_dice(app):
-    from firmware_bridge.urlhandlers import protocol_sim
+    from firmware_bridge.host.urlhandlers import protocol_sim
 
     wait_for(lambda: app.tower_state == "connected", what="the simulated tower")
     app.go("dice")

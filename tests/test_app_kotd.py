@@ -135,7 +135,7 @@ def test_end_turn_shows_and_gains_the_free_energy_of_a_turn_without_purchase(app
 def test_typed_faces_do_not_carry_into_another_throw(app):
     """Faces typed by hand belong to the throw being typed: a tower throw (or an undo) in
     between starts the next throw with none typed."""
-    from firmware_bridge.urlhandlers import protocol_sim
+    from firmware_bridge.host.urlhandlers import protocol_sim
     from tests.gui_support import TOWER_NAME
 
     game = new_duel(app)

@@ -22,7 +22,7 @@ def state(app) -> dict:
 
 
 def test_the_live_view_from_settings(app):
-    from firmware_bridge.urlhandlers import protocol_sim
+    from firmware_bridge.host.urlhandlers import protocol_sim
 
     wait_for(lambda: app.tower_state == "connected", what="the simulated tower")
     app.go("settings")

@@ -169,7 +169,7 @@ def test_fourth_fatigue_token_asks_then_injures_and_the_injury_pad_reads_both_ta
 
 
 def test_tower_dice_fill_each_coachs_side_by_colour(app):
-    from firmware_bridge.urlhandlers import protocol_sim
+    from firmware_bridge.host.urlhandlers import protocol_sim
 
     game = new_match(app)
     wait_for(lambda: app.tower_state == "connected", what="the simulated tower")

@@ -491,7 +491,7 @@ def test_screen_never_shows_hidden_tokens(app):
 # -- the dice tower panel ---------------------------------------------------------------------
 
 def _hub():
-    from firmware_bridge.urlhandlers import protocol_sim
+    from firmware_bridge.host.urlhandlers import protocol_sim
 
     return protocol_sim.hub(TOWER_NAME)
 
@@ -584,7 +584,7 @@ def test_a_roll_reaches_the_open_game_once_and_survives_undo(app, tekken_with_d1
 def test_a_roll_recorded_but_never_delivered_reaches_the_game_once_late(app, tekken_with_d12):
     """Protocol 1.1, exactly once to the game: a roll in the roll journal that the app never
     handed to the game (it died between the two) is delivered after the next reconnect."""
-    from firmware_bridge.events import DieReading, RollEvent
+    from firmware_bridge.host.events import DieReading, RollEvent
 
     new_game(app)
     session = app.session

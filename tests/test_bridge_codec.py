@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from firmware_bridge import messages as m
-from firmware_bridge.codec import (
+from firmware_bridge.wire import messages as m
+from firmware_bridge.wire.codec import (
     MAX_ENCODED,
     MAX_PACKET,
     FrameDecoder,

@@ -12,12 +12,19 @@ import time
 import pytest
 import serial
 
-from firmware_bridge import link as link_module
-from firmware_bridge.events import Connected, DeviceReset, HandshakeTimeout, LinkLost, PortBusy, PortNotFound
-from firmware_bridge.link import Link
-from firmware_bridge.ptyport import PtyPort
-from firmware_bridge.rolls import MemoryRollStore, RollJournal
-from firmware_bridge.sim import Faults, SimServer, SimTower, SocketTransport
+from firmware_bridge.host import link as link_module
+from firmware_bridge.host.events import (
+    Connected,
+    DeviceReset,
+    HandshakeTimeout,
+    LinkLost,
+    PortBusy,
+    PortNotFound,
+)
+from firmware_bridge.host.link import Link
+from firmware_bridge.host.rolls import MemoryRollStore, RollJournal
+from firmware_bridge.testing.ptyport import PtyPort
+from firmware_bridge.tower.sim import Faults, SimServer, SimTower, SocketTransport
 from tests.bridge_support import Recorder, SimPtyTower
 
 
@@ -25,7 +32,7 @@ class FirmwareAdapter:
     name = "firmware"
 
     def __init__(self, workdir):
-        from firmware_bridge.mpy_tower import FirmwareTower
+        from firmware_bridge.testing.mpy_tower import FirmwareTower
 
         self.fw = FirmwareTower(workdir, workdir / "tower", seed=11)
         self.fw.start()
@@ -53,7 +60,7 @@ class FirmwareAdapter:
 
 def _firmware_available() -> str | None:
     try:
-        from firmware_bridge.mpy_tower import find_micropython
+        from firmware_bridge.testing.mpy_tower import find_micropython
 
         find_micropython()
     except Exception as exc:  # the harness or the interpreter is missing
@@ -293,7 +300,7 @@ def test_socket_url(journal):
 
 
 def test_sim_url_in_process():
-    from firmware_bridge.urlhandlers import protocol_sim
+    from firmware_bridge.host.urlhandlers import protocol_sim
 
     name = f"t{os.getpid()}x{time.monotonic_ns()}"
     rec = Recorder()
@@ -307,9 +314,9 @@ def test_sim_url_in_process():
 
 
 def test_a_tower_of_another_major_version_is_refused(tmp_path, journal):
-    from firmware_bridge import messages as m
-    from firmware_bridge.codec import encode_frame
-    from firmware_bridge.events import ProtocolMismatch
+    from firmware_bridge.host.events import ProtocolMismatch
+    from firmware_bridge.wire import messages as m
+    from firmware_bridge.wire.codec import encode_frame
 
     port = PtyPort(tmp_path / "tower")
     port.plug()

@@ -6,9 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from firmware_bridge import messages as m
-from firmware_bridge.codec import encode_frame
-from firmware_bridge.events import (
+from firmware_bridge.host.events import (
     Connected,
     DeviceReset,
     HandshakeTimeout,
@@ -18,9 +16,11 @@ from firmware_bridge.events import (
     RollsDropped,
     RollsMissing,
 )
-from firmware_bridge.protocol import HostProtocol
-from firmware_bridge.rolls import MemoryRollStore, RollJournal
-from firmware_bridge.sim import NonVolatile, SimTower, parse_dice
+from firmware_bridge.host.protocol import HostProtocol
+from firmware_bridge.host.rolls import MemoryRollStore, RollJournal
+from firmware_bridge.tower.sim import NonVolatile, SimTower, parse_dice
+from firmware_bridge.wire import messages as m
+from firmware_bridge.wire.codec import encode_frame
 
 
 class Clock:
@@ -288,7 +288,7 @@ def test_torn_journal_tail_is_cut_and_kept_aside(tmp_path):
 
 
 def test_damaged_journal_line_is_named(tmp_path):
-    from firmware_bridge.rolls import RollJournalError
+    from firmware_bridge.host.rolls import RollJournalError
 
     path = tmp_path / "rolls.jsonl"
     path.write_text('{"type":"roll","boot_id":1,"seq":0,"dice":[]}\nnot json\n{"type":"roll"}\n')

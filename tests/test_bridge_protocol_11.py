@@ -17,9 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from firmware_bridge import messages as m
-from firmware_bridge.codec import FrameDecoder, cobs_encode, crc32, encode_frame
-from firmware_bridge.events import (
+from firmware_bridge.host.events import (
     Connected,
     DeviceReset,
     HandshakeTimeout,
@@ -27,9 +25,11 @@ from firmware_bridge.events import (
     RollEvent,
     RollsDropped,
 )
-from firmware_bridge.protocol import PENDING_WINDOW, HostProtocol
-from firmware_bridge.rolls import MemoryRollStore, RollJournal, SeqRanges, deliver_undelivered
-from firmware_bridge.sim import NonVolatile, SimTower
+from firmware_bridge.host.protocol import PENDING_WINDOW, HostProtocol
+from firmware_bridge.host.rolls import MemoryRollStore, RollJournal, SeqRanges, deliver_undelivered
+from firmware_bridge.tower.sim import NonVolatile, SimTower
+from firmware_bridge.wire import messages as m
+from firmware_bridge.wire.codec import FrameDecoder, cobs_encode, crc32, encode_frame
 
 from .test_bridge_protocol import Pair
 from .test_firmware import fw, new_tower

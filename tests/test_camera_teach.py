@@ -11,9 +11,7 @@ from collections import Counter
 
 import pytest
 
-from firmware_bridge import messages as m
-from firmware_bridge.codec import FrameDecoder, encode_frame
-from firmware_bridge.events import (
+from firmware_bridge.host.events import (
     Connected,
     DeviceReset,
     RollEvent,
@@ -21,10 +19,12 @@ from firmware_bridge.events import (
     TeachStatus,
     TraySnapshot,
 )
-from firmware_bridge.link import Link
-from firmware_bridge.protocol import HostProtocol, TeachingUnavailable
-from firmware_bridge.rolls import MemoryRollStore
-from firmware_bridge.sim import SimTower
+from firmware_bridge.host.link import Link
+from firmware_bridge.host.protocol import HostProtocol, TeachingUnavailable
+from firmware_bridge.host.rolls import MemoryRollStore
+from firmware_bridge.tower.sim import SimTower
+from firmware_bridge.wire import messages as m
+from firmware_bridge.wire.codec import FrameDecoder, encode_frame
 from tests.bridge_support import Recorder, SimPtyTower
 from tests.camera_teach_support import decode, empty_tray_profile, spawn_throw, true_face
 from tests.camera_tower_support import PtyCameraTower, throw
@@ -323,8 +323,8 @@ def test_commands_go_only_to_a_1_2_tower():
 
 
 def test_the_roll_journal_keeps_the_confidence_and_reads_journals_without_it(tmp_path):
-    from firmware_bridge.events import DieReading
-    from firmware_bridge.rolls import RollJournal
+    from firmware_bridge.host.events import DieReading
+    from firmware_bridge.host.rolls import RollJournal
 
     journal = RollJournal(tmp_path / "rolls.jsonl")
     journal.record(RollEvent(9, 0, (DieReading(0, "kotd", "CLAW", "black", "clean", 0.97),)))
@@ -336,7 +336,7 @@ def test_the_roll_journal_keeps_the_confidence_and_reads_journals_without_it(tmp
 
 
 def test_the_tower_holds_at_most_8_pictures_waiting_and_drops_malformed_commands(tmp_path):
-    from firmware_bridge.camera_teach import MAX_WAITING, Teacher
+    from firmware_bridge.tower.teach import MAX_WAITING, Teacher
 
     profile = empty_tray_profile()
     sent_packets: list[bytes] = []
@@ -465,7 +465,7 @@ def test_the_host_says_hello_until_one_is_answered_even_when_a_boot_announcement
 
 
 def test_an_answer_with_its_colour_teaches_the_colour_too_and_undo_takes_both_back(tmp_path):
-    from firmware_bridge.camera_teach import Teacher
+    from firmware_bridge.tower.teach import Teacher
     from tests.camera_tower_support import STYLE
     from vision.dice.render import throw_sequence
 

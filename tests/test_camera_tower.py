@@ -1,4 +1,4 @@
-"""The camera dice tower (firmware_bridge/camera_tower.py): rendered throws (dice fall in,
+"""The camera dice tower (firmware_bridge/tower/camera_tower.py): rendered throws (dice fall in,
 settle, are taken out) feed the tower on a real pseudo-terminal; the host's Link records
 exactly one roll per throw with the faces that settled. Restarts resend the ring from its
 file; no camera still handshakes and says so; bad input is named and sends nothing."""
@@ -17,22 +17,17 @@ import cv2
 import numpy as np
 import pytest
 
-from firmware_bridge import camera_bench
-from firmware_bridge import messages as m
-from firmware_bridge.camera_tower import (
-    CAMERA_MISSING,
-    FIRMWARE,
-    CameraSource,
-    CameraTower,
-    CameraTowerError,
-    DiceTable,
-    IterSource,
-    RingFile,
-)
-from firmware_bridge.events import Connected, DeviceReset, LinkLost
-from firmware_bridge.link import Link
-from firmware_bridge.ptyport import PtyPort
-from firmware_bridge.rolls import MemoryRollStore
+from firmware_bridge.host.events import Connected, DeviceReset, LinkLost
+from firmware_bridge.host.link import Link
+from firmware_bridge.host.rolls import MemoryRollStore
+from firmware_bridge.testing import camera_bench
+from firmware_bridge.testing.ptyport import PtyPort
+from firmware_bridge.tower.camera_tower import CameraTower
+from firmware_bridge.tower.dice_table import CAMERA_MISSING, FIRMWARE, DiceTable
+from firmware_bridge.tower.errors import CameraTowerError
+from firmware_bridge.tower.frames import CameraSource, IterSource
+from firmware_bridge.tower.ring_file import RingFile
+from firmware_bridge.wire import messages as m
 from tests.bridge_support import Recorder
 from tests.camera_tower_support import STYLE, PtyCameraTower, kotd_profile, throw
 from vision.dice import Profile
@@ -280,7 +275,7 @@ def test_serial_transport_on_a_tty_and_after_it_vanishes(tmp_path):
     import os
     import tty
 
-    from firmware_bridge.camera_tower import SerialTransport
+    from firmware_bridge.tower.serial_transport import SerialTransport
 
     master, slave = os.openpty()
     tty.setraw(slave)

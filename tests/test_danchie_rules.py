@@ -138,7 +138,7 @@ def test_shipped_config_marks_its_defaults_and_lists_the_rulebook_cards():
 
 
 def _firmware_config():
-    path = Path("firmware_bridge/firmware/config.py")
+    path = Path("firmware_bridge/tower/firmware/config.py")
     spec = importlib.util.spec_from_file_location("_danchie_fw_config", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
@@ -146,7 +146,7 @@ def _firmware_config():
 
 
 def test_both_dice_towers_name_the_spawn_faces_as_the_config_does():
-    from firmware_bridge import sim
+    from firmware_bridge.tower import sim
     faces = tuple(f.face for f in CFG.spawn_die.faces)
     assert sim.SPAWN.faces == faces
     assert dict(_firmware_config().KINDS)["spawn"] == faces

@@ -1,10 +1,10 @@
-"""The reference tower firmware (firmware_bridge/firmware/) against docs/protocol.md.
+"""The reference tower firmware (firmware_bridge/tower/firmware/) against docs/protocol.md.
 
 Two layers. The firmware's own modules (COBS, tower logic, ring file, control parser) are
 plain Python, so they are first checked under CPython with a fake clock, where the timing
 rules can be asserted to the millisecond. Then the real thing: the firmware runs under the
-MicroPython unix port behind a pty (firmware_bridge.mpy_tower), and a minimal host written
-with firmware_bridge.codec / messages opens the pty with pyserial and speaks the protocol.
+MicroPython unix port behind a pty (firmware_bridge.testing.mpy_tower), and a minimal host written
+with firmware_bridge.wire.codec / messages opens the pty with pyserial and speaks the protocol.
 """
 
 from __future__ import annotations
@@ -25,14 +25,14 @@ import serial
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from firmware_bridge import messages as m
-from firmware_bridge.codec import FrameDecoder, cobs_encode, crc32, encode_frame
-from firmware_bridge.mpy_tower import (
+from firmware_bridge.testing.mpy_tower import (
     FIRMWARE_DIR,
     FirmwareTower,
     MicroPythonNotFound,
     find_micropython,
 )
+from firmware_bridge.wire import messages as m
+from firmware_bridge.wire.codec import FrameDecoder, cobs_encode, crc32, encode_frame
 
 try:
     MICROPYTHON: str | None = find_micropython()

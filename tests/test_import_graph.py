@@ -48,7 +48,7 @@ def imports(path: Path, modules: set[str]) -> set[str]:
 
 def graph() -> dict[str, set[str]]:
     files = [p for pkg in PACKAGES for p in (ROOT / pkg).rglob("*.py")
-             if "firmware" not in p.relative_to(ROOT).parts[1:2]]
+             if "firmware" not in p.relative_to(ROOT).parts[1:-1]]
     modules = {module_of(p) for p in files}
     return {module_of(p): imports(p, modules) for p in files}
 
@@ -98,3 +98,32 @@ def test_no_module_imports_itself_back() -> None:
     assert "companion.registry" in g and "companion.files" in g["companion.registry"]
     found = circles(g)
     assert not found, "import circles:\n" + "\n".join(" <-> ".join(c) for c in found)
+
+
+def _under(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+def test_the_link_is_split_by_where_it_runs() -> None:
+    """firmware_bridge's sides (issue 27): ``wire`` is what both share and imports neither;
+    the tower never imports the tablet's side or the test tools; the tablet's side imports the
+    tower only where the ``sim://`` handler opens a simulated tower in-process; and nothing the
+    app or the tower runs imports the test tools (the wheel leaves them out)."""
+    g = graph()
+    fb = "firmware_bridge"
+    assert f"{fb}.wire.codec" in g and f"{fb}.tower.camera_tower" in g and f"{fb}.host.link" in g
+    bad = []
+    for module, deps in sorted(g.items()):
+        for dep in sorted(deps):
+            if _under(module, f"{fb}.wire") and _under(dep, fb) and not _under(dep, f"{fb}.wire"):
+                bad.append((module, dep))
+            if _under(module, f"{fb}.tower") and (_under(dep, f"{fb}.host")
+                                                  or _under(dep, f"{fb}.testing")):
+                bad.append((module, dep))
+            if (_under(module, f"{fb}.host") and _under(dep, f"{fb}.tower")
+                    and module != f"{fb}.host.urlhandlers.protocol_sim"):
+                bad.append((module, dep))
+            if _under(dep, f"{fb}.testing") and not (_under(module, f"{fb}.testing")
+                                                     or module == f"{fb}.cli"):
+                bad.append((module, dep))
+    assert bad == [], "imports across the link's sides:\n" + "\n".join(f"{a} -> {b}" for a, b in bad)

@@ -59,12 +59,15 @@ def test_the_wheel_holds_the_shipped_files(installed):
         assert f"companion/config/{game}.yaml" in names
     assert {"companion/config/dice_tower.yaml", "companion/config/overhead_camera.yaml",
             "companion/app/widgets.kv", "companion/app/screens/home.kv",
-            "firmware_bridge/firmware/main.py", "tabletop_base/typed_yaml.py",
+            "firmware_bridge/tower/firmware/main.py", "tabletop_base/typed_yaml.py",
             "companion/locale/fr/LC_MESSAGES/companion.mo",
             "companion/locale/en/LC_MESSAGES/companion.mo",
             "vision/dice/models/finder.npz", "vision/dice/models/faces.onnx",
             "vision/dice/models/threshold.json", "vision/dice/models/README.md"} <= names
     assert not any(n.startswith(("tests/", "config/")) for n in names)
+    # the link's test and bench tools stay out: neither the app nor the tower imports them
+    assert "firmware_bridge/tower/camera_tower.py" in names
+    assert not any(n.startswith("firmware_bridge/testing/") for n in names)
 
 
 def test_the_installed_commands_run_outside_the_checkout(installed, tmp_path):

@@ -37,12 +37,12 @@ for top in ("tabletop_base", "companion", "firmware_bridge", "vision"):
             failed.append(f"{{m.name}}: {{exc}}")
 print("FAILED", failed)
 print("COUNT", count)
-from firmware_bridge.ptyport import PtyPort, PtyUnavailable
+from firmware_bridge.testing.ptyport import PtyPort, PtyUnavailable
 try:
     PtyPort("/tmp/never-made")
 except PtyUnavailable as exc:
     print("PTY", exc)
-from firmware_bridge import link
+from firmware_bridge.host import link
 print("ERRORS", [e.__name__ for e in link.PORT_ERRORS])
 """
 

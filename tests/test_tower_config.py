@@ -8,8 +8,8 @@ from companion.app import tower_config
 from companion.app.tower_config import DiceTowerConfig, UsbIds, choose_url, load_tower_config
 from companion.config import loads_typed
 from companion.errors import ConfigError
-from firmware_bridge import discovery
-from firmware_bridge.discovery import PortInfo
+from firmware_bridge.host import discovery
+from firmware_bridge.host.discovery import PortInfo
 
 
 def test_shipped_config_loads():

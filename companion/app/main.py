@@ -70,10 +70,10 @@ from kivy.properties import BooleanProperty, DictProperty, ListProperty, ObjectP
 from kivy.uix.popup import Popup  # noqa: E402
 from kivy.uix.screenmanager import FadeTransition, ScreenManager  # noqa: E402
 
-from firmware_bridge import events as tower_events  # noqa: E402
-from firmware_bridge.link import Link  # noqa: E402
-from firmware_bridge.rolls import RollJournal, deliver_undelivered  # noqa: E402
-from firmware_bridge.sim import DICE_SETS  # noqa: E402
+from firmware_bridge.host import events as tower_events  # noqa: E402
+from firmware_bridge.host.link import Link  # noqa: E402
+from firmware_bridge.host.rolls import RollJournal, deliver_undelivered  # noqa: E402
+from firmware_bridge.tower.sim import DICE_SETS  # noqa: E402
 from tabletop_base.platform import on_android  # noqa: E402
 
 from .. import files, i18n, journal, logs, registry, storage  # noqa: E402
@@ -186,7 +186,7 @@ class CompanionApp(App):
     roll_history = ListProperty([])                    # newest first, readable lines
     tower_kinds = ListProperty([])                     # the kinds the tower's HELLO declares
     teach_why = StringProperty(" ")  # why the tower cannot be taught ("": it can, 1.2)
-    # the demo camera tower (firmware_bridge/demo_camera.py) is the link's tower for now
+    # the demo camera tower (firmware_bridge/tower/demo_camera.py) is the link's tower for now
     tower_demo = BooleanProperty(False)
     demo_throwing = BooleanProperty(False)   # a demo throw is being drawn or is in the tray
     sim_dice = StringProperty(next(iter(DICE_SETS)))
@@ -418,7 +418,7 @@ class CompanionApp(App):
         if self.tower_link is None or self.roll_journal is None:
             self.toast(_("The dice tower link has not started yet"))
             return
-        from firmware_bridge.demo_camera import DemoCameraTower
+        from firmware_bridge.tower.demo_camera import DemoCameraTower
 
         folder = Path(tempfile.mkdtemp(prefix="demo-camera-tower-"))
         demo = DemoCameraTower(folder)
@@ -617,7 +617,7 @@ class CompanionApp(App):
         link = self.tower_link
         if link is None or link.url is None or not link.url.startswith("sim://"):
             return
-        from firmware_bridge.urlhandlers import protocol_sim
+        from firmware_bridge.host.urlhandlers import protocol_sim
 
         name, _rest = protocol_sim.parse_url(link.url)
         protocol_sim.hub(name).roll(dice or self.sim_dice)

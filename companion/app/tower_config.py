@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from firmware_bridge.discovery import PortNotFoundError, UsbMatch, find_tower
+from firmware_bridge.host.discovery import PortNotFoundError, UsbMatch, find_tower
 from tabletop_base.platform import on_android
 
 from .. import files
@@ -87,7 +87,7 @@ def _choose_android(cfg: DiceTowerConfig) -> tuple[str | None, bool, str]:
     """On Android USB devices are reached through the USB host API (``android://``)."""
     from serial import SerialException
 
-    from firmware_bridge.urlhandlers import protocol_android
+    from firmware_bridge.host.urlhandlers import protocol_android
 
     url = android_url(cfg)
     try:

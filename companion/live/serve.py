@@ -75,9 +75,9 @@ class GameFollower:
 
 def serve(root: Path, bind: str, port: int, tower: str | None,
           stop: threading.Event | None = None, out: Any = None) -> int:
-    from firmware_bridge import events as tower_events
-    from firmware_bridge.link import Link
-    from firmware_bridge.rolls import RollJournal
+    from firmware_bridge.host import events as tower_events
+    from firmware_bridge.host.link import Link
+    from firmware_bridge.host.rolls import RollJournal
 
     from .. import i18n, settings
     from ..app.tower_config import choose_url, load_tower_config

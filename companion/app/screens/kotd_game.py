@@ -332,7 +332,7 @@ class KotdGameScreen(GameScreen):
         app = App.get_running_app()
         if not self.need or app.tower_link is None:
             return
-        from firmware_bridge.urlhandlers import protocol_sim
+        from firmware_bridge.host.urlhandlers import protocol_sim
 
         name, _rest = protocol_sim.parse_url(app.tower_link.url)
         protocol_sim.hub(name).roll(" ".join(["kotd:black:*"] * self.need))

@@ -33,7 +33,7 @@ GAME_DIE = {"d12": N_("{game} D12"), "kotd": N_("{game} die"), "spawn": N_("{gam
 """How a game's die is called: "Takkure D12", "Danchie Go spawn die" (another kind: the
 game's name and the kind's)."""
 TRAY_REFRESH_S = 3.0
-UNDO_DEPTH = 4  # answers the tower can take back (firmware_bridge/camera_teach.py)
+UNDO_DEPTH = 4  # answers the tower can take back (firmware_bridge/tower/teach.py)
 
 
 def texture_of(jpeg: bytes) -> Any:
@@ -100,7 +100,7 @@ def teaching_unavailable(link: Any) -> str:
     return ""
 
 
-# The camera tower's TEACH_STATUS messages (firmware_bridge/camera_teach.py), in the
+# The camera tower's TEACH_STATUS messages (firmware_bridge/tower/teach.py), in the
 # player's language; anything else is shown in the tower's words.
 _TOWER_MESSAGES: list[tuple[re.Pattern[str], Any]] = [
     (re.compile(r"^throw the dice$"), lambda m: _("throw the dice")),
@@ -124,7 +124,7 @@ _TOWER_MESSAGES: list[tuple[re.Pattern[str], Any]] = [
      lambda m: _("the pip D6 is read without teaching")),
     (re.compile(r"^'(.+)' is new: a new kind needs its faces$"),
      lambda m: _("{die} is new: a new kind needs its faces").format(die=m[1])),
-    # the Tray view's caption (camera_teach.tray_picture)
+    # the Tray view's caption (firmware_bridge.tower.teach.draw_reading)
     (re.compile(r"^the tray is empty$"), lambda m: _("the tray is empty")),
     (re.compile(r"^(\d+) dice, (\d+) clean$"),
      lambda m: ngettext("{n} die, {clean} clean", "{n} dice, {clean} clean",
@@ -197,7 +197,7 @@ class TeachScreen(Screen):
     def start(self, kind: str, faces: Any, label: str) -> None:
         from kivy.app import App
 
-        from firmware_bridge.protocol import TeachingUnavailable
+        from firmware_bridge.host.protocol import TeachingUnavailable
 
         app = App.get_running_app()
         link = app.tower_link
@@ -314,7 +314,7 @@ class TeachScreen(Screen):
         """The shown picture's face (None: skip it)."""
         from kivy.app import App
 
-        from firmware_bridge.protocol import TeachingUnavailable
+        from firmware_bridge.host.protocol import TeachingUnavailable
 
         pic = self.current()
         link = App.get_running_app().tower_link
@@ -335,7 +335,7 @@ class TeachScreen(Screen):
     def undo(self) -> None:
         from kivy.app import App
 
-        from firmware_bridge.protocol import TeachingUnavailable
+        from firmware_bridge.host.protocol import TeachingUnavailable
 
         link = App.get_running_app().tower_link
         if not self._answered or link is None:
@@ -360,7 +360,7 @@ class TeachScreen(Screen):
     def _stop_on_tower(self, force: bool = False) -> None:
         from kivy.app import App
 
-        from firmware_bridge.protocol import TeachingUnavailable
+        from firmware_bridge.host.protocol import TeachingUnavailable
 
         link = App.get_running_app().tower_link
         if (force or self.phase == "teaching") and link is not None:
@@ -419,7 +419,7 @@ class TrayScreen(Screen):
     def refresh(self) -> None:
         from kivy.app import App
 
-        from firmware_bridge.protocol import TeachingUnavailable
+        from firmware_bridge.host.protocol import TeachingUnavailable
 
         link = App.get_running_app().tower_link
         why = teaching_unavailable(link)

@@ -1,7 +1,7 @@
 """A demo camera tower in this process: what a player without a camera tower can try Teach a
 die and the Tray view on (issue 28).
 
-It is the real :class:`~firmware_bridge.camera_tower.CameraTower` (protocol 1.2: rolls,
+It is the real :class:`~firmware_bridge.tower.camera_tower.CameraTower` (protocol 1.2: rolls,
 teaching, tray pictures), on a local socket (``socket://127.0.0.1:PORT``: pyserial opens it
 like any port), whose camera is a renderer: the tray stays empty until :meth:`throw` drops
 dice of a kind in it, which tumble and settle; they stay in the tray (for the Tray view) until
@@ -59,7 +59,8 @@ class DemoCameraTower:
         """Teach the starting profile (about a second), start the tower; the URL to open."""
         from vision.dice.bench import teach_tower
 
-        from .camera_tower import CameraTower, IterSource
+        from .camera_tower import CameraTower
+        from .frames import IterSource
         from .sim import SocketTransport
 
         self.folder.mkdir(parents=True, exist_ok=True)

@@ -1,8 +1,8 @@
-"""Run the reference firmware (``firmware/``) under the MicroPython unix port, behind a pty.
+"""Run the reference firmware (``tower/firmware/``) under the MicroPython unix port, behind a pty.
 
 :class:`FirmwareTower` is what a test uses to get a real tower without a board: it starts
 ``micropython firmware/main.py`` in a work directory (where the firmware keeps ``ring.bin``),
-relays bytes between the firmware's stdin/stdout and a :class:`~firmware_bridge.ptyport.PtyPort`
+relays bytes between the firmware's stdin/stdout and a :class:`~firmware_bridge.testing.ptyport.PtyPort`
 (the host opens :attr:`FirmwareTower.path` with pyserial), and triggers rolls through the
 firmware's control FIFO. ``reset()`` is a power cut (SIGKILL, ring.bin kept), ``unplug()`` /
 ``replug()`` take the port away while the firmware keeps running.
@@ -22,7 +22,7 @@ from types import TracebackType
 
 from .ptyport import PtyPort
 
-FIRMWARE_DIR = Path(__file__).resolve().with_name("firmware")
+FIRMWARE_DIR = Path(__file__).resolve().parent.parent / "tower" / "firmware"
 """The MicroPython sources; ``main.py`` is the entry point."""
 
 MIN_RING = 32

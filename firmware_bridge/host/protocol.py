@@ -2,7 +2,7 @@
 
 :class:`HostProtocol` is driven by the reader loop (``link.py``) and by tests directly. It
 never reads a clock itself: every call takes ``now`` (``time.monotonic()`` seconds). A roll is
-passed to the :class:`~firmware_bridge.rolls.RollStore` (which fsyncs it) *before* its ACK is
+passed to the :class:`~firmware_bridge.host.rolls.RollStore` (which fsyncs it) *before* its ACK is
 queued, so a roll is acknowledged only once it is durable: duplicates are ACKed because the
 first copy is in the journal, never because of a verdict of the host's.
 
@@ -24,8 +24,8 @@ import struct
 from collections import deque
 from dataclasses import dataclass
 
-from . import messages as m
-from .codec import FrameDecoder, encode_frame
+from ..wire import messages as m
+from ..wire.codec import FrameDecoder, encode_frame
 from .events import (
     Connected,
     DeviceReset,

@@ -1,7 +1,7 @@
 """The camera tower's latency: from "held still" to the ROLL on the wire (bench/camera_tower_bench.py).
 
 Rendered throws (``vision.dice.render.throw_sequence``: the empty tray, dice falling in,
-settled, taken out) are played at ``fps`` to a :class:`~firmware_bridge.camera_tower.CameraTower`
+settled, taken out) are played at ``fps`` to a :class:`~firmware_bridge.tower.camera_tower.CameraTower`
 on a real pseudo-terminal. The host end of the pty is read raw on a thread (HELLO at the
 start, an ACK for every roll) and notes when the first copy of each ROLL arrives.
 
@@ -23,9 +23,10 @@ from pathlib import Path
 
 import numpy as np
 
-from . import messages as m
-from .camera_tower import CameraTower, IterSource
-from .codec import FrameDecoder, encode_frame
+from ..tower.camera_tower import CameraTower
+from ..tower.frames import IterSource
+from ..wire import messages as m
+from ..wire.codec import FrameDecoder, encode_frame
 from .ptyport import PtyPort
 
 TARGET_MS = 150.0

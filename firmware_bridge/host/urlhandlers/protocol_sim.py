@@ -1,6 +1,6 @@
 """``sim://NAME?option=value...``: a simulated tower inside this process, as a pyserial port.
 
-Options: ``seed``, ``ring`` (ring size), and the faults of :class:`firmware_bridge.sim.Faults`
+Options: ``seed``, ``ring`` (ring size), and the faults of :class:`firmware_bridge.tower.sim.Faults`
 (``drop``, ``duplicate``, ``corrupt``, ``truncate``, ``delay``, ``ack_drop``). Every port opened
 with the same NAME talks to the same tower, so it keeps its ring and boot id across a close and
 reopen, as a real one does. :func:`hub` gives the tower's controls (roll, reset, unplug, replug).
@@ -16,7 +16,7 @@ import urllib.parse
 
 from serial.serialutil import PortNotOpenError, SerialBase, SerialException
 
-from firmware_bridge.sim import Faults, FaultyWire, SimTower, parse_dice
+from firmware_bridge.tower.sim import Faults, FaultyWire, SimTower, parse_dice
 
 
 class SimHub:

@@ -3,9 +3,9 @@
 :class:`SimTower` is the tower's logic (ring, resends with backoff, heartbeats, drop notices,
 ring kept across resets as if in non-volatile memory); it does no I/O. :class:`FaultyWire`
 sits between it and a transport and drops, duplicates, corrupts, truncates or delays frames.
-:class:`SimServer` drives both on a thread over a :class:`~firmware_bridge.ptyport.PtyPort`
-(``simulate --pty``), a TCP socket (``simulate --socket``) or in-process (``sim://`` URLs,
-see ``urlhandlers/protocol_sim.py``).
+:class:`SimServer` drives both on a thread over a transport: a pty (``simulate --pty``, a
+:class:`~firmware_bridge.testing.ptyport.PtyPort`), a TCP socket (``simulate --socket``) or
+in-process (``sim://`` URLs, see ``host/urlhandlers/protocol_sim.py``).
 
 The reference firmware (``firmware/``) is a separate implementation of the same spec, so the
 two check each other against the host.
@@ -20,11 +20,10 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Any, Protocol
 
-from . import messages as m
-from .codec import FrameDecoder, encode_frame
+from ..wire import messages as m
+from ..wire.codec import FrameDecoder, encode_frame
 
 FIRMWARE = "sim 1.1.0"
 D6 = m.DieKind("d6", tuple(str(i) for i in range(1, 7)))
@@ -501,12 +500,3 @@ class SimServer:
             plug()
             self.plug_times.append(time.monotonic())
 
-
-def pty_server(link: str | Path, **kwargs) -> SimServer:
-    """A simulated tower on a fresh pty reachable at ``link`` (started)."""
-    from .ptyport import PtyPort
-
-    port = PtyPort(link)
-    port.plug()
-    tower_kwargs = {k: kwargs.pop(k) for k in ("ring_size", "nv") if k in kwargs}
-    return SimServer(SimTower(seed=kwargs.get("seed"), **tower_kwargs), port, **kwargs).start()

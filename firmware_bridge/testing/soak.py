@@ -1,7 +1,7 @@
 """The link soak: many rolls through a faulty simulated tower over a real pty, to a game.
 
 Three processes, as in real use: the simulated tower (``python -m firmware_bridge simulate
---pty``), the host (``python -m firmware_bridge.soak host``: the link, the roll journal, and
+--pty``), the host (``python -m firmware_bridge.testing.soak host``: the link, the roll journal, and
 a stand-in for the open game), and this driver, which throws the dice, unplugs the port,
 resets the tower and kills the host (SIGKILL) and starts it again.
 
@@ -29,9 +29,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .events import Connected, DeviceReset, LinkEvent, RollEvent, RollsDropped
-from .link import Link
-from .rolls import RollJournal, deliver_undelivered
+from ..host.events import Connected, DeviceReset, LinkEvent, RollEvent, RollsDropped
+from ..host.link import Link
+from ..host.rolls import RollJournal, deliver_undelivered
 
 
 class GameStandIn:
@@ -174,7 +174,7 @@ def run_soak(*, rolls: int = 10_000, seed: int = 1, interval: float = 0.02, unpl
     sim = _Proc(["-m", "firmware_bridge", "simulate", "--pty", str(link_path), "--seed",
                  str(seed), "--ring", str(ring), "--quiet", "--faults", faults,
                  "--frame-log", str(frame_log)])
-    host_args = ["-m", "firmware_bridge.soak", "host", str(link_path), str(tmp)]
+    host_args = ["-m", "firmware_bridge.testing.soak", "host", str(link_path), str(tmp)]
     events_path = tmp / "host-events.jsonl"
 
     def connected_count() -> int:
@@ -316,4 +316,4 @@ def run_soak(*, rolls: int = 10_000, seed: int = 1, interval: float = 0.02, unpl
 if __name__ == "__main__":
     if len(sys.argv) >= 2 and sys.argv[1] == "host":
         sys.exit(host_main(sys.argv[2:]))
-    sys.exit("usage: python -m firmware_bridge.soak host TOWER_PATH WORKDIR")
+    sys.exit("usage: python -m firmware_bridge.testing.soak host TOWER_PATH WORKDIR")

@@ -2,7 +2,7 @@
 
 :class:`Link` runs a thread that opens the port with ``serial.serial_for_url`` (real ports,
 pty paths, ``socket://``, ``loop://``, ``sim://``), feeds what it reads to a
-:class:`~firmware_bridge.protocol.HostProtocol`, writes that protocol's HELLOs and ACKs, and
+:class:`~firmware_bridge.host.protocol.HostProtocol`, writes that protocol's HELLOs and ACKs, and
 reconnects after any failure. Whatever the port throws after an unplug (``SerialException``,
 a bare ``OSError``, ``termios.error``) ends only the current connection, never the thread.
 
@@ -23,7 +23,7 @@ from typing import Any
 
 import serial
 
-from . import messages as m
+from ..wire import messages as m
 from . import urlhandlers  # noqa: F401  (registers sim://)
 from .discovery import PortNotFoundError, UsbMatch, resolve
 from .events import (
@@ -129,7 +129,7 @@ class Link:
 
     def command(self, msg: m.Message) -> None:
         """Send a 1.2 command from any thread (the reader thread writes it). Raises
-        :class:`~firmware_bridge.protocol.TeachingUnavailable` saying why it cannot go."""
+        :class:`~firmware_bridge.host.protocol.TeachingUnavailable` saying why it cannot go."""
         why = self.protocol.commands_refused()
         if why:
             raise TeachingUnavailable(why)

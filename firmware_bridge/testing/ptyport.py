@@ -21,6 +21,8 @@ import select
 import threading
 from pathlib import Path
 
+from ..tower.sim import SimServer, SimTower
+
 try:  # POSIX only: pseudo-terminals do not exist on Windows
     import pty
     import tty
@@ -122,3 +124,11 @@ class PtyPort:
             return os.read(master, 4096)
         except OSError:
             return b""
+
+
+def pty_server(link: str | Path, **kwargs) -> SimServer:
+    """A simulated tower on a fresh pty reachable at ``link`` (started)."""
+    port = PtyPort(link)
+    port.plug()
+    tower_kwargs = {k: kwargs.pop(k) for k in ("ring_size", "nv") if k in kwargs}
+    return SimServer(SimTower(seed=kwargs.get("seed"), **tower_kwargs), port, **kwargs).start()

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from . import messages as m
+from ..wire import messages as m
 
 MAX_WAITING = 8
 UNDO_DEPTH = 4
