@@ -230,7 +230,7 @@ def test_dasher_sheet_starting_tiles_blueprint_specialty_and_a_returned_tile(app
 def test_each_dashers_tiles_are_coloured_chips_with_counts(app):
     """Issue 28: 'R 1 B 0 G 0 Y 0 PU 0' said the Tiles in letters; each is now a chip in its
     colour with its count (Power-Up Tiles in the purple of their counter)."""
-    from companion.app.screens.danchie_game import tile_rgba
+    from companion.views.danchie import tile_rgba
 
     game = new_race(app)
     row = game.rows[0]

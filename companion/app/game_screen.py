@@ -12,18 +12,8 @@ from kivy.core.window import Window
 from kivy.properties import BooleanProperty, StringProperty
 from kivy.uix.screenmanager import Screen
 
-from ..i18n import _
 from ..session import Session
-
-
-def undo_view(session: Session[Any]) -> dict[str, Any]:
-    """The undo and redo buttons: enabled or not, and what they would take back or redo, in
-    full (never cut with "..."): the buttons wrap and their row grows to fit."""
-    return {"can_undo": session.can_undo, "can_redo": session.can_redo,
-            "undo_text": _("Undo: {action}").format(action=session.next_undo_text() or "")
-            if session.can_undo else _("Undo"),
-            "redo_text": _("Redo: {action}").format(action=session.next_redo_text() or "")
-            if session.can_redo else _("Redo")}
+from ..views.common import undo_view
 
 
 def copy_props(target: Any, view: Mapping[str, Any], keys: Iterable[str] | None = None,

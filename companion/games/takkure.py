@@ -1280,5 +1280,5 @@ ENTRY = GameEntry(
                       f"{__name__}:config_data"),
     dice_kinds=("d12",), sim_dice="takkure",
     dice_colours=("red", "yellow"),  # the 3 red and 3 yellow D12s (takkure_panel.TEAM_COLOURS)
-    confirm="companion.app.screens.takkure_game:confirm_text",
+    confirm="companion.views.takkure:confirm_text",
     spectator=f"{__name__}:spectator_summary")

@@ -910,6 +910,6 @@ ENTRY = GameEntry(
              "tekken_game": "companion.app.screens.tekken_game:TekkenGameScreen"},
     config=ConfigFile("tekken", f"{__name__}:TekkenConfig", "companion.config:tekken.yaml",
                       f"{__name__}:config_data"),
-    confirm="companion.app.screens.tekken_game:confirm_text", confirm_title=N_("End of round"),
+    confirm="companion.views.tekken:confirm_text", confirm_title=N_("End of round"),
     cli_arguments=f"{__name__}:cli_arguments", cli_setup=f"{__name__}:cli_setup",
     spectator=f"{__name__}:spectator_summary")
