@@ -1111,7 +1111,7 @@ def spectator_summary(state: DanchieState) -> dict[str, Any]:
 ENTRY = GameEntry(
     id="danchie", rules=f"{__name__}:RULES", setup="danchie_setup", play="danchie_game",
     tile=HomeTile(N_("Danchie Go"), N_("race tracker"), (0.55, 0.35, 0.12, 1), (0.7, 0.45, 0.18, 1), 50),
-    screens={"danchie_setup": "companion.app.screens.danchie_game:DanchieSetupScreen",
+    screens={"danchie_setup": "companion.app.screens.danchie_setup:DanchieSetupScreen",
              "danchie_game": "companion.app.screens.danchie_game:DanchieGameScreen"},
     config=ConfigFile("danchie", f"{__name__}:DanchieConfig", "companion.config:danchie.yaml"),
     dice_kinds=(TOWER_KIND,), sim_dice="spawn", spectator=f"{__name__}:spectator_summary")

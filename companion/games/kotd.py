@@ -1074,7 +1074,7 @@ ENTRY = GameEntry(
     id="kotd", rules=f"{__name__}:RULES", setup="kotd_setup", play="kotd_game",
     tile=HomeTile(N_("King of Tokyo Duel"), N_("with the dice tower"), (0.45, 0.25, 0.55, 1),
                   (0.6, 0.35, 0.72, 1), 30),
-    screens={"kotd_setup": "companion.app.screens.kotd_game:KotdSetupScreen",
+    screens={"kotd_setup": "companion.app.screens.kotd_setup:KotdSetupScreen",
              "kotd_game": "companion.app.screens.kotd_game:KotdGameScreen"},
     config=ConfigFile("kotd", f"{__name__}:KotdConfig", "companion.config:kotd.yaml",
                       f"{__name__}:config_data"),

@@ -611,7 +611,7 @@ def spectator_summary(state: TagTeamState) -> dict[str, Any]:
 ENTRY = GameEntry(
     id="tagteam", rules=f"{__name__}:RULES", setup="tagteam_setup", play="tagteam_game",
     tile=HomeTile(N_("Tag Team"), N_("fight tracker"), (0.2, 0.45, 0.3, 1), (0.3, 0.6, 0.4, 1), 40),
-    screens={"tagteam_setup": "companion.app.screens.tagteam_game:TagTeamSetupScreen",
+    screens={"tagteam_setup": "companion.app.screens.tagteam_setup:TagTeamSetupScreen",
              "tagteam_game": "companion.app.screens.tagteam_game:TagTeamGameScreen",
              "tagteam_tracks": "companion.app.screens.tagteam_tracks:TagTeamTracksScreen"},
     config=ConfigFile("tagteam", f"{__name__}:TagTeamConfig", "companion.config:tagteam.yaml",
