@@ -76,7 +76,7 @@ from firmware_bridge.host.rolls import RollJournal, deliver_undelivered  # noqa:
 from firmware_bridge.tower.sim import DICE_SETS  # noqa: E402
 from tabletop_base.platform import on_android  # noqa: E402
 
-from .. import files, i18n, journal, logs, registry, storage  # noqa: E402
+from .. import files, i18n, journal, logs, registry, storage, tower_routes  # noqa: E402
 from .. import settings as app_settings  # noqa: E402
 from ..errors import CompanionError, GameLockedError, IllegalActionError, JournalTailError  # noqa: E402
 from ..i18n import _, ngettext  # noqa: E402
@@ -494,37 +494,45 @@ class CompanionApp(App):
         if link is None:
             return
         self.tower_state = link.state
-        if not isinstance(event, tower_events.RollEvent):
+        where = tower_routes.route(event)
+        if where != "roll":
             log.info("dice tower: %r", event)
-        if isinstance(event, tower_events.Connected):
+        if where == "connected":
+            assert isinstance(event, tower_events.Connected)
             self._connected = event
             self.tower_detail = self._connected_words(event)
             self.tower_kinds = list(event.kinds)
             if not self.tower_demo:
                 deliver_undelivered(self.roll_journal, self._on_roll)  # exactly once to the game
-        elif isinstance(event, tower_events.RollEvent):
+        elif where == "roll":
+            assert isinstance(event, tower_events.RollEvent)
             self._on_roll(event)
-        elif isinstance(event, tower_events.TeachPicture | tower_events.TeachStatus):
+        elif where in ("teach_picture", "teach_status"):
             screen = self.root.get_screen("teach") if self.root is not None else None
             if screen is not None:
-                (screen.on_picture if isinstance(event, tower_events.TeachPicture)
-                 else screen.on_status)(event)
-        elif isinstance(event, tower_events.TraySnapshot):
+                (screen.on_picture if where == "teach_picture" else screen.on_status)(event)
+        elif where == "tray":
             if self.root is not None:
                 self.root.get_screen("tray").on_snapshot(event)
-        elif isinstance(event, tower_events.RollsDropped):
+        elif where == "rolls_dropped":
+            assert isinstance(event, tower_events.RollsDropped)
             n = event.count
             self.toast(ngettext("The dice tower lost {count} roll ({reason}): roll again",
                                 "The dice tower lost {count} rolls ({reason}): roll again",
                                 n).format(count=n, reason=event.reason))
-        elif isinstance(event, tower_events.DeviceReset):
+        elif where == "missing":
+            pass    # the tower resends them; those it lost come as RollsDropped (a toast)
+        elif where == "reset":
             self.banner(_("The dice tower restarted"))
-        elif isinstance(event, tower_events.LinkLost | tower_events.Reconnecting):
+        elif where == "retrying":
+            assert isinstance(event, tower_events.LinkLost | tower_events.Reconnecting)
             self.tower_detail = _("{reason} — retrying").format(reason=event.reason)
-        elif isinstance(event, tower_events.PortNotFound | tower_events.PortBusy
-                        | tower_events.HandshakeTimeout):
+        elif where == "no_tower":
+            assert isinstance(event, tower_events.PortNotFound | tower_events.PortBusy
+                              | tower_events.HandshakeTimeout)
             self.tower_detail = event.detail
-        elif isinstance(event, tower_events.ProtocolMismatch):
+        elif where == "mismatch":
+            assert isinstance(event, tower_events.ProtocolMismatch)
             self.tower_detail = _("The tower speaks protocol {tower}; this app {app}. Update the "
                                   "tower's firmware.").format(tower=event.tower_version,
                                                               app=event.host_version)
@@ -574,38 +582,22 @@ class CompanionApp(App):
             self.roll_journal.mark_delivered(roll.key)
         if self.root is not None and self.root.current == "dice_stats":
             self.root.get_screen("dice_stats").refresh()     # the new throw counted at once
-        game = _(entry.tile.title) if entry is not None else ""
-        if roll.late:  # from before a restart or a reconnect: not the throw on the table now
-            self.last_roll_note = (_("Arrived late; written in the {game} game's log").format(
-                game=game) if recorded else self._unused_note(entry))
-            self._refresh_dice_panel()
-            self.banner(_("Dice, arrived late: {dice}").format(dice=roll_words(roll)) + "\n"
-                        + self.last_roll_note)
-            return
-        # the open game's screen is offered the throw while it shows; it takes it or declines
+        # the open game's screen is offered the throw while it shows (never a late one: it is
+        # not the throw on the table now); it takes it or declines
         taken = False
-        screen = self.game_screen() if takes else None
+        screen = self.game_screen() if takes and not roll.late else None
         if screen is not None and self.root.current == screen.name:
             taken = screen.take_throw(Throw(dice, roll.clean, roll_words(roll)))
-        if taken:
-            self.last_roll_note = _("Taken by the {game} game").format(game=game)
-        elif recorded:
-            self.last_roll_note = _("Written in the {game} game's log; nothing on its screen "
-                                    "was waiting for these dice").format(game=game)
-        else:
-            self.last_roll_note = self._unused_note(entry)
+        fate = tower_routes.roll_fate(
+            _(entry.tile.title) if entry is not None else None,
+            bool(entry is not None and entry.dice_kinds), recorded=recorded, taken=taken,
+            late=roll.late, on_dice_panel=self.root is None or self.root.current == "dice")
+        self.last_roll_note = fate.note
         self._refresh_dice_panel()
-        if not taken and self.root is not None and self.root.current != "dice":
-            self.banner(_("Dice: {dice}").format(dice=roll_words(roll)) + "\n" + self.last_roll_note)
-
-    @staticmethod
-    def _unused_note(entry: registry.GameEntry | None) -> str:
-        """A throw no game takes, in a sentence."""
-        if entry is None:
-            return _("No game is open: these dice are only in the dice history")
-        if not entry.dice_kinds:
-            return _("Not used: {game} is played without dice").format(game=_(entry.tile.title))
-        return _("Not used: these are not {game}'s dice").format(game=_(entry.tile.title))
+        if fate.banner:
+            said = (_("Dice, arrived late: {dice}") if roll.late else _("Dice: {dice}")).format(
+                dice=roll_words(roll))
+            self.banner(said + "\n" + fate.note)
 
     def _refresh_dice_panel(self) -> None:
         if self.root is not None:
