@@ -221,8 +221,8 @@ def lineup_setup(team: TeamConfig, lineup: Mapping[str, str]) -> dict[str, Any]:
         if pos not in card.positions:
             raise IllegalActionError(_("{team}: {name} cannot line up as {pos} (card positions: "
                                        "{positions})").format(
-                                         team=team.name, name=name, pos=pos,
-                                         positions=', '.join(card.positions)))
+                                         team=team.name, name=name, pos=_(pos),
+                                         positions=', '.join(_(x) for x in card.positions)))
         players.append({"position": pos, **card_data(card)})
     return {"name": team.name, "team_skill": team.team_skill, "players": players}
 

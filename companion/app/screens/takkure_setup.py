@@ -220,7 +220,8 @@ class TakkureRosterScreen(Screen):
         box = self.ids.players
         box.clear_widgets()
         for p in self._cfg().team(self.team).players:
-            b = BigToggle(text=f"{p.name}  ·  {', '.join(p.positions)}", group=f"cards-{id(self)}",
+            where = ", ".join(_(x) for x in p.positions)
+            b = BigToggle(text=f"{p.name}  ·  {where}", group=f"cards-{id(self)}",
                           font_role="text", tap_dp=56)
             b.card_name = p.name
             b.state = "down" if p.name == self.editing else "normal"
