@@ -250,7 +250,10 @@ def test_no_text_is_compared_in_kv_and_no_literal_hides_from_extraction():
     # the displayed text compared, or handed to the logic as if it were an identifier
     kv_compare = re.compile(r"(==|!=)\s*tr\._\(|\btext\s*(==|!=|in\b)|(==|!=)\s*self\.text\b"
                             r"|on_release:.*\(self\.text\)|on_release:.*=\s*self\.text\b")
-    hidden = re.compile(r"""\{\s*(_|ngettext|pgettext)\(\s*['"]""")
+    # a literal lookup anywhere inside an f-string's braces (the inner quotes differ)
+    hidden = re.compile(r"""\{\s*(_|ngettext|pgettext)\(\s*['"]"""
+                        r"""|\bf"[^"\n]*\{[^}"]*\b(_|ngettext|pgettext)\(\s*'"""
+                        r"""|\bf'[^'\n]*\{[^}']*\b(_|ngettext|pgettext)\(\s*" """.rstrip())
     for path in sorted((ROOT / "companion").rglob("*")):
         if path.suffix not in (".kv", ".py"):
             continue

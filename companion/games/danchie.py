@@ -1015,7 +1015,7 @@ def describe(before: DanchieState, type_: str, data: Mapping[str, Any],
     else:
         text = type_
     if after.notes:
-        text += ": " + "; ".join(after.notes)
+        text = _("{action}: {notes}").format(action=text, notes="; ".join(after.notes))
     return text
 
 

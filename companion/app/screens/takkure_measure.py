@@ -185,13 +185,16 @@ class TakkureMeasureScreen(Screen):
             return
         head = _("{player} to {other}").format(player=names[0], other=names[1])
         if r is None or not r.steady:
-            self.pair_text = f"{head}: {r.reason if r is not None else _('waiting for a frame')}"
+            waiting = _("waiting for a frame")
+            self.pair_text = _("{pair}: {what}").format(pair=head,
+                                                        what=r.reason if r is not None else waiting)
             self.verdict_lines, self.modifiers, self.can_use = ["", "", ""], "", False
             self.use_text = _("Use the distance")
             return
         u2 = 2 * r.uncertainty_in
-        self.pair_text = head + ": " + _("{distance_in:.2f}\" edge to edge (±{uncertainty_in:.2f}\")"
-                                         ).format(distance_in=r.edge_in, uncertainty_in=u2)
+        self.pair_text = _("{pair}: {what}").format(
+            pair=head, what=_("{distance_in:.2f}\" edge to edge (±{uncertainty_in:.2f}\")").format(
+                distance_in=r.edge_in, uncertainty_in=u2))
         lines = []
         for bound, v in r.verdicts:
             if v == "within":
