@@ -64,7 +64,7 @@ class UiScale(EventDispatcher):
     def size_tag(self, role: str) -> str:
         """The markup that opens text of ``role``'s size: ``ui.size_tag("body") + t + "[/size]"``
         (Python-built text; a .kv rule writes ``int(ui.body)`` so that it follows resizes)."""
-        return f"[size={round(sp(theme.size_sp(role, self.k)))}]"
+        return f"[size={round(self.font[role])}]"
 
     def on_k(self, *args: Any) -> None:
         self._set_type()

@@ -17,10 +17,6 @@ MEANING_SHORT = {"tile_under_you": N_("Tile under you"), "power_up_on_spawn": N_
                  "tile_on_spawn": N_("Tile on Spawn"), "no_spawn": N_("No spawn")}
 
 
-# the Tile colours of the shipped config, for translation (a colour a user adds is shown as typed)
-TILE_WORDS = (N_("red"), N_("blue"), N_("green"), N_("yellow"))
-
-
 # where a spawn came from, and the obstacle sets' names
 OTHER_WORDS = (N_("tower"), N_("hand"), N_("Standard"), N_("Special"))
 
