@@ -53,9 +53,7 @@ Config.set("kivy", "exit_on_escape", "0")
 
 import logging  # noqa: E402
 import random  # noqa: E402
-import shutil  # noqa: E402
 import sys  # noqa: E402
-import tempfile  # noqa: E402
 import threading  # noqa: E402
 from collections.abc import Callable  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -70,13 +68,12 @@ from kivy.properties import BooleanProperty, DictProperty, ListProperty, ObjectP
 from kivy.uix.popup import Popup  # noqa: E402
 from kivy.uix.screenmanager import FadeTransition, ScreenManager  # noqa: E402
 
-from firmware_bridge.host import events as tower_events  # noqa: E402
 from firmware_bridge.host.link import Link  # noqa: E402
-from firmware_bridge.host.rolls import RollJournal, deliver_undelivered  # noqa: E402
+from firmware_bridge.host.rolls import RollJournal  # noqa: E402
 from firmware_bridge.tower.sim import DICE_SETS  # noqa: E402
 from tabletop_base.platform import on_android  # noqa: E402
 
-from .. import files, i18n, journal, logs, registry, storage, tower_routes  # noqa: E402
+from .. import files, i18n, journal, logs, registry, storage  # noqa: E402
 from .. import settings as app_settings  # noqa: E402
 from ..errors import CompanionError, GameLockedError, IllegalActionError, JournalTailError  # noqa: E402
 from ..i18n import _, ngettext  # noqa: E402
@@ -84,12 +81,10 @@ from ..journal import private_dir, write_private_file  # noqa: E402
 from ..live.controller import LiveView  # noqa: E402
 from ..session import Session, export_json, replay  # noqa: E402
 from . import face_to_face, scale, widgets  # noqa: E402
-from .dice_look import dice_words  # noqa: E402
-from .game_screen import Throw  # noqa: E402
 from .screens.dice import DiceScreen  # noqa: E402
 from .screens.home import HomeScreen  # noqa: E402
 from .screens.saved_games import SavedGamesScreen  # noqa: E402
-from .tower_config import choose_url, load_tower_config  # noqa: E402
+from .tower import TowerController, roll_words  # noqa: E402, F401  (roll_words: the tests read it here)
 
 log = logging.getLogger(__name__)
 
@@ -123,11 +118,6 @@ def for_player(exc: BaseException) -> BaseException:
                                "are in the app's log."))
     err.__cause__ = exc
     return err
-
-
-def roll_words(roll: Any) -> str:
-    """A tower roll in players' words (the game's names for faces, no die-kind ids)."""
-    return dice_words([d.to_json() for d in roll.dice])
 
 
 class LazyScreens(ScreenManager):
@@ -203,9 +193,7 @@ class CompanionApp(App):
         self.data_root = Path(data_root) if data_root else files.data_dir()
         self.log_file = logs.setup(Path(data_root) if data_root else None)
         self.tower_url = tower_url
-        self.tower_link: Link | None = None
-        self.roll_journal: RollJournal | None = None
-        self._tower_starting = False
+        self.tower = TowerController(self)
         # Tests and the screenshot script set this to a seeded random.Random so the hidden
         # breakage tokens are reproducible; None means a system RNG.
         self.new_game_rng: random.Random | None = None
@@ -214,13 +202,8 @@ class CompanionApp(App):
         self.popup: Popup | None = None
         self._changed = Clock.create_trigger(self._refresh_screens, -1)
         self.live = LiveView()   # off until the player switches it on (Settings)
-        self._connected: tower_events.Connected | None = None   # the tower's last hello
-        self._paused_tower: tuple[str | None] | None = None
         self._busy = 0
         self._dice_back: str | None = None     # the screen the dice panel was opened from
-        self._demo: Any = None                 # the demo camera tower while it runs
-        self._demo_journal: RollJournal | None = None
-        self._url_before_demo: str | None = None
         self.teach_why = _("no dice tower is connected")
 
     # -- building ------------------------------------------------------------------------
@@ -282,13 +265,8 @@ class CompanionApp(App):
                 stop = getattr(screen, "stop_workers", None)
                 if stop is not None:
                     stop()
-        if self.tower_link is not None:
-            self.tower_link.stop()
-        if self._demo is not None:
-            self._end_demo(self._demo)
+        self.tower.stop()
         self.live.stop()
-        if self.roll_journal is not None:
-            self.roll_journal.close()
         if self.session is not None:
             self.session.close()
 
@@ -298,28 +276,17 @@ class CompanionApp(App):
         Every action is already in the journal on disk; the dice tower's reader thread and
         the cameras stop (the port and the camera are the system's while paused) and come
         back on resume. True: Android may pause rather than stop the app."""
-        link = self.tower_link
-        if link is not None:
-            self._paused_tower = (link.url,)
-            link.stop()
-            self.tower_link = None
-            self.tower_state = "stopped"
-            self.tower_detail = _("Paused while the app is in the background")
+        stopped = self.tower.pause()
         for screen in self._built_screens():
             pause = getattr(screen, "pause_workers", None)
             if pause is not None:
                 pause()
-        log.info("paused (tower %s)", "stopped" if link is not None else "not running")
+        log.info("paused (tower %s)", "stopped" if stopped else "not running")
         return True
 
     def on_resume(self) -> None:
         """Back from the background: the tower link and the cameras start again."""
-        paused, self._paused_tower = self._paused_tower, None
-        if paused is not None and self.roll_journal is not None and self.tower_link is None:
-            cfg = self._tower_cfg
-            self.tower_link = Link(paused[0], self.roll_journal, self._tower_event,
-                                   usb=cfg.usb_match, baudrates=cfg.baudrates).start()
-            self.tower_state = "connecting"
+        self.tower.resume()
         for screen in self._built_screens():
             resume = getattr(screen, "resume_workers", None)
             if resume is not None:
@@ -335,9 +302,7 @@ class CompanionApp(App):
 
     def _startup_done(self, last: storage.SavedGame | None) -> None:
         self.status = "ready"
-        if self.tower_link is None and not self._tower_starting:
-            self._tower_starting = True  # one link per app: it owns the port
-            self.in_background(self._tower_io, self._start_tower, self._tower_failed)
+        self.tower.start()
         if last is not None:
             self.open_game(last.path)
         else:
@@ -349,270 +314,42 @@ class CompanionApp(App):
         self.show_error(_("Could not start"), str(exc))
 
     # -- the dice tower ------------------------------------------------------------------
-    def _tower_io(self, root: Path) -> tuple[Any, str | None, bool, str, RollJournal]:
-        cfg = load_tower_config(root)
-        url, simulated, why = choose_url(cfg, self.tower_url)
-        return cfg, url, simulated, why, RollJournal(root / "rolls.jsonl")
+    # -- the dice tower (companion/app/tower.py carries it out) ----------------------------
+    @property
+    def tower_link(self) -> Link | None:
+        return self.tower.link
 
-    def _tower_failed(self, exc: BaseException) -> None:
-        self.tower_state = "stopped"
-        self.tower_detail = _("The dice tower is off: {problem}").format(problem=exc)
-        self.toast(self.tower_detail)
-
-    def _start_tower(self, result: tuple[Any, str | None, bool, str, RollJournal]) -> None:
-        cfg, url, simulated, why, journal = result
-        self.roll_journal = journal
-        self.tower_simulated = simulated
-        self.tower_detail = _("Simulated tower: {why}").format(why=why) if simulated else why
-        self.roll_history = [roll_words(r) for r in reversed(journal.recent_rolls(12))]
-        self._tower_cfg = cfg
-        self.tower_link = Link(url, journal, self._tower_event, usb=cfg.usb_match,
-                               baudrates=cfg.baudrates).start()
-        self.tower_state = "connecting"
-        if self.session is not None:  # else at Connected: the last game may still be opening
-            deliver_undelivered(journal, self._on_roll)  # recorded, never reached the game
+    @property
+    def roll_journal(self) -> RollJournal | None:
+        return self.tower.journal
 
     def connect_tower(self, url: str, journal: RollJournal | None = None) -> None:
         """Move the dice tower link to another port (a path, ``socket://`` or ``sim://``);
         ``journal``: where its rolls are kept (default: the app's roll journal)."""
-        if self.roll_journal is None:
-            raise RuntimeError("the dice tower link has not started yet")
-        if self.tower_link is not None:
-            self.tower_link.stop()
-        cfg = self._tower_cfg
-        self.tower_simulated = url.startswith("sim://")
-        self.tower_detail = _("Connecting to {port}").format(port=url)
-        self.tower_link = Link(url, journal or self.roll_journal, self._tower_event,
-                               usb=cfg.usb_match, baudrates=cfg.baudrates).start()
-        self.tower_state = "connecting"
-
-    def _connected_words(self, event: tower_events.Connected) -> str:
-        if self.tower_demo:
-            return _("Demo camera tower on this tablet, protocol {protocol}").format(
-                protocol=event.proto)
-        return (_("Simulated tower {firmware} on {port}, protocol {protocol}")
-                if self.tower_simulated else
-                _("{firmware} on {port}, protocol {protocol}")).format(
-            firmware=event.firmware, port=event.port, protocol=event.proto)
-
-    # -- the demo camera tower ------------------------------------------------------------
-    DEMO_SCREENS = ("dice", "teach", "tray")
+        self.tower.connect(url, journal)
 
     def try_demo_camera(self, screen: str) -> None:
-        """Teach a die or the Tray view while the tower cannot: offer the demo camera tower,
-        then open ``screen`` ("teach" or "tray") on it."""
-        why = self.teach_why.strip() or _("no camera tower is connected")
-        self.confirm(_("This tower cannot do that: {why}.\n\nTry it on a demo camera tower? The "
-                       "app draws dice falling in a tray and reads them as a camera tower "
-                       "does. Nothing reaches your games, your dice statistics or your "
-                       "tower.").format(why=why),
-                     lambda: self.start_demo_camera(screen), ok_text=_("Try the demo"),
-                     title=_("Demo camera tower"))
+        self.tower.try_demo(screen)
 
     def start_demo_camera(self, screen: str) -> None:
-        """Start the demo camera tower (about a second, off the GUI thread), move the link
-        onto it with a roll journal of its own, then open ``screen``."""
-        if self.tower_demo:
-            self.go(screen)
-            return
-        if self.tower_link is None or self.roll_journal is None:
-            self.toast(_("The dice tower link has not started yet"))
-            return
-        from firmware_bridge.tower.demo_camera import DemoCameraTower
-
-        folder = Path(tempfile.mkdtemp(prefix="demo-camera-tower-"))
-        demo = DemoCameraTower(folder)
-        self.toast(_("Starting the demo camera tower…"))
-
-        def started(url: str) -> None:
-            self._demo = demo
-            self._url_before_demo = self.tower_link.url if self.tower_link is not None else None
-            self.tower_demo = True
-            self._demo_journal = RollJournal(folder / "rolls.jsonl")
-            self.connect_tower(url, journal=self._demo_journal)
-            self.go(screen)
-
-        def failed(exc: BaseException) -> None:
-            demo.stop()
-            self.toast(_("The demo camera tower did not start: {problem}").format(problem=exc))
-
-        self.in_background(lambda root: demo.start(), started, failed)
+        self.tower.start_demo(screen)
 
     def leave_demo_camera(self, then: str | None = "dice") -> None:
-        """Back to the tower connected before the demo; the demo tower and what it was
-        taught are thrown away."""
-        demo, self._demo = self._demo, None
-        if demo is None:
-            return
-        self.tower_demo = False
-        self.demo_throwing = False
-        url = self._url_before_demo or self.tower_url or ""
-        if url:
-            self.connect_tower(url)
-        journal, self._demo_journal = self._demo_journal, None
-        if journal is not None:
-            journal.close()
-        self.in_background(lambda root: self._end_demo(demo), lambda result: None,
-                           lambda exc: log.warning("the demo camera tower: %s", exc))
-        if then is not None:
-            self.go(then)
-
-    @staticmethod
-    def _end_demo(demo: Any) -> None:
-        demo.stop()
-        shutil.rmtree(demo.folder, ignore_errors=True)
+        self.tower.leave_demo(then)
 
     def demo_throw(self, kind: str) -> None:
-        """Drop three dice of ``kind`` in the demo tower's tray (drawn off the GUI thread)."""
-        demo = self._demo
-        if demo is None or self.demo_throwing:
-            return
-        self.demo_throwing = True
-
-        def thrown(result: Any) -> None:
-            # the dice fall, settle and are taken out in about two seconds
-            Clock.schedule_once(lambda dt: setattr(self, "demo_throwing", False), 2.5)
-
-        def failed(exc: BaseException) -> None:
-            self.demo_throwing = False
-            self.toast(str(exc))
-
-        self.in_background(lambda root: demo.throw(kind), thrown, failed)
+        self.tower.demo_throw(kind)
 
     def _screen_changed(self, manager: Any, name: str) -> None:
-        """The demo ends when the player leaves the dice screens: its throws are never
-        a game's."""
-        if self.tower_demo and name not in self.DEMO_SCREENS:
-            self.leave_demo_camera(then=None)
-
-    def _tower_event(self, event: tower_events.LinkEvent) -> None:
-        """Called on the link's reader thread: the one crossing point to the GUI thread."""
-        Clock.schedule_once(lambda dt: self._on_tower_event(event), 0)
-
-    def _on_tower_event(self, event: tower_events.LinkEvent) -> None:
-        link = self.tower_link
-        if link is None:
-            return
-        self.tower_state = link.state
-        where = tower_routes.route(event)
-        if where != "roll":
-            log.info("dice tower: %r", event)
-        if where == "connected":
-            assert isinstance(event, tower_events.Connected)
-            self._connected = event
-            self.tower_detail = self._connected_words(event)
-            self.tower_kinds = list(event.kinds)
-            if not self.tower_demo:
-                deliver_undelivered(self.roll_journal, self._on_roll)  # exactly once to the game
-        elif where == "roll":
-            assert isinstance(event, tower_events.RollEvent)
-            self._on_roll(event)
-        elif where in ("teach_picture", "teach_status"):
-            screen = self.root.get_screen("teach") if self.root is not None else None
-            if screen is not None:
-                (screen.on_picture if where == "teach_picture" else screen.on_status)(event)
-        elif where == "tray":
-            if self.root is not None:
-                self.root.get_screen("tray").on_snapshot(event)
-        elif where == "rolls_dropped":
-            assert isinstance(event, tower_events.RollsDropped)
-            n = event.count
-            self.toast(ngettext("The dice tower lost {count} roll ({reason}): roll again",
-                                "The dice tower lost {count} rolls ({reason}): roll again",
-                                n).format(count=n, reason=event.reason))
-        elif where == "missing":
-            pass    # the tower resends them; those it lost come as RollsDropped (a toast)
-        elif where == "reset":
-            self.banner(_("The dice tower restarted"))
-        elif where == "retrying":
-            assert isinstance(event, tower_events.LinkLost | tower_events.Reconnecting)
-            self.tower_detail = _("{reason} — retrying").format(reason=event.reason)
-        elif where == "no_tower":
-            assert isinstance(event, tower_events.PortNotFound | tower_events.PortBusy
-                              | tower_events.HandshakeTimeout)
-            self.tower_detail = event.detail
-        elif where == "mismatch":
-            assert isinstance(event, tower_events.ProtocolMismatch)
-            self.tower_detail = _("The tower speaks protocol {tower}; this app {app}. Update the "
-                                  "tower's firmware.").format(tower=event.tower_version,
-                                                              app=event.host_version)
-        else:
-            log.warning("dice tower event not shown to the player: %r", event)
-        from .screens.teach import teaching_unavailable
-
-        self.teach_why = teaching_unavailable(link)
-        if self.root is not None and self.root.current == "dice":
-            self._refresh_dice_panel()
-
-    def _on_roll(self, roll: tower_events.RollEvent) -> None:
-        dice = [d.to_json() for d in roll.dice]
-        if self.tower_demo:     # drawn by the app: shown, never a game's, never counted
-            self.last_roll, self.last_roll_unclean = dice, not roll.clean
-            self.last_roll_text = roll_words(roll)
-            self.last_roll_note = _("Demo camera tower: in no game and no statistics")
-            if self._demo_journal is not None:
-                self._demo_journal.mark_delivered(roll.key)
-            self._refresh_dice_panel()
-            return
-        self.last_roll = dice
-        if not roll.late:      # a roll from before a restart is not the throw on the table
-            self.live.set_roll(dice, time.time())
-        self.last_roll_text = roll_words(roll)
-        self.last_roll_unclean = not roll.clean
-        self.roll_history = [roll_words(roll)] + list(self.roll_history[:11])
-        # only a game that uses these dice records them (its registry entry's dice_kinds)
-        entry = registry.find(self.session.game) if self.session is not None else None
-        takes = entry is not None and entry.takes(dice)
-        recorded = False
-        delivered = True
-        if self.session is not None and takes:
-            try:
-                recorded = self.session.record_roll(*roll.key, dice, late=roll.late) is not None
-            except OSError as exc:  # not marked delivered: offered again at the next reconnect
-                delivered = False
-                log.warning("roll %s not recorded in %s: %s", roll.key, self.session.path.name,
-                            exc)
-                self.toast(_("The roll is in the dice history but not in the game: {problem}").format(
-                    problem=exc))
-            except IllegalActionError as exc:
-                log.warning("roll %s refused by %s: %s", roll.key, self.session.path.name, exc)
-                self.toast(_("The roll is in the dice history but not in the game: {problem}").format(
-                    problem=exc))
-        if delivered and self.roll_journal is not None:
-            self.roll_journal.mark_delivered(roll.key)
-        if self.root is not None and self.root.current == "dice_stats":
-            self.root.get_screen("dice_stats").refresh()     # the new throw counted at once
-        # the open game's screen is offered the throw while it shows (never a late one: it is
-        # not the throw on the table now); it takes it or declines
-        taken = False
-        screen = self.game_screen() if takes and not roll.late else None
-        if screen is not None and self.root.current == screen.name:
-            taken = screen.take_throw(Throw(dice, roll.clean, roll_words(roll)))
-        fate = tower_routes.roll_fate(
-            _(entry.tile.title) if entry is not None else None,
-            bool(entry is not None and entry.dice_kinds), recorded=recorded, taken=taken,
-            late=roll.late, on_dice_panel=self.root is None or self.root.current == "dice")
-        self.last_roll_note = fate.note
-        self._refresh_dice_panel()
-        if fate.banner:
-            said = (_("Dice, arrived late: {dice}") if roll.late else _("Dice: {dice}")).format(
-                dice=roll_words(roll))
-            self.banner(said + "\n" + fate.note)
+        self.tower.screen_changed(name)
 
     def _refresh_dice_panel(self) -> None:
-        if self.root is not None:
-            self.root.get_screen("dice").refresh()
+        self.tower.refresh_dice_panel()
 
     def simulated_roll(self, dice: str | None = None) -> None:
         """The demo's "Roll" button: the in-process simulated tower throws ``dice`` (a set
         name such as "spawn"; default: the dice panel's ``sim_dice``)."""
-        link = self.tower_link
-        if link is None or link.url is None or not link.url.startswith("sim://"):
-            return
-        from firmware_bridge.host.urlhandlers import protocol_sim
-
-        name, _rest = protocol_sim.parse_url(link.url)
-        protocol_sim.hub(name).roll(dice or self.sim_dice)
+        self.tower.simulated_roll(dice or self.sim_dice)
 
     def next_sim_dice(self) -> None:
         names = list(DICE_SETS)
@@ -721,8 +458,7 @@ class CompanionApp(App):
             self.find_unfinished(home.show_unfinished)
             if self.root.current == "saved":
                 self.list_saved(self.root.get_screen("saved").show)
-        if self.tower_state == "connected" and self._connected is not None:
-            self.tower_detail = self._connected_words(self._connected)   # in the new language
+        self.tower.reword()
         self._refresh_dice_panel()
         self.live.publish()      # the open pages in the new language
         session = self.session

@@ -1,0 +1,404 @@
+"""The dice tower, as the tablet app sees it: one controller owns the link, the roll journal
+and the demo camera tower, and carries out what :mod:`companion.tower_routes` decides.
+
+The link's reader thread hands every event to :meth:`TowerController.event`, the one crossing
+point to the GUI thread; from there the pure ``route(event)`` says where it goes and
+``roll_fate()`` what became of a throw. What a player sees of the tower (its state, the last
+roll, the demo's banner) stays in the app's Kivy properties, which the .kv rules bind to; this
+class only sets them.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Protocol
+
+from kivy.clock import Clock
+
+from firmware_bridge.host import events as tower_events
+from firmware_bridge.host.link import Link
+from firmware_bridge.host.rolls import RollJournal, deliver_undelivered
+
+from .. import registry, tower_routes
+from ..errors import IllegalActionError
+from ..i18n import _, ngettext
+from .dice_look import dice_words
+from .game_screen import Throw
+from .tower_config import choose_url, load_tower_config
+
+
+class TowerApp(Protocol):
+    """What the controller uses of the app (``CompanionApp``): the Kivy properties the .kv
+    rules show, the open game, navigation, messages and the worker threads."""
+
+    tower_url: str | None
+    tower_state: str
+    tower_detail: str
+    tower_simulated: bool
+    tower_kinds: list[str]
+    tower_demo: bool
+    demo_throwing: bool
+    teach_why: str
+    last_roll: list[dict[str, Any]]
+    last_roll_text: str
+    last_roll_unclean: bool
+    last_roll_note: str
+    roll_history: list[str]
+    session: Any
+    root: Any
+    live: Any
+
+    def in_background(self, work: Callable[..., Any], done: Callable[[Any], None],
+                      failed: Callable[[BaseException], None] | None = None) -> None: ...
+    def game_screen(self) -> Any: ...
+    def go(self, name: str) -> None: ...
+    def toast(self, text: str, error: bool = True, seconds: float = ...) -> None: ...
+    def banner(self, text: str, seconds: float = 3.0) -> None: ...
+    def confirm(self, message: str, on_ok: Callable[[], None], *, ok_text: str | None = None,
+                title: str | None = None) -> Any: ...
+
+log = logging.getLogger(__name__)
+
+# the screens the demo camera tower serves: leaving them ends the demo
+DEMO_SCREENS = ("dice", "teach", "tray")
+
+
+def roll_words(roll: Any) -> str:
+    """A roll as a player reads it ("Dice: 3, 5 and 6")."""
+    return dice_words([d.to_json() for d in roll.dice])
+
+
+class TowerController:
+    """The app's dice tower: started once the data folder is known, stopped with the app."""
+
+    def __init__(self, app: TowerApp) -> None:
+        self.app = app
+        self.link: Link | None = None
+        self.journal: RollJournal | None = None
+        self.starting = False
+        self._cfg: Any = None
+        self._connected: tower_events.Connected | None = None   # the tower's last hello
+        self._paused_url: tuple[str | None] | None = None
+        self._demo: Any = None                 # the demo camera tower while it runs
+        self._demo_journal: RollJournal | None = None
+        self._url_before_demo: str | None = None
+
+    # -- starting, stopping, pausing -----------------------------------------------------
+    def start(self) -> None:
+        """Read the tower's config and open the link (off the GUI thread), once per app: the
+        link owns the port."""
+        if self.link is not None or self.starting:
+            return
+        self.starting = True
+        self.app.in_background(self._io, self._started, self._failed)
+
+    def _io(self, root: Path) -> tuple[Any, str | None, bool, str, RollJournal]:
+        cfg = load_tower_config(root)
+        url, simulated, why = choose_url(cfg, self.app.tower_url)
+        return cfg, url, simulated, why, RollJournal(root / "rolls.jsonl")
+
+    def _failed(self, exc: BaseException) -> None:
+        app = self.app
+        app.tower_state = "stopped"
+        app.tower_detail = _("The dice tower is off: {problem}").format(problem=exc)
+        app.toast(app.tower_detail)
+
+    def _started(self, result: tuple[Any, str | None, bool, str, RollJournal]) -> None:
+        cfg, url, simulated, why, journal = result
+        app = self.app
+        self.journal = journal
+        app.tower_simulated = simulated
+        app.tower_detail = _("Simulated tower: {why}").format(why=why) if simulated else why
+        app.roll_history = [roll_words(r) for r in reversed(journal.recent_rolls(12))]
+        self._cfg = cfg
+        self._open(url, journal)
+        if app.session is not None:  # else at Connected: the last game may still be opening
+            deliver_undelivered(journal, self.on_roll)  # recorded, never reached the game
+
+    def _open(self, url: str | None, journal: RollJournal) -> None:
+        cfg = self._cfg
+        self.link = Link(url, journal, self.event, usb=cfg.usb_match,
+                         baudrates=cfg.baudrates).start()
+        self.app.tower_state = "connecting"
+
+    def connect(self, url: str, journal: RollJournal | None = None) -> None:
+        """Move the link to another port (a path, ``socket://`` or ``sim://``); ``journal``:
+        where its rolls are kept (default: the app's roll journal)."""
+        if self.journal is None:
+            raise RuntimeError("the dice tower link has not started yet")
+        if self.link is not None:
+            self.link.stop()
+        self.app.tower_simulated = url.startswith("sim://")
+        self.app.tower_detail = _("Connecting to {port}").format(port=url)
+        self._open(url, journal or self.journal)
+
+    def stop(self) -> None:
+        """The app closes: the link, the demo tower and the journal."""
+        if self.link is not None:
+            self.link.stop()
+        if self._demo is not None:
+            self._end_demo(self._demo)
+        if self.journal is not None:
+            self.journal.close()
+
+    def pause(self) -> bool:
+        """The app goes to the background: the port is the system's until it resumes.
+        True when a link was running."""
+        link = self.link
+        if link is None:
+            return False
+        self._paused_url = (link.url,)
+        link.stop()
+        self.link = None
+        self.app.tower_state = "stopped"
+        self.app.tower_detail = _("Paused while the app is in the background")
+        return True
+
+    def resume(self) -> None:
+        paused, self._paused_url = self._paused_url, None
+        if paused is not None and self.journal is not None and self.link is None:
+            self._open(paused[0], self.journal)
+
+    # -- what the tower says ---------------------------------------------------------------
+    def words(self, event: tower_events.Connected) -> str:
+        if self.app.tower_demo:
+            return _("Demo camera tower on this tablet, protocol {protocol}").format(
+                protocol=event.proto)
+        return (_("Simulated tower {firmware} on {port}, protocol {protocol}")
+                if self.app.tower_simulated else
+                _("{firmware} on {port}, protocol {protocol}")).format(
+            firmware=event.firmware, port=event.port, protocol=event.proto)
+
+    def reword(self) -> None:
+        """After a language switch: the connected tower's line in the new language."""
+        if self.app.tower_state == "connected" and self._connected is not None:
+            self.app.tower_detail = self.words(self._connected)
+
+    def event(self, event: tower_events.LinkEvent) -> None:
+        """Called on the link's reader thread: the one crossing point to the GUI thread."""
+        Clock.schedule_once(lambda dt: self.handle(event), 0)
+
+    def handle(self, event: tower_events.LinkEvent) -> None:
+        """On the GUI thread: carry out what ``tower_routes.route`` decides for ``event``."""
+        link = self.link
+        if link is None:
+            return
+        app = self.app
+        app.tower_state = link.state
+        where = tower_routes.route(event)
+        if where != "roll":
+            log.info("dice tower: %r", event)
+        if where == "connected":
+            assert isinstance(event, tower_events.Connected)
+            self._connected = event
+            app.tower_detail = self.words(event)
+            app.tower_kinds = list(event.kinds)
+            if not app.tower_demo:
+                deliver_undelivered(self.journal, self.on_roll)  # exactly once to the game
+        elif where == "roll":
+            assert isinstance(event, tower_events.RollEvent)
+            self.on_roll(event)
+        elif where in ("teach_picture", "teach_status"):
+            screen = app.root.get_screen("teach") if app.root is not None else None
+            if screen is not None:
+                (screen.on_picture if where == "teach_picture" else screen.on_status)(event)
+        elif where == "tray":
+            if app.root is not None:
+                app.root.get_screen("tray").on_snapshot(event)
+        elif where == "rolls_dropped":
+            assert isinstance(event, tower_events.RollsDropped)
+            n = event.count
+            app.toast(ngettext("The dice tower lost {count} roll ({reason}): roll again",
+                               "The dice tower lost {count} rolls ({reason}): roll again",
+                               n).format(count=n, reason=event.reason))
+        elif where == "missing":
+            pass    # the tower resends them; those it lost come as RollsDropped (a toast)
+        elif where == "reset":
+            app.banner(_("The dice tower restarted"))
+        elif where == "retrying":
+            assert isinstance(event, tower_events.LinkLost | tower_events.Reconnecting)
+            app.tower_detail = _("{reason} — retrying").format(reason=event.reason)
+        elif where == "no_tower":
+            assert isinstance(event, tower_events.PortNotFound | tower_events.PortBusy
+                              | tower_events.HandshakeTimeout)
+            app.tower_detail = event.detail
+        elif where == "mismatch":
+            assert isinstance(event, tower_events.ProtocolMismatch)
+            app.tower_detail = _("The tower speaks protocol {tower}; this app {app}. Update the "
+                                 "tower's firmware.").format(tower=event.tower_version,
+                                                             app=event.host_version)
+        else:
+            log.warning("dice tower event not shown to the player: %r", event)
+        from .screens.teach import teaching_unavailable
+
+        app.teach_why = teaching_unavailable(link)
+        if app.root is not None and app.root.current == "dice":
+            self.refresh_dice_panel()
+
+    def on_roll(self, roll: tower_events.RollEvent) -> None:
+        """A throw: recorded in the open game when it uses these dice, offered to its screen,
+        and the player told what became of it."""
+        app = self.app
+        dice = [d.to_json() for d in roll.dice]
+        if app.tower_demo:     # drawn by the app: shown, never a game's, never counted
+            app.last_roll, app.last_roll_unclean = dice, not roll.clean
+            app.last_roll_text = roll_words(roll)
+            app.last_roll_note = _("Demo camera tower: in no game and no statistics")
+            if self._demo_journal is not None:
+                self._demo_journal.mark_delivered(roll.key)
+            self.refresh_dice_panel()
+            return
+        app.last_roll = dice
+        if not roll.late:      # a roll from before a restart is not the throw on the table
+            app.live.set_roll(dice, time.time())
+        app.last_roll_text = roll_words(roll)
+        app.last_roll_unclean = not roll.clean
+        app.roll_history = [roll_words(roll)] + list(app.roll_history[:11])
+        # only a game that uses these dice records them (its registry entry's dice_kinds)
+        session = app.session
+        entry = registry.find(session.game) if session is not None else None
+        takes = entry is not None and entry.takes(dice)
+        recorded = False
+        delivered = True
+        if session is not None and takes:
+            try:
+                recorded = session.record_roll(*roll.key, dice, late=roll.late) is not None
+            except OSError as exc:  # not marked delivered: offered again at the next reconnect
+                delivered = False
+                log.warning("roll %s not recorded in %s: %s", roll.key, session.path.name, exc)
+                app.toast(_("The roll is in the dice history but not in the game: {problem}").format(
+                    problem=exc))
+            except IllegalActionError as exc:
+                log.warning("roll %s refused by %s: %s", roll.key, session.path.name, exc)
+                app.toast(_("The roll is in the dice history but not in the game: {problem}").format(
+                    problem=exc))
+        if delivered and self.journal is not None:
+            self.journal.mark_delivered(roll.key)
+        if app.root is not None and app.root.current == "dice_stats":
+            app.root.get_screen("dice_stats").refresh()     # the new throw counted at once
+        # the open game's screen is offered the throw while it shows (never a late one: it is
+        # not the throw on the table now); it takes it or declines
+        taken = False
+        screen = app.game_screen() if takes and not roll.late else None
+        if screen is not None and app.root.current == screen.name:
+            taken = screen.take_throw(Throw(dice, roll.clean, roll_words(roll)))
+        fate = tower_routes.roll_fate(
+            _(entry.tile.title) if entry is not None else None,
+            bool(entry is not None and entry.dice_kinds), recorded=recorded, taken=taken,
+            late=roll.late, on_dice_panel=app.root is None or app.root.current == "dice")
+        app.last_roll_note = fate.note
+        self.refresh_dice_panel()
+        if fate.banner:
+            said = (_("Dice, arrived late: {dice}") if roll.late else _("Dice: {dice}")).format(
+                dice=roll_words(roll))
+            app.banner(said + "\n" + fate.note)
+
+    def refresh_dice_panel(self) -> None:
+        if self.app.root is not None:
+            self.app.root.get_screen("dice").refresh()
+
+    def simulated_roll(self, dice: str) -> None:
+        """The in-process simulated tower throws ``dice`` (a set name such as "spawn")."""
+        link = self.link
+        if link is None or link.url is None or not link.url.startswith("sim://"):
+            return
+        from firmware_bridge.host.urlhandlers import protocol_sim
+
+        name, _rest = protocol_sim.parse_url(link.url)
+        protocol_sim.hub(name).roll(dice)
+
+    # -- the demo camera tower ------------------------------------------------------------
+    def try_demo(self, screen: str) -> None:
+        """Teach a die or the Tray view while the tower cannot: offer the demo camera tower,
+        then open ``screen`` ("teach" or "tray") on it."""
+        app = self.app
+        why = app.teach_why.strip() or _("no camera tower is connected")
+        app.confirm(_("This tower cannot do that: {why}.\n\nTry it on a demo camera tower? The "
+                      "app draws dice falling in a tray and reads them as a camera tower "
+                      "does. Nothing reaches your games, your dice statistics or your "
+                      "tower.").format(why=why),
+                    lambda: self.start_demo(screen), ok_text=_("Try the demo"),
+                    title=_("Demo camera tower"))
+
+    def start_demo(self, screen: str) -> None:
+        """Start the demo camera tower (about a second, off the GUI thread), move the link
+        onto it with a roll journal of its own, then open ``screen``."""
+        app = self.app
+        if app.tower_demo:
+            app.go(screen)
+            return
+        if self.link is None or self.journal is None:
+            app.toast(_("The dice tower link has not started yet"))
+            return
+        from firmware_bridge.tower.demo_camera import DemoCameraTower
+
+        folder = Path(tempfile.mkdtemp(prefix="demo-camera-tower-"))
+        demo = DemoCameraTower(folder)
+        app.toast(_("Starting the demo camera tower…"))
+
+        def started(url: str) -> None:
+            self._demo = demo
+            self._url_before_demo = self.link.url if self.link is not None else None
+            app.tower_demo = True
+            self._demo_journal = RollJournal(folder / "rolls.jsonl")
+            self.connect(url, journal=self._demo_journal)
+            app.go(screen)
+
+        def failed(exc: BaseException) -> None:
+            demo.stop()
+            app.toast(_("The demo camera tower did not start: {problem}").format(problem=exc))
+
+        app.in_background(lambda root: demo.start(), started, failed)
+
+    def leave_demo(self, then: str | None = "dice") -> None:
+        """Back to the tower connected before the demo; the demo tower and what it was
+        taught are thrown away."""
+        demo, self._demo = self._demo, None
+        if demo is None:
+            return
+        app = self.app
+        app.tower_demo = False
+        app.demo_throwing = False
+        url = self._url_before_demo or app.tower_url or ""
+        if url:
+            self.connect(url)
+        journal, self._demo_journal = self._demo_journal, None
+        if journal is not None:
+            journal.close()
+        app.in_background(lambda root: self._end_demo(demo), lambda result: None,
+                          lambda exc: log.warning("the demo camera tower: %s", exc))
+        if then is not None:
+            app.go(then)
+
+    @staticmethod
+    def _end_demo(demo: Any) -> None:
+        demo.stop()
+        shutil.rmtree(demo.folder, ignore_errors=True)
+
+    def demo_throw(self, kind: str) -> None:
+        """Drop three dice of ``kind`` in the demo tower's tray (drawn off the GUI thread)."""
+        demo, app = self._demo, self.app
+        if demo is None or app.demo_throwing:
+            return
+        app.demo_throwing = True
+
+        def thrown(result: Any) -> None:
+            # the dice fall, settle and are taken out in about two seconds
+            Clock.schedule_once(lambda dt: setattr(app, "demo_throwing", False), 2.5)
+
+        def failed(exc: BaseException) -> None:
+            app.demo_throwing = False
+            app.toast(str(exc))
+
+        app.in_background(lambda root: demo.throw(kind), thrown, failed)
+
+    def screen_changed(self, name: str) -> None:
+        """The demo ends when the player leaves the dice screens: its throws are never a
+        game's."""
+        if self.app.tower_demo and name not in DEMO_SCREENS:
+            self.leave_demo(then=None)
