@@ -60,7 +60,7 @@ lock:
 	rm -rf .lock-venv
 	$(PYTHON) -m venv .lock-venv
 	.lock-venv/bin/python -m pip install --quiet --disable-pip-version-check pip==$(PIP_VERSION)
-	.lock-venv/bin/python -m pip install --quiet '.[test]'
+	.lock-venv/bin/python -m pip install --quiet '.[app,test]'
 	.lock-venv/bin/python scripts/write_lock.py $(LOCK)
 	rm -rf .lock-venv
 

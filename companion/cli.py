@@ -167,6 +167,12 @@ def _run_app(data_dir: Path | None, tower: str | None = None) -> int:
     from .app.tower_config import load_tower_config
 
     load_tower_config(data_dir)
+    import importlib.util
+
+    if importlib.util.find_spec("kivy") is None:   # installed without the app's extra
+        raise CompanionError("the app's window needs Kivy, which this installation does not "
+                             "have: pip install 'tabletop-companion[app]' (the other "
+                             "commands work without it)")
     from .app.main import run_app  # Kivy is imported only when the app runs
 
     run_app(data_dir, tower)

@@ -32,7 +32,7 @@ def main(argv: list[str]) -> int:
     header = [
         "# The development and test environment, locked: `make run` and `make test` install",
         "# exactly these versions (pip freeze equals this list). Made by `make lock`, which",
-        "# resolves pyproject.toml's dependencies and its `test` extra to the newest versions",
+        "# resolves pyproject.toml's dependencies and its `app` and `test` extras to the newest versions",
         "# their ranges allow; do not edit by hand, and commit its diff like code.",
         f"# Made with pip {pip} on Python {platform.python_version()} "
         f"({platform.system()} {platform.machine()}).",

@@ -227,6 +227,9 @@ def test_the_buildozer_spec_asks_for_what_a_table_tablet_needs():
     assert {"kivy", "pyserial", "pyyaml", "numpy", "opencv", "platformdirs", "usb4a",
             "usbserial4a"} <= needs
     assert (root / app["android.manifest.intent_filters"]).is_file()
+    # the tablet's package leaves the tower's MicroPython firmware and the test tools out
+    excluded = {d.strip() for d in app["source.exclude_dirs"].split(",")}
+    assert {"tests", "bench", "firmware_bridge/testing", "firmware_bridge/tower/firmware"} <= excluded
     assert (root / "main.py").is_file() and "run_app" in (root / "main.py").read_text()
     # the shipped tower's USB ids open the app when it is plugged in
     tower = loads_typed(DiceTowerConfig, *files.shipped_config_text("dice_tower"))

@@ -38,11 +38,38 @@ def installed(tmp_path_factory) -> tuple[Path, Path]:
     venv.EnvBuilder(with_pip=True).create(env_dir)
     py = env_dir / "bin" / "python"
     # the wheel's dependencies are ranges; the test installs the locked versions of them, as
-    # the rest of the suite runs with (requirements.lock)
+    # the rest of the suite runs with (requirements.lock); the app with its window (Kivy)
     out = run(py, "-m", "pip", "install", "--quiet", "--constraint", ROOT / "requirements.lock",
-              wheels[0], cwd=tmp, env=env)
+              f"{wheels[0]}[app]", cwd=tmp, env=env)
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
     return env_dir, wheels[0]
+
+
+def test_the_tower_installs_without_kivy(installed, tmp_path):
+    """The dice tower's board installs the wheel with the `tower` extra: no Kivy, no segno,
+    and the camera tower's program runs; `companion` there says what the window needs."""
+    _, wheel = installed
+    env = clean_env(tmp_path / "home")
+    env_dir = tmp_path / "tower"
+    venv.EnvBuilder(with_pip=True).create(env_dir)
+    py = env_dir / "bin" / "python"
+    out = run(py, "-m", "pip", "install", "--quiet", "--constraint", ROOT / "requirements.lock",
+              f"{wheel}[tower]", cwd=tmp_path, env=env)
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
+    out = run(py, "-c", "import importlib.util as u; print(u.find_spec('kivy'), u.find_spec('segno'))",
+              cwd=tmp_path, env=env, timeout=60)
+    assert out.stdout.split() == ["None", "None"], out.stdout + out.stderr
+    out = run(py, "-m", "firmware_bridge", "camera-tower", "--help", cwd=tmp_path, env=env,
+              timeout=120)
+    assert out.returncode == 0 and "--profile" in out.stdout, out.stderr
+    code = ("import sys, firmware_bridge.tower.camera_tower, firmware_bridge.tower.sim, "
+            "vision.dice.reader; print(sorted(m for m in sys.modules if m.split('.')[0] in "
+            "('kivy', 'companion')))")
+    out = run(py, "-c", code, cwd=tmp_path, env=env, timeout=60)
+    assert out.returncode == 0 and out.stdout.strip() == "[]", out.stdout + out.stderr
+    out = run(env_dir / "bin" / "companion", cwd=tmp_path, env=env, timeout=120)
+    assert out.returncode != 0 and "tabletop-companion[app]" in out.stderr, out.stderr
+    assert "Traceback" not in out.stderr
 
 
 def clean_env(home: Path) -> dict[str, str]:

@@ -37,7 +37,9 @@ def locked() -> dict[str, str]:
 
 def project_requirements() -> list[Requirement]:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    return [Requirement(r) for r in project["dependencies"] + project["optional-dependencies"]["test"]]
+    extras = project["optional-dependencies"]
+    return [Requirement(r) for r in project["dependencies"] + extras["app"] + extras["tower"]
+            + extras["test"]]
 
 
 def test_the_lock_pins_every_requirement_of_the_app_and_its_tests_within_its_range():
