@@ -19,6 +19,7 @@ _ROUTES: tuple[tuple[type | tuple[type, ...], str], ...] = (
     (ev.TeachPicture, "teach_picture"),
     (ev.TeachStatus, "teach_status"),
     (ev.TraySnapshot, "tray"),
+    (ev.DiePicture, "die_picture"),
     (ev.RollsDropped, "rolls_dropped"),
     (ev.RollsMissing, "missing"),
     (ev.DeviceReset, "reset"),
@@ -30,9 +31,10 @@ _ROUTES: tuple[tuple[type | tuple[type, ...], str], ...] = (
 
 def route(event: object) -> str:
     """The route of a link event: "connected", "roll", "teach_picture", "teach_status",
-    "tray", "rolls_dropped", "missing" (rolls the tower is still to resend: only logged; those
-    it lost come as "rolls_dropped"), "reset", "retrying", "no_tower", "mismatch", or
-    "unknown" (an event no part of the app shows: logged as a warning)."""
+    "tray", "die_picture" (a die of a roll to check), "rolls_dropped", "missing" (rolls the
+    tower is still to resend: only logged; those it lost come as "rolls_dropped"), "reset",
+    "retrying", "no_tower", "mismatch", or "unknown" (an event no part of the app shows:
+    logged as a warning)."""
     for kind, name in _ROUTES:
         if isinstance(event, kind):
             return name

@@ -205,6 +205,39 @@ class TraySnapshot(LinkEvent):
 
 
 @dataclass(frozen=True, slots=True)
+class DiePicture(LinkEvent):
+    """1.3: one die of a roll as the tower's camera saw it (a JPEG of the die and a margin),
+    with the faces the tower finds likeliest for it, likeliest first. A 1.3 tower sends one
+    for each die of a roll it did not read cleanly, and one for any die the host asks about
+    (``Link.die_look``). ``key`` is the roll's key (``RollEvent.key``); ``slot`` its die's.
+    ``Link.keep_example(picture_id, face)`` makes the die a teaching example of ``face``."""
+
+    picture_id: int
+    boot_id: int
+    seq: int
+    slot: int
+    kind: str
+    x: int
+    y: int
+    faces: tuple[str, ...]  # the tower's likeliest faces, likeliest first (at most 3)
+    width: int
+    height: int
+    jpeg: bytes = field(repr=False)
+    incarnation: int = 0  # as RollEvent's: the roll's boot id used again (1.1)
+
+    @property
+    def key(self) -> tuple[int, int]:
+        return (roll_boot_key(self.boot_id, self.incarnation), self.seq)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"event": "die_picture", "picture_id": self.picture_id, "boot_id": self.boot_id,
+                "seq": self.seq, "slot": self.slot, "kind": self.kind, "x": self.x,
+                "y": self.y, "faces": list(self.faces), "width": self.width,
+                "height": self.height, "jpeg_bytes": len(self.jpeg),
+                "incarnation": self.incarnation}
+
+
+@dataclass(frozen=True, slots=True)
 class TeachStatus(LinkEvent):
     """1.2: where teaching stands: ``state`` off, teaching, saved or refused; ``faces``
     (name, examples so far), each face known at ``needed``."""
@@ -228,6 +261,7 @@ class TeachStatus(LinkEvent):
 EVENT_NAMES: dict[type, str] = {
     TeachPicture: "teach_picture",
     TraySnapshot: "tray_snapshot",
+    DiePicture: "die_picture",
     TeachStatus: "teach_status",
     RollEvent: "roll",
     Connected: "connected",
