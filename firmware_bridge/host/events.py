@@ -108,6 +108,8 @@ class Connected(LinkEvent):
     kinds: tuple[str, ...] = field(default_factory=tuple)
     colours: tuple[str, ...] = field(default_factory=tuple)
     n_slots: int = 0
+    # each kind's face names, in the order of ``kinds`` (what a player may set a die to)
+    faces: tuple[tuple[str, ...], ...] = field(default_factory=tuple)
 
 
 @dataclass(frozen=True, slots=True)

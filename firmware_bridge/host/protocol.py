@@ -408,7 +408,8 @@ class HostProtocol:
         return [Connected(self.port, hello.boot_id, hello.firmware,
                           f"{hello.proto_major}.{hello.proto_minor}", self._next_seq,
                           hello.ring_size, tuple(k.name for k in hello.kinds),
-                          hello.colours, hello.n_slots)]
+                          hello.colours, hello.n_slots,
+                          tuple(tuple(k.faces) for k in hello.kinds))]
 
     def _on_hello_reply(self, msg: m.HelloReply, now: float) -> list[LinkEvent]:
         events: list[LinkEvent] = []
