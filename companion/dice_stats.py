@@ -333,8 +333,10 @@ def undo_reset(root: Path, key: str) -> bool:
 
 
 def read_rolls(path: Path) -> Iterable[tuple[float, list[dict[str, Any]]]]:
-    """(time recorded, dice) of each roll in the journal. A torn last line (the app stopped
-    mid-write) is left for the journal to repair; any other bad line is named."""
+    """(time recorded, dice) of each roll in the journal, as the player corrected it when
+    they did (a ``corrected`` line: the faces a player set for dice the tower was not sure
+    of, or read wrong). A torn last line (the app stopped mid-write) is left for the journal
+    to repair; any other bad line is named."""
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
@@ -343,19 +345,27 @@ def read_rolls(path: Path) -> Iterable[tuple[float, list[dict[str, Any]]]]:
         raise DiceStatsError(f"{path}: cannot be read ({exc.strerror})") from None
     lines = raw.split(b"\n")
     lines.pop()     # b"" after the last newline, or a torn last line
+    rolls: list[tuple[tuple[str, str, str], float, list[dict[str, Any]]]] = []
+    corrected: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
     for number, line in enumerate(lines, start=1):
         try:
             item = json.loads(line)
-            if item.get("type") != "roll":
+            kind = item.get("type")
+            if kind not in ("roll", "corrected"):
                 continue
-            at = float(item.get("at", 0.0))
             dice = item["dice"]
             if not isinstance(dice, list) or not all(isinstance(d, dict) and "kind" in d
                                                      for d in dice):
                 raise ValueError("dice: a list of dice, each with its kind")
+            key = (str(item.get("boot_id")), str(item.get("inc", 0)), str(item.get("seq")))
+            if kind == "corrected":
+                corrected[key] = dice
+            else:
+                rolls.append((key, float(item.get("at", 0.0)), dice))
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             raise DiceStatsError(f"{path}, line {number}: not a roll this can read ({exc})") from None
-        yield at, dice
+    for key, at, dice in rolls:
+        yield at, corrected.get(key, dice)
 
 
 def statistics(root: Path) -> list[DieStats]:

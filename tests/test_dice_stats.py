@@ -149,3 +149,37 @@ def test_the_command_prints_text_json_and_csv(tmp_path, capsys):
     capsys.readouterr()
     assert main(["--data-dir", str(tmp_path), "dice-stats", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["dice"][0]["throws"] == 0
+
+
+def test_a_players_correction_counts_as_the_face_that_came_up(tmp_path):
+    """A die the tower was not sure of, set by the player, is a face thrown; a clean reading
+    the player disputed counts as the face they set, not the one the tower read."""
+    from firmware_bridge.host.events import DieReading, RollEvent
+    from firmware_bridge.host.rolls import RollJournal
+
+    journal = RollJournal(tmp_path / ds.JOURNAL, fsync=False)
+    dice = (DieReading(0, "d12", None, "red", "cocked", 0.3),
+            DieReading(1, "d12", "7", "red", "clean", 0.9))
+    roll = RollEvent(7, 0, dice)
+    journal.record(roll)
+    journal.record(RollEvent(7, 1, (DieReading(0, "d12", "2", "red", "clean", 0.9),)))
+    fixed = [dict(dice[0].to_json(), face="11", status="clean", read_status="cocked"),
+             dict(dice[1].to_json(), face="1", read_face="7")]
+    journal.record_correction(roll.key, fixed)
+    with pytest.raises(KeyError, match="no roll"):
+        journal.record_correction((7, 5), fixed)
+    # the history shows what the player set, the journal still holds what the tower read
+    assert [d.face for d in journal.recent_rolls(2)[0].dice] == ["11", "1"]
+    journal.close()
+    red = {s.key: s for s in ds.statistics(tmp_path)}["d12/red"]
+    assert (red.counts[10], red.counts[0], red.counts[1], red.counts[6]) == (1, 1, 1, 0)
+    assert red.not_clean == 0
+    # read again from the file: the correction stands after a restart, and the roll's own
+    # line is untouched
+    again = RollJournal(tmp_path / ds.JOURNAL, fsync=False)
+    assert [d.face for d in again.recent_rolls(2)[0].dice] == ["11", "1"]
+    # a roll held back for the player and not yet handed to the game goes with its faces set
+    assert [d.face for d in again.undelivered()[0].dice] == ["11", "1"]
+    lines = [json.loads(x) for x in (tmp_path / ds.JOURNAL).read_text().splitlines()]
+    assert [d["face"] for d in lines[1]["dice"]] == [None, "7"]
+    again.close()

@@ -235,6 +235,8 @@ class RollJournal:
                                      int(item["count"]))
                 elif kind == "delivered":
                     self._undelivered.pop(_key(item), None)
+                elif kind == "corrected":
+                    self._apply_correction(_key(item), item["dice"])
                 elif kind == "tracking":
                     self._tracking = True
                 else:
@@ -303,6 +305,33 @@ class RollJournal:
         item["at"] = time.time()
         self._append(item)
         self.dropped.add(drop.boot_id, drop.first_seq, drop.count)
+
+    # -- a player's correction (1.3) -----------------------------------------------------
+    def record_correction(self, key: tuple[int, int], dice: list[dict[str, Any]]) -> None:
+        """The player set the faces of roll ``key`` (a die the tower was not sure of, or a
+        reading disputed): ``dice`` is the whole roll as it really came up, each die as JSON.
+        The roll's own line keeps what the tower read; this line, fsynced, says what the
+        player set, and from now on the roll reads as corrected (history, the rolls still to
+        deliver, the statistics)."""
+        boot_id, seq = key[0] & 0xFFFFFFFF, key[1]
+        item: dict[str, Any] = {"type": "corrected", "boot_id": boot_id, "seq": seq,
+                                "dice": [dict(d) for d in dice], "at": time.time()}
+        if key[0] >> 32:
+            item["inc"] = key[0] >> 32
+        if key not in self.keys:
+            raise KeyError(f"{self.path.name}: no roll {key} to correct")
+        self._append(item)
+        with self._lock:
+            self._apply_correction(key, item["dice"])
+
+    def _apply_correction(self, key: tuple[int, int], dice: list[dict[str, Any]]) -> None:
+        held = self._undelivered.get(key)
+        if held is not None:
+            held[1]["dice"] = dice
+        for old in reversed(self.history):
+            if old.get("type") == "roll" and _key(old) == key:
+                old["dice"] = dice
+                break
 
     # -- delivery to the game (1.1) -----------------------------------------------------
     def mark_delivered(self, key: tuple[int, int]) -> None:
