@@ -184,6 +184,13 @@ def dice(app: Any, at: Callable[[str], None]) -> None:
         settle(app, lambda before=before: app.last_roll_text != before)
     wait(0.3)
     at("dice-panel")
+    # a tap on the cocked die: set it by hand ("correction in one tap")
+    app.tower.check_die(2)
+    settle(app, lambda: app.tower.sheet is not None)
+    wait(0.2)
+    at("dice-check")
+    app.tower.sheet.dismiss(animation=False)
+    settle(app, lambda: app.tower.sheet is None)
     for screen in ("teach", "tray"):    # with this tower they only say why they cannot
         app.go(screen)
         settle(app, lambda screen=screen: app.root.current == screen)

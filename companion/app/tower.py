@@ -10,10 +10,12 @@ class only sets them.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import shutil
 import tempfile
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
@@ -27,7 +29,9 @@ from firmware_bridge.host.rolls import RollJournal, deliver_undelivered
 from .. import registry, tower_routes
 from ..errors import IllegalActionError
 from ..i18n import _, ngettext
-from .dice_look import dice_words
+from ..session import ROLL
+from ..views import dice_check
+from .dice_look import dice_words, face_words
 from .game_screen import Throw
 from .tower_config import choose_url, load_tower_config
 
@@ -66,6 +70,7 @@ log = logging.getLogger(__name__)
 
 # the screens the demo camera tower serves: leaving them ends the demo
 DEMO_SCREENS = ("dice", "teach", "tray")
+PICTURES_KEPT = 32   # the tower's pictures of dice to check, the newest kept
 
 
 def roll_words(roll: Any) -> str:
@@ -87,6 +92,15 @@ class TowerController:
         self._demo: Any = None                 # the demo camera tower while it runs
         self._demo_journal: RollJournal | None = None
         self._url_before_demo: str | None = None
+        # checking dice (issue 26): the last throw shown, a throw held back from the game
+        # until the player sets the dice the tower was not sure of, the tower's pictures of
+        # dice ((roll key, slot) -> DiePicture), the sheet open, each kind's faces
+        self.last: tower_events.RollEvent | None = None
+        self.held: tower_events.RollEvent | None = None
+        self.pictures: OrderedDict[tuple[tuple[int, int], int], tower_events.DiePicture] = OrderedDict()
+        self.sheet: Any = None
+        self._sheet_key: tuple[int, int] | None = None
+        self.kind_faces: dict[str, tuple[str, ...]] = {}
 
     # -- starting, stopping, pausing -----------------------------------------------------
     def start(self) -> None:
@@ -198,6 +212,7 @@ class TowerController:
             self._connected = event
             app.tower_detail = self.words(event)
             app.tower_kinds = list(event.kinds)
+            self.kind_faces = dict(zip(event.kinds, event.faces))
             if not app.tower_demo:
                 deliver_undelivered(self.journal, self.on_roll)  # exactly once to the game
         elif where == "roll":
@@ -210,6 +225,9 @@ class TowerController:
         elif where == "tray":
             if app.root is not None:
                 app.root.get_screen("tray").on_snapshot(event)
+        elif where == "die_picture":
+            assert isinstance(event, tower_events.DiePicture)
+            self.on_picture(event)
         elif where == "rolls_dropped":
             assert isinstance(event, tower_events.RollsDropped)
             n = event.count
@@ -242,23 +260,68 @@ class TowerController:
 
     def on_roll(self, roll: tower_events.RollEvent) -> None:
         """A throw: recorded in the open game when it uses these dice, offered to its screen,
-        and the player told what became of it."""
+        and the player told what became of it. A throw with a die the tower was not sure of
+        waits for the player to set that die (the sheet "Which face is up?") before it goes
+        to the game."""
         app = self.app
         dice = [d.to_json() for d in roll.dice]
+        if not roll.late:
+            self.last = roll
         if app.tower_demo:     # drawn by the app: shown, never a game's, never counted
-            app.last_roll, app.last_roll_unclean = dice, not roll.clean
-            app.last_roll_text = roll_words(roll)
-            app.last_roll_note = _("Demo camera tower: in no game and no statistics")
+            self._show(roll, _("Demo camera tower: in no game and no statistics"))
             if self._demo_journal is not None:
                 self._demo_journal.mark_delivered(roll.key)
-            self.refresh_dice_panel()
+            return      # no game waits: a tap on a die of the dice panel sets it by hand
+        if not roll.late:      # the dice of a throw still held were thrown again
+            self._release_held(_("Thrown again: that throw is in the dice history only"))
+        session = app.session
+        entry = registry.find(session.game) if session is not None else None
+        # a game whose rules take a throw as an action (King of Tokyo Duel) takes it with its
+        # unsure dice and has them set by hand on its own screen; the others wait for them
+        if not roll.clean and not roll.late and session is not None and entry is not None \
+                and entry.takes(dice) and ROLL not in session.rules.event_types:
+            self._hold(roll)
             return
+        self._deliver(roll)
+
+    def _show(self, roll: tower_events.RollEvent, note: str) -> None:
+        app = self.app
+        app.last_roll = [d.to_json() for d in roll.dice]
+        app.last_roll_text = roll_words(roll)
+        app.last_roll_unclean = not roll.clean
+        app.last_roll_note = note
+        self.refresh_dice_panel()
+
+    def _hold(self, roll: tower_events.RollEvent) -> None:
+        """Keep ``roll`` from the game until the player has set its unsure dice. A throw
+        still held when the next one comes was thrown again: it stays in the dice history
+        only."""
+        self.held = roll
+        self.app.live.set_roll([d.to_json() for d in roll.dice], time.time())
+        self.app.roll_history = [roll_words(roll)] + list(self.app.roll_history[:11])
+        self._show(roll, _("Waiting for you to set the dice the tower was not sure of"))
+        self.check(roll, dice_check.unsure([d.to_json() for d in roll.dice]), held=True)
+
+    def _release_held(self, note: str) -> None:
+        held, self.held = self.held, None
+        if held is None:
+            return
+        if self.journal is not None:
+            self.journal.mark_delivered(held.key)
+        if self._sheet_key == held.key and self.sheet is not None:
+            self.sheet.dismiss(animation=False)
+        self.app.last_roll_note = note
+
+    def _deliver(self, roll: tower_events.RollEvent, *, shown: bool = False) -> None:
+        app = self.app
+        dice = [d.to_json() for d in roll.dice]
         app.last_roll = dice
-        if not roll.late:      # a roll from before a restart is not the throw on the table
+        if not roll.late and not shown:  # a roll from before a restart is not the throw on the table
             app.live.set_roll(dice, time.time())
         app.last_roll_text = roll_words(roll)
         app.last_roll_unclean = not roll.clean
-        app.roll_history = [roll_words(roll)] + list(app.roll_history[:11])
+        if not shown:
+            app.roll_history = [roll_words(roll)] + list(app.roll_history[:11])
         # only a game that uses these dice records them (its registry entry's dice_kinds)
         session = app.session
         entry = registry.find(session.game) if session is not None else None
@@ -297,6 +360,133 @@ class TowerController:
             said = (_("Dice, arrived late: {dice}") if roll.late else _("Dice: {dice}")).format(
                 dice=roll_words(roll))
             app.banner(said + "\n" + fate.note)
+
+    # -- checking dice: set by the player (issue 26) ---------------------------------------
+    def check(self, roll: tower_events.RollEvent, slots: list[int], *, held: bool) -> None:
+        """Open the sheet for the dice ``slots`` of ``roll``: ``held``, a throw the game waits
+        for; otherwise a die the player disputes (the tower is asked for its picture)."""
+        from .dice_check import CheckDiceSheet
+
+        if self.sheet is not None:
+            self.sheet.dismiss(animation=False)
+        dice = [d.to_json() for d in roll.dice]
+        sheet = CheckDiceSheet(
+            dice, slots, kind_faces=self.kind_faces, held=held,
+            on_set=lambda chosen: self._set(roll, chosen, held=held),
+            on_roll_again=(lambda: self._release_held(
+                _("Thrown again: that throw is in the dice history only"))) if held else None,
+            on_keep=lambda slot, face: self.keep(roll, slot, face))
+        self.sheet, self._sheet_key = sheet, roll.key
+        sheet.bind(on_dismiss=lambda *_a: self._sheet_closed(sheet))
+        for slot in slots:
+            pic = self.pictures.get((roll.key, slot))
+            if pic is not None:
+                sheet.picture(slot, pic.jpeg, pic.faces, self.can_keep())
+            elif not held and self.link is not None and self.speaks(3):
+                self.link.die_look(roll.key, slot)    # its picture comes as a DiePicture
+        sheet.open()
+
+    def _sheet_closed(self, sheet: Any) -> None:
+        if self.sheet is sheet:
+            self.sheet, self._sheet_key = None, None
+
+    def check_die(self, index: int) -> None:
+        """The player taps die ``index`` of the last throw on the dice panel: a throw held
+        for its unsure dice opens on them; any other die can be disputed."""
+        roll = self.held or self.last
+        if roll is None or not 0 <= index < len(roll.dice):
+            return
+        if self.held is not None and roll is self.held:
+            unsure = dice_check.unsure([d.to_json() for d in roll.dice])
+            self.check(roll, unsure, held=True)
+            return
+        self.check(roll, [roll.dice[index].slot], held=False)
+
+    def on_picture(self, pic: tower_events.DiePicture) -> None:
+        self.pictures[(pic.key, pic.slot)] = pic
+        while len(self.pictures) > PICTURES_KEPT:
+            self.pictures.popitem(last=False)
+        if self.sheet is not None and self._sheet_key == pic.key:
+            self.sheet.picture(pic.slot, pic.jpeg, pic.faces, self.can_keep())
+
+    def speaks(self, minor: int) -> bool:
+        """The connected tower speaks protocol 1.``minor`` or later."""
+        proto = self._connected.proto if self._connected is not None else ""
+        major, _dot, rest = proto.partition(".")
+        return major == "1" and rest.isdigit() and int(rest) >= minor
+
+    def can_keep(self) -> bool:
+        """The tower learns from its pictures of dice (protocol 1.3)."""
+        return self.link is not None and self.speaks(3)
+
+    def keep(self, roll: tower_events.RollEvent, slot: int, face: str) -> bool:
+        """Keep the tower's picture of die ``slot`` as a teaching example of ``face``."""
+        pic = self.pictures.get((roll.key, slot))
+        if pic is None or self.link is None:
+            return False
+        colour = next((d.colour for d in roll.dice if d.slot == slot), None)
+        if not self.link.keep_example(pic.picture_id, face, colour):
+            return False
+        self.app.toast(_("The dice tower keeps this picture as {face}").format(
+            face=face_words(face)), error=False)
+        return True
+
+    def _set(self, roll: tower_events.RollEvent, chosen: dict[int, str], *, held: bool) -> None:
+        """The player set the faces ``chosen`` (slot -> face) of ``roll``: kept in the roll
+        journal beside the reading, then the throw goes on as it really came up."""
+        app = self.app
+        fixed = dice_check.corrected([d.to_json() for d in roll.dice], chosen)
+        journal = self._demo_journal if app.tower_demo else self.journal
+        try:
+            if journal is not None:
+                journal.record_correction(roll.key, fixed)
+        except (OSError, KeyError) as exc:
+            log.warning("correction of roll %s not kept: %s", roll.key, exc)
+            app.toast(_("The dice you set are not in the dice history: {problem}").format(
+                problem=exc))
+        now = dataclasses.replace(
+            roll, dice=tuple(tower_events.DieReading.from_json(d) for d in fixed))
+        if self.last is not None and self.last.key == roll.key:
+            self.last = now
+        app.roll_history = [roll_words(now)] + list(app.roll_history[1:])
+        if app.tower_demo:
+            self._show(now, _("Demo camera tower: in no game and no statistics"))
+            return
+        if held:
+            if self.held is not None and self.held.key == roll.key:
+                self.held = None
+                self._deliver(now, shown=True)
+            return
+        self._disputed(roll, now)
+
+    def _disputed(self, was: tower_events.RollEvent, now: tower_events.RollEvent) -> None:
+        """A die of a throw already delivered, set again by the player: the open game's last
+        action, when it was this throw, is taken back and the throw recorded as it came up;
+        a game that has used the throw otherwise is left to the player (said in the note)."""
+        app = self.app
+        session = app.session
+        self._show(now, _("Set by hand; the dice history and statistics count it so"))
+        app.live.set_roll([d.to_json() for d in now.dice], time.time())
+        if session is None:
+            return
+        actions = session.actions
+        last = actions[-1] if actions else None
+        entry = registry.find(session.game)
+        title = _(entry.tile.title) if entry is not None else ""
+        if last is not None and last.type == ROLL and (
+                last.data.get("boot_id"), last.data.get("seq")) == was.key:
+            try:
+                session.undo()
+                session.record_roll(*now.key, [d.to_json() for d in now.dice])
+            except (IllegalActionError, OSError) as exc:
+                app.toast(str(exc))
+                return
+            app.last_roll_note = _("Set by hand; the {game} game now has the throw as it came "
+                                   "up").format(game=title)
+            return
+        if entry is not None and entry.takes([d.to_json() for d in was.dice]):
+            app.last_roll_note = _("Set by hand in the dice history; the {game} game has "
+                                   "already used this throw: change it there").format(game=title)
 
     def refresh_dice_panel(self) -> None:
         if self.app.root is not None:
@@ -361,6 +551,9 @@ class TowerController:
         demo, self._demo = self._demo, None
         if demo is None:
             return
+        if self.sheet is not None:      # its dice were the demo's
+            self.sheet.dismiss(animation=False)
+        self.last = None
         app = self.app
         app.tower_demo = False
         app.demo_throwing = False

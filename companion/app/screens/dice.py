@@ -1,12 +1,14 @@
 """The dice tower panel: connection state with its reason, the last roll as dice, the history.
 
 Everything shown here comes from properties of the App that the tower's reader thread updates
-through one crossing point (``CompanionApp._tower_event``, scheduled on the Kivy clock).
+through one crossing point (``TowerController.event``, scheduled on the Kivy clock). A
+tap on a die of the last roll sets it by hand (``TowerController.check_die``).
 """
 
 from __future__ import annotations
 
-from kivy.properties import ColorProperty, StringProperty
+from kivy.properties import ColorProperty, NumericProperty, StringProperty
+from kivy.uix.behaviors import ButtonBehavior
 from kivy.uix.label import Label
 from kivy.uix.screenmanager import Screen
 
@@ -16,13 +18,21 @@ from ..dice_look import COLOUR_WORDS, DIE_COLOURS, STATUS_WORDS, UNKNOWN_COLOUR,
 from ..kv import load_kv
 
 
-class DieFace(Label):
+class DieFace(ButtonBehavior, Label):
     """One die: its face name big on the die's own colour; amber ring and a word when the
-    tower could not read it cleanly."""
+    tower could not read it cleanly. A tap sets it by hand ("Which face is up?")."""
 
     die_bg = ColorProperty(UNKNOWN_COLOUR)
     ring = ColorProperty((0, 0, 0, 0))
     caption = StringProperty("")
+    index = NumericProperty(-1)     # its place in the last roll
+
+    def on_release(self) -> None:
+        from kivy.app import App
+
+        app = App.get_running_app()
+        if app is not None and self.index >= 0:
+            app.tower.check_die(int(self.index))
 
     @classmethod
     def of(cls, die: dict) -> DieFace:
@@ -53,8 +63,10 @@ class DiceScreen(Screen):
             return
         row = self.ids.last_roll
         row.clear_widgets()
-        for die in app.last_roll:
-            row.add_widget(DieFace.of(die))
+        for i, die in enumerate(app.last_roll):
+            face = DieFace.of(die)
+            face.index = i
+            row.add_widget(face)
 
 
 load_kv(__package__, "dice.kv")

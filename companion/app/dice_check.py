@@ -1,0 +1,179 @@
+"""Check the dice: the sheet where a player sets the faces of dice the tower was not sure of,
+or of a die they dispute, in one tap a die (issue 26, item 6).
+
+The sheet only shows and forwards: what it shows comes from :mod:`companion.views.dice_check`
+and what a tap does is the tower controller's (``companion/app/tower.py``): ``on_set`` with
+the faces set once every die asked about has one, ``on_keep`` to keep a die's picture as a
+teaching example, ``on_roll_again`` to leave a held throw out of the game.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from kivy.core.image import Image as CoreImage
+from kivy.metrics import dp
+from kivy.properties import BooleanProperty, StringProperty
+from kivy.uix.boxlayout import BoxLayout
+from kivy.uix.gridlayout import GridLayout
+from kivy.uix.image import Image
+from kivy.uix.label import Label
+from kivy.uix.modalview import ModalView
+
+from ..i18n import _
+from ..views import dice_check as view
+from . import widgets
+from .dice_look import face_words
+from .kv import load_kv
+from .scale import ui
+from .theme import C
+
+
+class DieRow(BoxLayout):
+    """One die to check: its picture (or its name on a plain square until the picture
+    comes), what the tower read, its likeliest faces as buttons and "Other face"."""
+
+    name = StringProperty("")
+    read = StringProperty("")
+    chosen = StringProperty("")
+
+
+class CheckDiceSheet(ModalView):
+    title = StringProperty("")
+    note = StringProperty("")
+    held = BooleanProperty(True)      # a throw held back from the game (else a dispute)
+    done = BooleanProperty(False)     # every die has its face: the throw went on
+
+    def __init__(self, dice: Sequence[Mapping[str, Any]], slots: Sequence[int], *,
+                 kind_faces: Mapping[str, Sequence[str]], held: bool,
+                 on_set: Callable[[dict[int, str]], None],
+                 on_roll_again: Callable[[], None] | None = None,
+                 on_keep: Callable[[int, str], bool] | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.dice, self.slots = list(dice), list(slots)
+        self.kind_faces = kind_faces
+        self.held = held
+        self.on_set, self.on_roll_again, self.on_keep = on_set, on_roll_again, on_keep
+        self.chosen: dict[int, str] = {}
+        self.likely: dict[int, tuple[str, ...]] = {}
+        self.pictures: dict[int, bytes] = {}
+        self.expanded: set[int] = set()
+        self.kept: set[int] = set()
+        self.can_keep: set[int] = set()
+        n = len(self.slots)
+        self.title = (_("Which face is up?") if n == 1 else _("Which faces are up?")) if held \
+            else _("Set this die's face")
+        unsure = len(view.unsure([d for d in self.dice if d.get("slot") in self.slots]))
+        self.note = _("The dice tower was not sure of this die: tap the face on top.") if unsure and n == 1 \
+            else _("The dice tower was not sure of these dice: tap the face on top of each.") if unsure \
+            else _("Tap the face really on top.")
+        self.auto_dismiss = not held
+        self.draw()
+
+    # -- what the tower sends while the sheet is open ---------------------------------------
+    def picture(self, slot: int, jpeg: bytes, likely: Sequence[str], keepable: bool) -> None:
+        """The tower's picture of die ``slot`` and its likeliest faces."""
+        if slot not in self.slots:
+            return
+        self.pictures[slot] = jpeg
+        if likely:
+            self.likely[slot] = tuple(likely)
+        if keepable:
+            self.can_keep.add(slot)
+        self.draw()
+
+    # -- taps -------------------------------------------------------------------------------
+    def set_face(self, slot: int, face: str) -> None:
+        if self.done:
+            return
+        self.chosen[slot] = face
+        self.expanded.discard(slot)
+        if view.complete(self.slots, self.chosen):
+            self.done = True
+            self.auto_dismiss = True
+            self.on_set(dict(self.chosen))
+            self.title = _("Dice set")
+            self.note = (_("Tap a die's picture to keep it as a teaching example: the tower "
+                           "learns the dice of this table.") if self.can_keep else "")
+        self.draw()
+
+    def other(self, slot: int) -> None:
+        self.expanded ^= {slot}
+        self.draw()
+
+    def keep(self, slot: int) -> None:
+        if slot in self.kept or slot not in self.chosen or self.on_keep is None:
+            return
+        if self.on_keep(slot, self.chosen[slot]):
+            self.kept.add(slot)
+            self.draw()
+
+    def roll_again(self) -> None:
+        if self.on_roll_again is not None:
+            self.on_roll_again()
+        self.dismiss(animation=False)
+
+    # -- drawing ----------------------------------------------------------------------------
+    def draw(self) -> None:
+        rows = self.ids.rows
+        rows.clear_widgets()
+        for die in view.to_check(self.dice, self.slots, self.likely, self.kind_faces,
+                                 self.chosen):
+            rows.add_widget(self._row(die))
+
+    def _row(self, die: view.DieToCheck) -> DieRow:
+        row = DieRow(name=die.name, read=die.read, chosen=die.chosen or "")
+        jpeg = self.pictures.get(die.slot)
+        holder = row.ids.picture
+        if jpeg:
+            try:
+                texture = CoreImage(io.BytesIO(jpeg), ext="jpg").texture
+                holder.add_widget(Image(texture=texture, fit_mode="contain"))
+            except Exception:   # a picture Kivy cannot decode: the name square stays
+                jpeg = b""
+        if not jpeg:
+            holder.add_widget(Label(text=die.name, font_size=ui.body, color=C.text_soft,
+                                    halign="center", valign="middle",
+                                    text_size=(ui.k * dp(120), None)))
+        faces = row.ids.faces
+        if self.done:
+            faces.add_widget(self._chosen_label(die))
+            if die.slot in self.can_keep and self.on_keep is not None:
+                kept = die.slot in self.kept
+                b = widgets.BigButton(
+                    text=_("Kept as a teaching example") if kept else _("Keep as a teaching example"),
+                    font_role="text", disabled=kept, bg=C.power)
+                b.bind(on_release=lambda *_a, s=die.slot: self.keep(s))
+                faces.add_widget(b)
+            return row
+        for face in die.first:
+            faces.add_widget(self._face_button(die.slot, face, big=True))
+        if die.rest and die.first:
+            more = widgets.BigButton(text=_("Other face") if die.slot not in self.expanded
+                                     else _("Fewer faces"), font_role="text", bg=C.neutral)
+            more.bind(on_release=lambda *_a, s=die.slot: self.other(s))
+            faces.add_widget(more)
+        if not die.first:       # nothing likelier than the rest: every face, one tap away
+            faces.height = 0
+        if die.slot in self.expanded or not die.first:
+            grid = GridLayout(cols=6, spacing=ui.k * dp(8), size_hint_y=None)
+            grid.bind(minimum_height=grid.setter("height"))
+            for face in die.rest:
+                grid.add_widget(self._face_button(die.slot, face, big=False))
+            row.ids.more.add_widget(grid)
+        return row
+
+    def _face_button(self, slot: int, face: str, big: bool) -> widgets.BigButton:
+        b = widgets.BigButton(text=face_words(face), font_role="heading" if big else "text",
+                              bg=C.chosen if self.chosen.get(slot) == face else C.accent)
+        b.bind(on_release=lambda *_a: self.set_face(slot, face))
+        return b
+
+    def _chosen_label(self, die: view.DieToCheck) -> Label:
+        return Label(text=_("Set to {face}").format(face=face_words(die.chosen)),
+                     font_size=ui.heading, bold=True, color=C.green)
+
+
+load_kv(__package__, "dice_check.kv")

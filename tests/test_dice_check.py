@@ -1,0 +1,146 @@
+"""Checking dice by hand (issue 26, item 6): a throw with a die the tower was not sure of waits
+for the player to set it, one tap a die, in the real window; a die read cleanly can be
+disputed from the dice panel; what the player set is kept in the roll journal beside what the
+tower read. The sheet's words and choices are tested without a window first."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from companion.views import dice_check as v
+from tests.gui_support import on_screen, open_from_home, plain, tap, wait_for
+
+DICE = [{"slot": 0, "kind": "spawn", "face": None, "colour": "white", "status": "cocked"},
+        {"slot": 1, "kind": "d12", "face": "7", "colour": "red", "status": "clean",
+         "confidence": 0.9}]
+
+
+def test_the_likeliest_faces_first_then_every_other_face_of_the_kind():
+    first, rest = v.offer(DICE[1], ["1", "7"], v.faces_of("d12", {}))
+    assert first == ("1", "7") and rest == tuple(str(i) for i in range(2, 13) if i != 7)
+    # no picture yet: the face the tower read, else nothing first and every face after
+    assert v.offer(DICE[1], [], v.faces_of("d12", {}))[0] == ("7",)
+    first, rest = v.offer(DICE[0], [], v.faces_of("spawn", {}))
+    assert first == () and len(rest) == 6
+    # the tower's own list of faces wins, and a face only it names is still offered
+    assert v.offer(DICE[1], ["13", "7", "1", "2"], v.faces_of("d12", {"d12": ["1", "7"]})) == (
+        ("13", "7", "1"), ())
+
+
+def test_what_the_tower_read_in_words_and_the_roll_as_it_came_up():
+    rows = v.to_check(DICE, [0, 1], {}, {}, {1: "1"})
+    assert [(r.name, r.read, r.chosen, r.unsure) for r in rows] == [
+        ("white spawn die", "cocked: no face read", None, True),
+        ("red d12", "read as 7", "1", False)]
+    assert v.unsure(DICE) == [0] and not v.complete([0, 1], {1: "1"})
+    fixed = v.corrected(DICE, {0: "NO_SPAWN", 1: "1"})
+    assert fixed[0] == {"slot": 0, "kind": "spawn", "face": "NO_SPAWN", "colour": "white",
+                        "status": "clean", "read_face": None, "read_status": "cocked"}
+    assert fixed[1]["face"] == "1" and fixed[1]["read_face"] == "7" and "confidence" not in fixed[1]
+    assert DICE[0]["face"] is None                      # the reading itself is left alone
+
+
+def modal(kind):
+    from kivy.core.window import Window
+
+    return wait_for(lambda: next((w for w in Window.children if type(w).__name__ == kind), None),
+                    what=kind)
+
+
+def button(parent, text):
+    return next(w for w in parent.walk() if plain(getattr(w, "text", "") or "") == text)
+
+
+def journal_lines(app):
+    return [json.loads(x) for x in (app.data_root / "rolls.jsonl").read_text().splitlines()]
+
+
+@pytest.mark.gui
+def test_an_unsure_spawn_die_waits_for_the_player_then_goes_to_the_race(app, pty_tower):
+    setup = open_from_home(app, "danchie", "danchie_setup", "the race set-up")
+    tap(button(setup.ids.counts, "3"))
+    for field, name in zip(reversed(setup.ids.names.children), ("Aki", "Ben", "Cleo")):
+        field.text = name
+    before = app.session
+    tap(setup.ids.start)
+    wait_for(lambda: app.session is not before and on_screen(app, "danchie_game"), what="the race")
+    s = app.session
+    game = app.root.get_screen("danchie_game")
+    pty_tower.roll("spawn:white:?cocked")
+    sheet = modal("CheckDiceSheet")
+    assert sheet.title == "Which face is up?" and "not sure of this die" in sheet.note
+    assert s.state.last_spawn is None                  # the race waits for the die
+    assert "Waiting for you to set" in app.last_roll_note
+    row = sheet.ids.rows.children[0]
+    assert plain(row.name) == "white spawn die" and "cocked" in row.read
+    # no picture from this tower and no face read: every face at once, one tap sets it
+    assert not [w for w in row.walk() if plain(getattr(w, "text", "") or "") == "Other face"]
+    tap(button(row, "No spawn"))
+    wait_for(lambda: s.state.last_spawn is not None, what="the spawn in the race")
+    assert s.actions[-1].type == "danchie.spawn" and s.actions[-1].data["source"] == "tower"
+    assert sheet.done and sheet.title == "Dice set"
+    lines = journal_lines(app)
+    roll = [x for x in lines if x["type"] == "roll"][-1]
+    fix = [x for x in lines if x["type"] == "corrected"][-1]
+    assert fix["type"] == "corrected" and (fix["boot_id"], fix["seq"]) == (roll["boot_id"], roll["seq"])
+    assert fix["dice"][0]["face"].startswith("NO_SPAWN") and fix["dice"][0]["read_status"] == "cocked"
+    assert roll["dice"][0]["face"] is None             # what the tower read stays
+    tap(sheet.ids.close)
+    wait_for(lambda: sheet.parent is None, what="the sheet closed")
+    assert game.spawn_text.startswith("No spawn")
+
+
+@pytest.mark.gui
+def test_a_second_throw_replaces_one_never_set_and_roll_again_leaves_it_out(app, pty_tower):
+    setup = open_from_home(app, "danchie", "danchie_setup", "the race set-up")
+    for field, name in zip(reversed(setup.ids.names.children), ("Aki", "Ben")):
+        field.text = name
+    before = app.session
+    tap(setup.ids.start)
+    wait_for(lambda: app.session is not before and on_screen(app, "danchie_game"), what="the race")
+    s = app.session
+    pty_tower.roll("spawn:white:?unreadable")
+    sheet = modal("CheckDiceSheet")
+    tap(sheet.ids.roll_again)
+    wait_for(lambda: "Thrown again" in app.last_roll_note, what="the throw left out")
+    assert s.state.last_spawn is None and app.tower.held is None
+    pty_tower.roll("spawn:white:?cocked")
+    first = modal("CheckDiceSheet")
+    tap(first.ids.close)                               # later: the throw stays held
+    key = app.tower.held.key
+    pty_tower.roll("spawn:white:TILE_UNDER_YOU")        # thrown again, read cleanly
+    wait_for(lambda: s.state.last_spawn is not None, what="the clean throw in the race")
+    assert app.tower.held is None
+    lines = journal_lines(app)
+    delivered = {(x["boot_id"], x["seq"]) for x in lines if x["type"] == "delivered"}
+    assert key in delivered and not any(x["type"] == "corrected" and (x["boot_id"], x["seq"]) == key
+                                        for x in lines)
+
+
+@pytest.mark.gui
+def test_a_die_read_cleanly_disputed_from_the_dice_panel(app):
+    from firmware_bridge.host.urlhandlers import protocol_sim
+    from tests.gui_support import TOWER_NAME
+
+    wait_for(lambda: app.tower_state == "connected", what="the simulated tower")
+    app.go("dice")
+    wait_for(lambda: on_screen(app, "dice"), what="the dice panel")
+    panel = app.root.get_screen("dice")
+    protocol_sim.hub(TOWER_NAME).roll("d12:red:7 d12:yellow:3")
+    wait_for(lambda: app.last_roll and app.last_roll[0].get("face") == "7"
+             and app.tower.last is not None, what="the throw")
+    faces = list(reversed(panel.ids.last_roll.children))
+    tap(faces[0])
+    sheet = modal("CheckDiceSheet")
+    assert sheet.title == "Set this die's face" and not sheet.held
+    row = sheet.ids.rows.children[0]
+    assert "read as 7" in row.read
+    tap(button(row, "Other face"))
+    tap(button(sheet.ids.rows.children[0], "9"))
+    wait_for(lambda: app.last_roll[0]["face"] == "9", what="the die set by hand")
+    assert app.roll_history[0].startswith("red d12 9")
+    fix = [x for x in journal_lines(app) if x["type"] == "corrected"][-1]
+    assert [d["face"] for d in fix["dice"]] == ["9", "3"] and fix["dice"][0]["read_face"] == "7"
+    tap(sheet.ids.close)
