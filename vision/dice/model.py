@@ -47,9 +47,10 @@ class DieReading:
     likely: tuple[str, ...] = ()  # last: positional construction elsewhere keeps working
 
     def to_json(self) -> dict:
-        out = {"kind": self.kind, "face": self.face, "colour": self.colour,
-               "status": self.status, "confidence": round(self.confidence, 3),
-               "x": round(self.x, 1), "y": round(self.y, 1)}
+        out: dict[str, object] = {
+            "kind": self.kind, "face": self.face, "colour": self.colour, "status": self.status,
+            "confidence": round(self.confidence, 3), "x": round(self.x, 1),
+            "y": round(self.y, 1)}
         if self.likely:  # only when ranked: the other keys stay as they were
             out["likely"] = list(self.likely)
         return out
