@@ -40,7 +40,7 @@ def camera_tower(app, tmp_path):
 
 def test_a_camera_read_throw_shows_its_faces_on_the_duel_screen(app, camera_tower):
     tower = camera_tower()
-    assert app.tower_detail.startswith("camera-tower 1.2.0 on ")
+    assert app.tower_detail.startswith("camera-tower 1.3.0 on ")
     game = new_duel(app)
     s = app.session
     assert "throw 5 dice" in game.status
@@ -90,7 +90,7 @@ def test_a_camera_read_throw_of_red_and_yellow_d12s_fills_takkures_roll_panel(ap
 
 def test_no_camera_the_dice_panel_says_camera_missing(app, camera_tower):
     camera_tower(LateCamera([], missing=10**6))
-    assert app.tower_detail.startswith("camera-tower 1.2.0; camera missing on ")
+    assert app.tower_detail.startswith("camera-tower 1.3.0; camera missing on ")
     app.go("dice")
     panel = app.root.get_screen("dice")
     wait_for(lambda: "camera missing" in panel.ids.detail.text, what="the dice panel")

@@ -54,8 +54,8 @@ def test_cobs_decode_refuses_invalid_codes(bad):
 
 
 def test_spec_example_frames_have_these_exact_bytes():
-    hello = m.Hello(0x11223344).pack()  # a 1.2 host
-    assert hello == bytes.fromhex("01 01 02 44 33 22 11")
+    hello = m.Hello(0x11223344).pack()  # a 1.3 host
+    assert hello == bytes.fromhex("01 01 03 44 33 22 11")
     roll = m.Roll(0x0A0B0C0D, 0, 0x01020304, 0, (m.Die(0, 0, 3, m.NONE, m.CLEAN),)).pack()
     assert roll == bytes.fromhex("82 0D0C0B0A 00000000 04030201 00 01 00 00 03 FF 00")
     wire = encode_frame(roll)
@@ -68,6 +68,23 @@ def test_spec_example_frames_have_these_exact_bytes():
                     (m.Die(0, 0, 3, m.NONE, m.CLEAN, 97),)).pack(confidence=True)
     assert roll_c == bytes.fromhex("85 0D0C0B0A 00000000 04030201 00 01 00 00 03 FF 00 61")
     assert m.parse(roll_c).dice[0].confidence == 97
+
+
+def test_the_1_3_frames_have_these_exact_bytes():
+    """The die to check of section 4.9, as its example shows it."""
+    look = m.DieLook(0x0A0B0C0D, 0, 1).pack()
+    assert look == bytes.fromhex("0B 0D0C0B0A 00000000 01")
+    pic = m.DiePicture(0x01020304, 0x0A0B0C0D, 0, 1, 0x1A2B, 192, 192, "d6", 0x0140, 0x00C8,
+                       ("3", "5")).pack()
+    assert pic == bytes.fromhex("89 04030201 0D0C0B0A 00000000 01 2B1A0000 C000 C000"
+                                "02 6436 4001 C800 02 0133 0135")
+    keep = m.KeepExample(0x01020304, "3", "").pack()
+    assert keep == bytes.fromhex("0C 04030201 01 33 00")
+    assert [m.parse(p) for p in (look, pic, keep)] == [
+        m.DieLook(0x0A0B0C0D, 0, 1),
+        m.DiePicture(0x01020304, 0x0A0B0C0D, 0, 1, 0x1A2B, 192, 192, "d6", 320, 200,
+                     ("3", "5")),
+        m.KeepExample(0x01020304, "3", "")]
 
 
 def test_oversized_packet_is_refused_when_encoding():
@@ -98,6 +115,13 @@ SAMPLE_MESSAGES = [
     m.Picture(10, m.PURPOSE_SNAPSHOT, 65536, 480, 360, "", 0, 0, "3 dice, 3 clean"),
     m.PictureData(9, 1000, bytes(range(256)) * 3),
     m.TeachStatus(1, "spawn", 3, (("NO_SPAWN", 2), ("TILE_UNDER_YOU", 0)), "throw the dice"),
+    # 1.3
+    m.DieLook(0x0A0B0C0D, 7, 2),
+    m.KeepExample(0xCAFE, "CLAW"),
+    m.KeepExample(9, "7", "red"),
+    m.DiePicture(9, 0x0A0B0C0D, 7, 2, 6000, 192, 192, "kotd", 320, 200,
+                 ("CLAW", "HEART", "FAME")),
+    m.DiePicture(10, 5, 0, 0, 1, 192, 192, "unknown", 0, 0),
 ]
 
 
@@ -123,6 +147,17 @@ def test_every_message_round_trips(msg):
     (m.TeachStatus(4, "k", 3).pack(), "state 4"),
     (m.Roll(1, 0, 0, 0, (m.Die(0, 0, 0, 0, 0, 101),)).pack(confidence=True), "confidence 101"),
     (m.Snapshot(1, 8).pack(), "max width 8"),
+    # 1.3
+    (m.DiePicture(0, 5, 0, 0, 10, 1, 1, "d6", 0, 0).pack(), "DIE_PICTURE with picture id 0"),
+    (m.DiePicture(1, 0, 0, 0, 10, 1, 1, "d6", 0, 0).pack(), "DIE_PICTURE with boot id 0"),
+    (m.DiePicture(1, 5, 0, 0, 0, 1, 1, "d6", 0, 0).pack(), "DIE_PICTURE of 0 bytes"),
+    (m.DiePicture(1, 5, 0, 0, m.MAX_PICTURE + 1, 1, 1, "d6", 0, 0).pack(), "1 to 65536"),
+    (m.DiePicture(1, 5, 0, 0, 10, 1, 1, "d6", 0, 0, tuple("1234")).pack(), "of 4 faces"),
+    (m.DiePicture(1, 5, 0, 0, 10, 1, 1, "d6", 0, 0, ("1",)).pack()[:-1], "runs past"),
+    (m.DieLook(0, 1, 0).pack(), "DIE_LOOK with boot id 0"),
+    (m.DieLook(5, 1, 0).pack() + b"\x00", "unexpected bytes"),
+    (m.KeepExample(0, "1").pack(), "KEEP_EXAMPLE with picture id 0"),
+    (m.KeepExample(3, "1").pack()[:-1], "body ends"),
 ])
 def test_bad_bodies_say_what_is_wrong(packet, problem):
     with pytest.raises(m.BadMessage, match=problem):

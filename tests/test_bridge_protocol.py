@@ -231,7 +231,7 @@ def test_protocol_mismatch_is_reported_once_and_nothing_is_recorded():
     host.begin(0.0)
     reply = m.HelloReply(2, 0, 0, 9, 0, 32, "future", (), (m.DieKind("d6", ("1",) * 6),), 1)
     events = host.feed(encode_frame(reply.pack()) * 2, 0.1)
-    assert events == [ProtocolMismatch("p", "2.0", "1.2")]
+    assert events == [ProtocolMismatch("p", "2.0", "1.3")]
     roll = m.Roll(9, 0, 0, 0, (m.Die(0, 0, 0),))
     assert host.feed(encode_frame(roll.pack()), 0.2) == []
 

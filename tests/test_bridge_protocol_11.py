@@ -423,7 +423,7 @@ def test_after_a_major_2_reply_the_host_keeps_asking():
     host.begin(0.0)
     host.take_output()
     future = m.HelloReply(2, 0, 0, 9, 0, 32, "future", (), (), 1)
-    assert host.feed(frames(future), 0.1) == [ProtocolMismatch("p", "2.0", "1.2")]
+    assert host.feed(frames(future), 0.1) == [ProtocolMismatch("p", "2.0", "1.3")]
     host.tick(3.2)
     assert [x for x in sent(host) if isinstance(x, m.Hello)], "no HELLO after the mismatch"
     # the tower was flashed back to 1.x: the next reply connects

@@ -72,7 +72,7 @@ def test_teaching_a_new_kind_over_a_pty_saves_a_profile_that_reads_it(tmp_path, 
         if lossy:  # a quarter of what the host writes never reaches the tower: answers,
             tower.tower.server.wire.faults.ack_drop = 0.25  # undos, picture ACKs, ACKs
         hello = rec.of(Connected)[0]
-        assert hello.proto == "1.2" and "spawn" not in hello.kinds
+        assert hello.proto == "1.3" and "spawn" not in hello.kinds
         assert link.teaching_unavailable() == ""
         link.teach_start("spawn")
         rec.wait(lambda: statuses(rec) and statuses(rec)[-1].state == "teaching",

@@ -65,7 +65,9 @@ def test_background_teach_read(images):
     assert sorted((d["kind"], d["face"], d["status"]) for d in got["dice"]) == [
         ("d6pips", "4", "clean"), ("kotd", "ENERGY", "clean")]
     for d in got["dice"]:
-        assert set(d) == {"kind", "face", "colour", "status", "confidence", "x", "y"}
+        # the keys it always had, and the ranked faces (likeliest first: the face read)
+        assert set(d) == {"kind", "face", "colour", "status", "confidence", "x", "y", "likely"}
+        assert d["likely"][0] == d["face"] and len(d["likely"]) <= 3
         assert 0.5 <= d["confidence"] <= 1
     energy = next(d for d in got["dice"] if d["kind"] == "kotd")
     assert energy["colour"] == "black" and abs(energy["x"] - 430) < 4 and abs(energy["y"] - 300) < 4

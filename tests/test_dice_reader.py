@@ -174,3 +174,22 @@ def test_teaching_says_what_is_missing(profile):
     p.add_example("coin", "HEADS", single_die("kotd", "HEART", "black", 2, STYLE)[0],
                   faces=["HEADS", "TAILS"])
     assert p.missing("coin") == {"HEADS": 2, "TAILS": 3}
+
+
+def test_every_ranked_die_has_its_likeliest_faces_clean_or_not(reader):
+    """``likely``: the faces a player is offered for a die to check, the kind's, likeliest
+    first; a clean die's first is its face, and a tilted die keeps its ranking too."""
+    dice = [SceneDie("kotd", "FAME", "black", 200, 200, 0.4),
+            SceneDie("d12", "7", "red", 430, 260, 1.0),
+            SceneDie("kotd", "CLAW", "black", 320, 380, 0.2, tilt_deg=28, tilt_dir=0.5)]
+    frame, truth = frame_of(dice, seed=91)
+    got = by_position(reader.read(frame), truth)
+    for r, t in zip(got, truth):
+        assert r is not None and 1 <= len(r.likely) <= 3, (t, r)
+        faces = KINDS[r.kind].faces if r.kind != "d6pips" else tuple("123456")
+        assert set(r.likely) <= set(faces) and len(set(r.likely)) == len(r.likely)
+        if r.status == "clean":
+            assert r.likely[0] == r.face and r.to_json()["likely"] == list(r.likely)
+    assert got[2].status != "clean" and got[2].kind == "kotd"
+    plain = dataclasses.replace(got[0], likely=())
+    assert "likely" not in plain.to_json()

@@ -72,6 +72,16 @@ def classify_open_error(port: str, exc: BaseException) -> LinkEvent:
     return PortNotFound(port, text)
 
 
+def _checked(msg: m.Message) -> m.Message:
+    """``msg`` if it can go on the wire; a ValueError for the caller otherwise (the reader
+    thread must never be the one to find a field out of range)."""
+    try:
+        m.parse(msg.pack())
+    except (ValueError, struct.error) as exc:
+        raise ValueError(f"{type(msg).__name__}: {exc}") from None
+    return msg
+
+
 class Link:
     def __init__(self, url: str | None, store: RollStore,
                  on_event: Callable[[LinkEvent], None] | None = None, *,
@@ -153,6 +163,32 @@ class Link:
     def teach_undo(self, picture_id: int) -> None:
         self.command(m.TeachUndo(picture_id))
 
+    # -- 1.3: a die to check (any thread) --------------------------------------------------
+    def dice_check_unavailable(self) -> str:
+        """Why this tower cannot show a die's picture or keep an example ("" when it can)."""
+        return self.protocol.checks_refused()
+
+    def die_look(self, key: tuple[int, int], slot: int) -> bool:
+        """Ask the tower for a picture of the die in ``slot`` of the roll ``key``
+        (``RollEvent.key``): a reading the player disputes. It comes as a ``DiePicture``, or
+        a ``TeachStatus`` saying why not (the tower keeps the frames of its last 4 rolls).
+        False, and nothing is sent, when the tower does not speak 1.3."""
+        if self.protocol.checks_refused():
+            return False
+        boot_key, seq = key
+        self._commands.append(_checked(m.DieLook(boot_key & 0xFFFFFFFF, seq, slot)))
+        return True
+
+    def keep_example(self, picture_id: int, face: str, colour: str | None = None) -> bool:
+        """Keep the die of ``DiePicture`` ``picture_id`` as a taught example of ``face`` (and
+        of ``colour``): the tower saves its profile and answers with a ``TeachStatus``
+        (``FACE: kept``, or why not). False, and nothing is sent, when the tower does not
+        speak 1.3."""
+        if self.protocol.checks_refused():
+            return False
+        self._commands.append(_checked(m.KeepExample(picture_id, face, colour or "")))
+        return True
+
     def snapshot(self, max_width: int = 640) -> int:
         request = struct.unpack("<I", os.urandom(4))[0] or 1
         self.command(m.Snapshot(request, max_width))
@@ -169,7 +205,7 @@ class Link:
                 "late_rolls": p.late_rolls, "reused_boot_ids": p.reused_boot_ids,
                 "unreadable_dice": p.unreadable_dice, "stale_frames": p.stale_frames,
                 "unknown_types": p.unknown_types, "pictures": p.pictures,
-                "picture_gaps": p.picture_gaps}
+                "picture_gaps": p.picture_gaps, "die_pictures": p.die_pictures}
 
     # -- internals ------------------------------------------------------------------------
     def _emit(self, event: LinkEvent) -> None:

@@ -1,4 +1,4 @@
-"""The host side of protocol 1.2 as a state machine: bytes in, events and bytes out. No I/O.
+"""The host side of protocol 1.3 as a state machine: bytes in, events and bytes out. No I/O.
 
 :class:`HostProtocol` is driven by the reader loop (``link.py``) and by tests directly. It
 never reads a clock itself: every call takes ``now`` (``time.monotonic()`` seconds). A roll is
@@ -15,6 +15,12 @@ most ``messages.MAX_PICTURE`` bytes each, the ids of the last ``DONE_PICTURES`` 
 to a tower whose HELLO_REPLY says minor 2 or more (:class:`TeachingUnavailable` otherwise).
 A teaching command is sent again until a TEACH_STATUS shows its effect (4.8: "a host command
 that was lost shows as a status that did not change"), and held while the link re-handshakes.
+
+1.3, a die to check (4.9): DIE_PICTURE and its data are taken like a picture (one at a time,
+the ids of the last ``DONE_PICTURES`` kept) and reported as a ``DiePicture`` with its roll's
+key; DIE_LOOK and KEEP_EXAMPLE go only to a tower of minor 3 or more, each sent again until
+the tower answers (a DIE_PICTURE of that die or a TEACH_STATUS for a look, a TEACH_STATUS for
+a keep), held across a re-handshake like the teaching commands.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from ..wire.codec import FrameDecoder, encode_frame
 from .events import (
     Connected,
     DeviceReset,
+    DiePicture,
     DieReading,
     HandshakeTimeout,
     LinkEvent,
@@ -57,6 +64,8 @@ MAX_INCARNATIONS = 8
 DONE_PICTURES = 16
 """Pictures remembered as received, so a resent copy is acknowledged but not shown twice."""
 TEACHING_MINOR = 2
+CHECK_MINOR = 3
+"""A tower's minor from which it takes DIE_LOOK and KEEP_EXAMPLE (and may send DIE_PICTURE)."""
 TEACH_RESEND = 1.0
 """A teaching command with no effect seen this long after it was sent is sent again (the
 tower says its status at once after every command, and once a second while teaching)."""
@@ -88,6 +97,8 @@ class ProtocolCounters:
     commands_resent: int = 0  # 1.2: teaching commands sent again (no effect seen yet)
     commands_given_up: int = 0  # 1.2: teaching commands whose effect was never seen
     picture_gaps: int = 0  # 1.2: picture data out of order or of no announced picture
+    die_pictures: int = 0  # 1.3: whole die pictures received (each once)
+    die_pictures_early: int = 0  # 1.3: whole before their roll was recorded: taken on resend
     unexpected: int = 0  # valid frames the host did not expect (a roll before the handshake...)
 
 
@@ -107,8 +118,15 @@ class _Command:
         if isinstance(msg, m.TeachStop):
             return status.state != 1
         # an answer or an undo changes the counts or the message; once teaching is over
-        # it has nothing left to do
+        # it has nothing left to do. 1.3: a look or a keep is answered with a status (the
+        # tower says none while not teaching, and a new one while teaching)
         return status.state != 1 or status != self.baseline
+
+    def answered_by(self, picture: m.DiePicture) -> bool:
+        """1.3: a DIE_PICTURE of the die a DIE_LOOK asked about answers it."""
+        msg = self.msg
+        return isinstance(msg, m.DieLook) and (msg.boot_id, msg.seq, msg.slot) == (
+            picture.boot_id, picture.seq, picture.slot)
 
 
 class HostProtocol:
@@ -149,6 +167,11 @@ class HostProtocol:
         self._teach: list[_Command] = []
         self._status: m.TeachStatus | None = None  # the tower's last TEACH_STATUS
         self._held_snapshot: m.Snapshot | None = None
+        # 1.3: looks and keeps until the tower answers, in the order given (apart from the
+        # teaching ones: a TEACH_START or TEACH_STOP does not replace them)
+        self._checks: list[_Command] = []
+        self._die_picture: tuple[m.DiePicture, bytearray] | None = None  # being received
+        self._done_die_pictures: deque[int] = deque(maxlen=DONE_PICTURES)
 
     # -- output ---------------------------------------------------------------------------
     def take_output(self) -> bytes:
@@ -175,6 +198,16 @@ class HostProtocol:
             return "no dice tower is connected"
         return self._too_old()
 
+    def checks_refused(self) -> str:
+        """Why a 1.3 command (DIE_LOOK, KEEP_EXAMPLE) cannot be sent or held ("" when it
+        can): no tower answered yet, or the last one does not speak 1.3."""
+        if self.hello is None:
+            return "no dice tower is connected"
+        if self.mismatch or self.hello.proto_minor < CHECK_MINOR:
+            return (f"this tower speaks protocol {self.hello.proto_major}."
+                    f"{self.hello.proto_minor}; a die's picture needs 1.{CHECK_MINOR}")
+        return ""
+
     def _too_old(self) -> str:
         """Why the last tower heard cannot take 1.2 commands ("" when it can)."""
         assert self.hello is not None
@@ -195,10 +228,18 @@ class HostProtocol:
         are safe to repeat (4.8). Order is kept where it matters: a TEACH_START or TEACH_STOP
         replaces everything still waiting (it ends that teaching), and answers and undos go
         one at a time, each after the effect of the one before."""
-        why = self.commands_refused()
+        check = isinstance(msg, (m.DieLook, m.KeepExample))
+        why = self.checks_refused() if check else self.commands_refused()
         if why:
             raise TeachingUnavailable(why)
         when = self._last_frame_at if now is None else now
+        if check:
+            self._checks.append(_Command(msg))
+            while len(self._checks) > MAX_TEACH_COMMANDS:
+                self._checks.pop(0)
+                self.counters.commands_given_up += 1
+            self._send_due(self._checks, when)
+            return
         if isinstance(msg, m.Snapshot):
             if self.connected:
                 self._send(msg)
@@ -216,16 +257,23 @@ class HostProtocol:
 
     def _send_teaching(self, now: float) -> None:
         """Send the teaching commands due: new ones in order, and resends of those whose
-        effect has not shown for ``TEACH_RESEND`` s. Only while connected."""
+        effect has not shown for ``TEACH_RESEND`` s. Only while connected. The 1.3 looks and
+        keeps the same way, in their own queue."""
         if not self.connected:
             return
-        for c in list(self._teach):
+        self._send_due(self._teach, now)
+        self._send_due(self._checks, now)
+
+    def _send_due(self, queue: list[_Command], now: float) -> None:
+        if not self.connected:
+            return
+        for c in list(queue):
             if c.sent_at is None:
                 c.baseline = self._status
             elif now - c.sent_at < TEACH_RESEND:
                 return  # one at a time: the rest go once this one took effect
             elif c.tries >= TEACH_TRIES:
-                self._teach.remove(c)  # never seen to take effect: most likely it was a
+                queue.remove(c)  # never seen to take effect: most likely it was a
                 self.counters.commands_given_up += 1  # no-op (say, a picture not waiting)
                 continue
             else:
@@ -237,9 +285,9 @@ class HostProtocol:
     def _teaching_effect(self, status: m.TeachStatus) -> None:
         """A TEACH_STATUS: the commands it shows took effect are done with."""
         self._status = status
-        while self._teach and self._teach[0].sent_at is not None \
-                and self._teach[0].took_effect(status):
-            self._teach.pop(0)
+        for queue in (self._teach, self._checks):
+            while queue and queue[0].sent_at is not None and queue[0].took_effect(status):
+                queue.pop(0)
 
     # -- life cycle -----------------------------------------------------------------------
     def begin(self, now: float) -> None:
@@ -337,6 +385,8 @@ class HostProtocol:
             events.extend(self._on_picture(msg))
         elif isinstance(msg, m.PictureData):
             events.extend(self._on_picture_data(msg))
+        elif isinstance(msg, m.DiePicture):
+            events.extend(self._on_die_picture(msg, now))
         elif isinstance(msg, m.TeachStatus):
             self._teaching_effect(msg)
             self._send_teaching(now)
@@ -363,7 +413,11 @@ class HostProtocol:
         found = [(p, h, d) for p, (h, d) in self._pictures.items()
                  if h.picture_id == msg.picture_id]
         if not found:
-            if msg.picture_id not in self._done_pictures:
+            if self._die_picture is not None \
+                    and self._die_picture[0].picture_id == msg.picture_id:
+                return self._on_die_picture_data(msg)
+            if msg.picture_id not in self._done_pictures \
+                    and msg.picture_id not in self._done_die_pictures:
                 self.counters.picture_gaps += 1
             return []
         purpose, head, data = found[0]
@@ -384,6 +438,55 @@ class HostProtocol:
         return [TraySnapshot(head.picture_id, head.caption, head.width, head.height,
                              bytes(data))]
 
+    # -- 1.3 die pictures -----------------------------------------------------------------
+    def _on_die_picture(self, msg: m.DiePicture, now: float) -> list[LinkEvent]:
+        """A die picture's header: (re)starts its assembly; one at a time (a new header
+        replaces the one being received), so a tower cannot make the host hold more."""
+        if self._checks and self._checks[0].sent_at is not None \
+                and self._checks[0].answered_by(msg):
+            self._checks.pop(0)  # the look is answered: the picture itself may take a while
+            self._send_due(self._checks, now)
+        if msg.picture_id in self._done_die_pictures:
+            self._send(m.PictureAck(msg.picture_id))  # our ACK was lost: say it again
+            return []
+        if self._die_picture is not None and self._die_picture[0] == msg:
+            return []  # a resend of the header we hold: its data follows again
+        self._die_picture = (msg, bytearray())
+        return []
+
+    def _on_die_picture_data(self, msg: m.PictureData) -> list[LinkEvent]:
+        assert self._die_picture is not None
+        head, data = self._die_picture
+        if msg.offset != len(data) or msg.offset + len(msg.data) > head.size:
+            if msg.offset > len(data) or msg.offset + len(msg.data) > head.size:
+                self.counters.picture_gaps += 1  # a chunk lost (or a lying tower): resent
+            return []
+        data += msg.data
+        if len(data) < head.size:
+            return []
+        self._die_picture = None
+        inc = self._roll_incarnation(head.boot_id, head.seq)
+        if inc is None:
+            # whole before its roll was recorded (the ROLL_C was lost): not acknowledged, so
+            # it comes again after the roll's resend, and its key is the roll's for sure
+            self.counters.die_pictures_early += 1
+            return []
+        self._done_die_pictures.append(head.picture_id)
+        self.counters.die_pictures += 1
+        self._send(m.PictureAck(head.picture_id))
+        return [DiePicture(head.picture_id, head.boot_id, head.seq, head.slot, head.kind,
+                           head.x, head.y, head.faces, head.width, head.height, bytes(data),
+                           inc)]
+
+    def _roll_incarnation(self, boot_id: int, seq: int) -> int | None:
+        """The incarnation under which roll (boot id, seq) was recorded, its latest first
+        (as ``_on_roll`` looks copies up); None when it is not recorded."""
+        inc = self.store.incarnation(boot_id)
+        for i in range(inc, max(-1, inc - MAX_INCARNATIONS), -1):
+            if self.store.lookup((roll_boot_key(boot_id, i), seq)) is not None:
+                return i
+        return None
+
     def _resume(self, now: float) -> list[LinkEvent]:
         """A frame of the boot we already hold the HELLO_REPLY of: after a reopen, that is as
         good as a handshake (a boot's dice table never changes), and much quicker on a noisy
@@ -395,6 +498,11 @@ class HostProtocol:
     def _connect(self, hello: m.HelloReply, now: float) -> list[LinkEvent]:
         self.connected = True
         self._bad_hello = ""
+        if hello.proto_minor < CHECK_MINOR:
+            self._checks.clear()  # a tower of an earlier minor takes no look or keep
+        else:
+            for c in self._checks:
+                c.sent_at, c.tries = None, 0
         if hello.proto_minor < TEACHING_MINOR:
             self._teach.clear()  # a tower flashed back to 1.1: nothing to teach any more
             self._held_snapshot = None

@@ -1,4 +1,4 @@
-"""The camera dice tower: a camera over the tray, the dice reader, and protocol 1.2's tower side.
+"""The camera dice tower: a camera over the tray, the dice reader, and protocol 1.3's tower side.
 
     python -m firmware_bridge camera-tower --camera 0 --port /dev/ttyGS0 --profile P.yaml
 
@@ -15,6 +15,10 @@ Protocol 1.2 (``teach.py``): the host can teach the tower a kind of die (each th
 then sends pictures, not a ROLL, until every face has enough examples and the profile is
 saved) and ask for a snapshot of the tray with the reading drawn on it; a 1.2 host gets each
 die's confidence with the roll (ROLL_C).
+
+Protocol 1.3 (``die_check.py``): to a 1.3 host, each roll's dice not read cleanly follow it
+as DIE_PICTUREs with the reader's likeliest faces; the host can ask for any die of the last
+4 rolls (DIE_LOOK) and keep a die it was shown as a taught example (KEEP_EXAMPLE).
 
 No camera: the tower still handshakes and heartbeats; its HELLO_REPLY's ``firmware`` field
 says ``camera missing`` (the app shows that field on the dice panel). When the camera comes
@@ -83,6 +87,7 @@ class CameraTower:
 
         from vision.dice import DiceReader, ThrowDetector
 
+        from .die_check import DieChecks
         from .teach import Teacher
 
         self.log = log or (lambda text: print(text, file=sys.stderr, flush=True))
@@ -116,6 +121,9 @@ class CameraTower:
                               else f"{FIRMWARE}; {CAMERA_MISSING}",
                               minor=TOWER_MINOR, on_command=self._commands.put)
         self.server = SimServer(self.tower, transport)
+        self.checks = DieChecks(self.teacher, lambda: self.table,
+                                lambda: self.tower.host_takes(3))
+        self.teacher.checks = self.checks
         self.sent: list[SentRoll] = []
         self.errors: list[str] = []
         self.frames = 0
@@ -141,6 +149,7 @@ class CameraTower:
             self.table = table
             self.tower.kinds, self.tower.colours = table.kinds, table.colours
             self.log("the dice table changed: a new boot declares it")
+            self.server.flush()  # what was said about it goes before the new boot
             self.server.reset()
 
     def _command_loop(self) -> None:
@@ -239,8 +248,12 @@ class CameraTower:
         if len(readings) > N_SLOTS:
             self.log(f"{name}: {len(readings)} dice; a roll carries {N_SLOTS}: the others are "
                      "left out")
-        dice = self.table.dice(readings)
+        ordered = self.table.ordered(readings)
+        dice = self.table.dice(ordered)
         seq = self.tower.roll(dice)
+        # 1.3: the dice to check follow the roll (the command thread streams them)
+        self.checks.roll(self.tower.boot_id, seq, settled.frame, list(zip(dice, ordered)),
+                         send=self.tower.host_takes(3))
         self.server.flush()
         sent = SentRoll(self.tower.boot_id, seq, dice, name, t_frame, time.monotonic())
         self.sent.append(sent)

@@ -16,7 +16,7 @@ from typing import Any
 from ..wire import messages as m
 from .errors import CameraTowerError
 
-VERSION = "1.2.0"
+VERSION = "1.3.0"
 FIRMWARE = f"camera-tower {VERSION}"
 CAMERA_MISSING = "camera missing"
 UNKNOWN_KIND = "unknown"
@@ -24,7 +24,8 @@ N_SLOTS = 16  # dice in one throw; more are left out of the roll (and said on st
 WIRE_KIND = {"d6pips": "d6"}  # profile kind -> the name every tower uses on the wire
 MAX_HELLO_REPLY = 1024  # a packet's limit (protocol.md, 2)
 SMALL_HELLO_REPLY = 250  # what small receivers take (protocol.md, 6.4): a warning above it
-TOWER_MINOR = 2  # the protocol minor version this tower speaks (teaching, snapshots)
+TOWER_MINOR = 3  # the protocol minor version this tower speaks (teaching, snapshots, dice
+# to check)
 
 
 @dataclass(frozen=True)
@@ -82,12 +83,18 @@ class DiceTable:
         return len(m.HelloReply(m.PROTO_MAJOR, TOWER_MINOR, 0, 1, 0, 0xFFFF, firmware,
                                 self.colours, self.kinds, N_SLOTS).pack())
 
+    @staticmethod
+    def ordered(readings: Iterable[Any]) -> list[Any]:
+        """The readings a roll carries, in slot order (top to bottom, then left to right):
+        slot i is the i-th."""
+        return sorted(readings, key=lambda r: (round(r.y / 20), r.x))[:N_SLOTS]
+
     def dice(self, readings: Iterable[Any]) -> tuple[m.Die, ...]:
         """Readings (``vision.dice.DieReading``) -> the dice of a ROLL, one slot each in
         reading order (top to bottom, then left to right)."""
         out = []
-        ordered = sorted(readings, key=lambda r: (round(r.y / 20), r.x))
-        for slot, r in enumerate(ordered[:N_SLOTS]):
+        ordered = self.ordered(readings)
+        for slot, r in enumerate(ordered):
             if r.kind in self.profile_kinds:
                 kind = self.profile_kinds.index(r.kind)
                 faces = self.kinds[kind].faces

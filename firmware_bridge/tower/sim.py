@@ -1,5 +1,9 @@
 """A simulated dice tower: protocol 1.1's tower side in CPython, with fault injection.
 
+It speaks 1.1 unless told otherwise (``minor``); the camera tower runs it as 1.3 with its
+teaching and die pictures behind ``on_command``. As 1.3 with no ``on_command`` (the simulated
+tower has no camera) it answers DIE_LOOK and KEEP_EXAMPLE with a TEACH_STATUS saying so.
+
 :class:`SimTower` is the tower's logic (ring, resends with backoff, heartbeats, drop notices,
 ring kept across resets as if in non-volatile memory); it does no I/O. :class:`FaultyWire`
 sits between it and a transport and drops, duplicates, corrupts, truncates or delays frames.
@@ -26,6 +30,7 @@ from ..wire import messages as m
 from ..wire.codec import FrameDecoder, encode_frame
 
 FIRMWARE = "sim 1.1.0"
+NO_CAMERA = "no camera: this tower has no pictures of its dice"
 D6 = m.DieKind("d6", tuple(str(i) for i in range(1, 7)))
 D12 = m.DieKind("d12", tuple(str(i) for i in range(1, 13)))
 KOTD = m.DieKind("kotd", ("CLAW", "HEART", "ENERGY", "FAME", "DESTRUCTION", "POWER"))
@@ -129,8 +134,9 @@ class SimTower:
                  on_command: Callable[[m.Message], None] | None = None) -> None:
         """``kinds``, ``colours``, ``n_slots`` and ``firmware``: the dice table and name its
         HELLO_REPLY declares (the camera tower passes its profile's). ``minor``: the protocol
-        minor version it declares (the simulated tower speaks 1.1; the camera tower 1.2, and
-        takes the 1.2 host -> tower messages in ``on_command``, on the server's thread)."""
+        minor version it declares (the simulated tower speaks 1.1; the camera tower 1.3, and
+        takes the 1.2 and 1.3 host -> tower messages in ``on_command``, on the server's
+        thread)."""
         self.rng = random.Random(seed)
         self.minor = minor
         self.on_command = on_command
@@ -202,6 +208,11 @@ class SimTower:
         """A roll's packet for this host: a ROLL_C (confidences) when both sides speak 1.2."""
         return roll.pack(confidence=self.minor >= 2 and self.host_minor >= 2)
 
+    def host_takes(self, minor: int) -> bool:
+        """Both sides speak ``minor`` or later: the types it adds may go to this host (the
+        tower's own minor, and the last HELLO's of this boot; section 9)."""
+        return self.minor >= minor and self.host_minor >= minor
+
     def send(self, packet: bytes) -> None:
         """Queue a packet (the camera tower's 1.2 frames) for the next poll."""
         with self._lock:
@@ -261,6 +272,18 @@ class SimTower:
                         msg, (m.TeachStart, m.TeachStop, m.TeachAnswer, m.TeachAnswerC, m.TeachUndo,
                               m.PictureAck, m.Snapshot)):
                     self.on_command(msg)
+                elif self.minor >= 3 and isinstance(msg, (m.DieLook, m.KeepExample)):
+                    if self.on_command is not None:
+                        self.on_command(msg)
+                    else:  # no camera: no picture to send, no die to keep; said, not silent
+                        self._queue.append(m.TeachStatus(0, "", 3, (), NO_CAMERA).pack())
+                elif self.minor >= 3 and isinstance(msg, (m.TeachStart, m.TeachStop,
+                                                          m.TeachAnswer, m.TeachAnswerC,
+                                                          m.TeachUndo)):
+                    # a 1.3 tower speaks 1.2 too: without a camera it cannot be taught
+                    self._queue.append((m.TeachStatus(3, msg.kind, 3, (), NO_CAMERA)
+                                        if isinstance(msg, m.TeachStart) else
+                                        m.TeachStatus(0, "", 3, (), NO_CAMERA)).pack())
                 # anything else (a later minor's type, a tower -> host echo): dropped
 
     def poll(self) -> list[bytes]:

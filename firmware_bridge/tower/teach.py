@@ -48,13 +48,30 @@ def _jpeg(img: np.ndarray, quality: int = 85) -> bytes:
         quality -= 15
 
 
+def die_jpeg(frame: np.ndarray, cx: float, cy: float, size: float) -> bytes:
+    """A picture of one die as the player is shown it: the die and a margin, CROP_PX square,
+    the die ringed (a neighbour may be in the picture too)."""
+    import cv2
+
+    h, w = frame.shape[:2]
+    half = int(max(24, 1.1 * size))
+    x0, y0 = max(0, int(cx) - half), max(0, int(cy) - half)
+    x1, y1 = min(w, int(cx) + half), min(h, int(cy) + half)
+    crop = cv2.resize(frame[y0:y1, x0:x1], (CROP_PX, CROP_PX), interpolation=cv2.INTER_AREA)
+    sx, sy = CROP_PX / max(1, x1 - x0), CROP_PX / max(1, y1 - y0)
+    cv2.ellipse(crop, (round((cx - x0) * sx), round((cy - y0) * sy)),
+                (round(0.8 * size * sx), round(0.8 * size * sy)), 0, 0, 360,
+                (0, 215, 255), 2, cv2.LINE_AA)
+    return _jpeg(crop)
+
+
 @dataclass
 class _Out:
     """A picture on its way, streamed a few frames per tick (a serial port's or a pty's
     buffer takes a few kilobytes, not a whole picture at once), then resent whole, from its
-    header, until the host acknowledges it."""
+    header, until the host acknowledges it. 1.3: a DIE_PICTURE's header goes the same way."""
 
-    header: m.Picture
+    header: m.Picture | m.DiePicture
     jpeg: bytes
     due: float = 0.0
     wait: float = RESEND_FIRST
@@ -110,6 +127,7 @@ class Teacher:
     _start_state: tuple | None = None
     _next_status: float = 0.0
     _next_id: int = 0
+    checks: Any = None  # 1.3: the tower's DieChecks (die_check.py), which share its stream
 
     def __post_init__(self) -> None:
         self._next_id = struct.unpack("<I", os.urandom(4))[0] | 1
@@ -136,6 +154,11 @@ class Teacher:
         self.send(self.status().pack())
         self._next_status = self.clock() + STATUS_EVERY
 
+    def next_id(self) -> int:
+        """A new picture id: every picture of this tower, teaching's, the snapshot's and the
+        dice to check, counts from one random start."""
+        return self._id()
+
     def _id(self) -> int:
         self._next_id = self._next_id % 0xFFFFFFFF + 1
         return self._next_id
@@ -149,6 +172,11 @@ class Teacher:
             if self.snapshot_out is not None \
                     and self.snapshot_out.header.picture_id == msg.picture_id:
                 self.snapshot_out = None
+            if self.checks is not None:
+                self.checks.acked(msg.picture_id)
+        elif isinstance(msg, (m.DieLook, m.KeepExample)):
+            if self.checks is not None:
+                self.checks.command(msg)
         elif isinstance(msg, m.TeachStart):
             self._start(msg)
         elif isinstance(msg, m.TeachStop):
@@ -351,20 +379,7 @@ class Teacher:
         self._say_status()
 
     def _picture(self, frame: np.ndarray, b: Any, guess: str) -> None:
-        import cv2
-
-        h, w = frame.shape[:2]
-        half = int(max(24, 1.1 * b.size))
-        x0, y0 = max(0, int(b.cx) - half), max(0, int(b.cy) - half)
-        x1, y1 = min(w, int(b.cx) + half), min(h, int(b.cy) + half)
-        crop = cv2.resize(frame[y0:y1, x0:x1], (CROP_PX, CROP_PX),
-                          interpolation=cv2.INTER_AREA)
-        # a ring around the die asked about: a neighbour may be in the picture too
-        sx, sy = CROP_PX / max(1, x1 - x0), CROP_PX / max(1, y1 - y0)
-        cv2.ellipse(crop, (round((b.cx - x0) * sx), round((b.cy - y0) * sy)),
-                    (round(0.8 * b.size * sx), round(0.8 * b.size * sy)), 0, 0, 360,
-                    (0, 215, 255), 2, cv2.LINE_AA)
-        jpeg = _jpeg(crop)
+        jpeg = die_jpeg(frame, b.cx, b.cy, b.size)
         pid = self._id()
         header = m.Picture(pid, m.PURPOSE_TEACH, len(jpeg), CROP_PX, CROP_PX,
                            self._wire(self.kind), min(int(b.cx), 0xFFFF),
@@ -397,13 +412,16 @@ class Teacher:
     def streaming(self) -> bool:
         """A picture is being streamed (the caller ticks again soon)."""
         return any(w.out.streaming for w in self.waiting.values()) or (
-            self.snapshot_out is not None and self.snapshot_out.streaming)
+            self.snapshot_out is not None and self.snapshot_out.streaming) or (
+            self.checks is not None and any(o.streaming for o in self.checks.outs()))
 
     def tick(self) -> None:
         """Stream the pictures on their way (FRAMES_PER_TICK frames in all), restart those
         whose resend is due, and say the status once a second while teaching."""
         now = self.clock()
         outs = [w.out for w in self.waiting.values()]
+        if self.checks is not None:  # 1.3: dice to check, after teaching's (one stream)
+            outs += self.checks.outs()
         if self.snapshot_out is not None:
             outs.insert(0, self.snapshot_out)  # the player is looking at the tray view
         budget = FRAMES_PER_TICK

@@ -1,4 +1,4 @@
-"""The messages of protocol 1.2 (docs/protocol.md, section 4): packets <-> typed values.
+"""The messages of protocol 1.3 (docs/protocol.md, section 4): packets <-> typed values.
 
 ``parse(packet)`` turns a CRC-checked packet (``type | body``) into one of the message classes
 or raises :class:`BadMessage` (:class:`UnknownType` for a type this version does not know,
@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from .codec import crc32
 
 PROTO_MAJOR = 1
-PROTO_MINOR = 2
+PROTO_MINOR = 3
 
 HELLO = 0x01
 ACK = 0x02
@@ -35,6 +35,10 @@ ROLL_C = 0x85
 PICTURE = 0x86
 PICTURE_DATA = 0x87
 TEACH_STATUS = 0x88
+# 1.3: a die to check (a die the tower is not sure of, or one the player disputes)
+DIE_LOOK = 0x0B
+KEEP_EXAMPLE = 0x0C
+DIE_PICTURE = 0x89
 
 NONE = 255
 """Face or colour not known."""
@@ -53,6 +57,8 @@ PICTURE_CHUNK = 1000
 PURPOSE_TEACH, PURPOSE_SNAPSHOT = 1, 2
 TEACH_STATES = ("off", "teaching", "saved", "refused")
 NO_CONFIDENCE = 255
+MAX_LIKELY = 3
+"""Faces a DIE_PICTURE offers (the tower's likeliest, likeliest first)."""
 
 DROP_OVERFLOW = 1
 DROP_REBOOT = 2
@@ -379,9 +385,64 @@ class TeachStatus:
         return bytes(out)
 
 
+# ---------------------------------------------------------------- 1.3
+
+@dataclass(frozen=True, slots=True)
+class DieLook:
+    """Host -> tower: send a DIE_PICTURE of the die in ``slot`` of roll ``(boot_id, seq)``
+    (a reading the player disputes)."""
+
+    boot_id: int
+    seq: int
+    slot: int
+
+    def pack(self) -> bytes:
+        return struct.pack("<BIIB", DIE_LOOK, self.boot_id, self.seq, self.slot)
+
+
+@dataclass(frozen=True, slots=True)
+class KeepExample:
+    """Host -> tower: keep the die of DIE_PICTURE ``picture_id`` as a taught example of
+    ``face`` (and of ``colour``; "" none) for its kind."""
+
+    picture_id: int
+    face: str
+    colour: str = ""
+
+    def pack(self) -> bytes:
+        return (struct.pack("<BI", KEEP_EXAMPLE, self.picture_id) + _str(self.face)
+                + _str(self.colour))
+
+
+@dataclass(frozen=True, slots=True)
+class DiePicture:
+    """Tower -> host: one die of a roll, as a picture's header (its JPEG follows in
+    PICTURE_DATA frames, as a PICTURE's does), with the faces the tower finds likeliest."""
+
+    picture_id: int
+    boot_id: int
+    seq: int
+    slot: int
+    size: int
+    width: int
+    height: int
+    kind: str  # the die's kind, as the HELLO_REPLY names it (the pip D6 is "d6")
+    x: int  # the die's centre in the tray frame
+    y: int
+    faces: tuple[str, ...] = ()  # likeliest first, at most MAX_LIKELY
+
+    def pack(self) -> bytes:
+        out = bytearray(struct.pack("<BIIIBIHH", DIE_PICTURE, self.picture_id, self.boot_id,
+                                    self.seq, self.slot, self.size, self.width, self.height))
+        out += _str(self.kind) + struct.pack("<HHB", self.x, self.y, len(self.faces))
+        for face in self.faces:
+            out += _str(face)
+        return bytes(out)
+
+
 Message = (Hello | Ack | AckDropped | HelloReply | Roll | Heartbeat | Dropped | TeachStart
            | TeachStop | TeachAnswer | TeachAnswerC | TeachUndo | PictureAck | Snapshot | Picture
-           | PictureData | TeachStatus)
+           | PictureData | TeachStatus | DieLook | KeepExample | DiePicture)
 
 
 def _boot(boot_id: int, what: str, at: int = 1) -> int:
@@ -491,6 +552,29 @@ def parse(packet: bytes) -> Message:
             face_name = r.str()
             counted.append((face_name, r.u8()))
         msg = TeachStatus(state, tkind, needed, tuple(counted), r.str())
+    elif kind == DIE_LOOK:
+        boot_id, seq, slot = r.take("<IIB")
+        _boot(boot_id, "DIE_LOOK")
+        msg = DieLook(boot_id, seq, slot)
+    elif kind == KEEP_EXAMPLE:
+        picture_id = r.u32()
+        if picture_id == 0:
+            raise BadMessage("KEEP_EXAMPLE with picture id 0 (bytes 1..4): ids are non-zero")
+        msg = KeepExample(picture_id, r.str(), r.str())
+    elif kind == DIE_PICTURE:
+        picture_id, boot_id, seq, slot, size, width, height = r.take("<IIIBIHH")
+        if picture_id == 0:
+            raise BadMessage("DIE_PICTURE with picture id 0 (bytes 1..4): ids are non-zero")
+        _boot(boot_id, "DIE_PICTURE", 5)
+        if not 0 < size <= MAX_PICTURE:
+            raise BadMessage(f"DIE_PICTURE of {size} bytes (bytes 14..17); 1 to {MAX_PICTURE}")
+        dkind = r.str()
+        x, y, n = r.take("<HHB")
+        if n > MAX_LIKELY:
+            raise BadMessage(f"DIE_PICTURE of {n} faces (byte {r.pos - 1}); at most "
+                             f"{MAX_LIKELY}")
+        msg = DiePicture(picture_id, boot_id, seq, slot, size, width, height, dkind, x, y,
+                         tuple(r.str() for _ in range(n)))
     else:
         raise UnknownType(f"unknown message type 0x{kind:02X}")
     r.end()

@@ -5,6 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+MAX_LIKELY = 3
+"""Faces in ``DieReading.likely``: the ones a player is offered to pick from."""
+
 Status = Literal["clean", "cocked", "unreadable"]
 
 
@@ -30,7 +33,9 @@ class DieReading:
     ``status``: ``clean`` (resting flat, face read), ``cocked`` (tilted: ``face`` is the best
     guess or None) or ``unreadable`` (blur, glare, bad light, an unknown die: ``face`` None).
     ``confidence`` in [0, 1] is how sure the reader is of ``face`` being the face on top.
-    ``x``, ``y``: the die's centre in pixels."""
+    ``x``, ``y``: the die's centre in pixels. ``likely``: the faces the reader finds likeliest
+    for the die, likeliest first (at most 3; empty when it could not rank any), for a person
+    to pick from when the die is not clean or its reading is disputed."""
 
     kind: str | None
     face: str | None
@@ -39,8 +44,13 @@ class DieReading:
     confidence: float
     x: float
     y: float
+    likely: tuple[str, ...] = ()  # last: positional construction elsewhere keeps working
 
     def to_json(self) -> dict:
-        return {"kind": self.kind, "face": self.face, "colour": self.colour,
-                "status": self.status, "confidence": round(self.confidence, 3),
-                "x": round(self.x, 1), "y": round(self.y, 1)}
+        out: dict[str, object] = {
+            "kind": self.kind, "face": self.face, "colour": self.colour, "status": self.status,
+            "confidence": round(self.confidence, 3), "x": round(self.x, 1),
+            "y": round(self.y, 1)}
+        if self.likely:  # only when ranked: the other keys stay as they were
+            out["likely"] = list(self.likely)
+        return out

@@ -24,7 +24,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from .model import DieReading
+from .model import MAX_LIKELY, DieReading
 from .netrun import ModelError, Net, OnnxNet, load
 
 WORK = 320           # the finder's image: this many pixels on the long side
@@ -150,7 +150,8 @@ class PipReader:
             face, p = r.faces[0]
             clean = p >= self.clean_confidence
             out.append(DieReading(KIND, face if clean else None, None,
-                                  "clean" if clean else "unreadable", p, r.found.x, r.found.y))
+                                  "clean" if clean else "unreadable", p, r.found.x, r.found.y,
+                                  tuple(f for f, _ in r.faces[:MAX_LIKELY])))
         return out
 
 

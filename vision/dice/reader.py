@@ -31,7 +31,7 @@ from .features import (
     template_bank,
     verify,
 )
-from .model import DiceError, DieReading
+from .model import MAX_LIKELY, DiceError, DieReading
 from .profile import PIPS, Profile
 from .segment import (
     MIN_AREA_PX,
@@ -130,13 +130,16 @@ class DiceReader:
         return float(np.median(flat)) if len(flat) >= 2 else None
 
     def _read_one(self, frame, gain, b: Blob, shape: str,
-                  reading: tuple[str | None, str | None, float], square_ref) -> DieReading:
+                  reading: tuple[str | None, str | None, float, tuple[str, ...]], square_ref
+                  ) -> DieReading:
         x, y = b.cx, b.cy
         colour = self._colour(frame, gain, b)
-        kind, face, conf = reading
+        kind, face, conf, likely = reading
 
         def result(status, face=None, conf=0.0, kind=kind):
-            return DieReading(kind, face, colour, status, float(conf), float(x), float(y))
+            # the ranking is kept whatever the verdict: a person picks from it
+            return DieReading(kind, face, colour, status, float(conf), float(x), float(y),
+                              likely)
 
         if not GAIN_RANGE[0] <= gain <= GAIN_RANGE[1]:
             return result("unreadable")
@@ -164,17 +167,20 @@ class DiceReader:
                 or (ref is not None and not t["size_min"] * ref <= b.size <= t["size"] * ref))
 
     def _faces(self, blobs: list[Blob], shapes: list[str]
-               ) -> list[tuple[str | None, str | None, float]]:
-        """(kind, face, confidence) of each die: the best reading among the kinds of its
-        shape. Pips first; the taught faces of every die of a shape are then compared in one
-        batch per kind (the polar score shortlists), and the upright comparison decides."""
-        best: list[tuple[str | None, str | None, float]] = [(None, None, 0.0)] * len(blobs)
+               ) -> list[tuple[str | None, str | None, float, tuple[str, ...]]]:
+        """(kind, face, confidence, likeliest faces) of each die: the best reading among the
+        kinds of its shape. Pips first; the taught faces of every die of a shape are then
+        compared in one batch per kind (the polar score shortlists), and the upright
+        comparison decides. The likeliest faces are the kind's, best first (a pip reading
+        counts one face: the pips it found)."""
+        best: list[tuple[str | None, str | None, float, tuple[str, ...]]] = [
+            (None, None, 0.0, ())] * len(blobs)
         todo = []
         for i, (b, shape) in enumerate(zip(blobs, shapes)):
             if shape == "square" and PIPS in self.profile.kinds:
                 face, conf = read_pips(b)
                 if face is not None:
-                    best[i] = (PIPS, face, conf)
+                    best[i] = (PIPS, face, conf, (face,))
                     if conf >= PIPS_SURE:
                         continue  # every pip round and on the grid: no symbol looks like that
             todo.append(i)
@@ -200,10 +206,11 @@ class DiceReader:
         return best
 
     @staticmethod
-    def _decide(cands: list) -> tuple[str, str, float] | None:
+    def _decide(cands: list) -> tuple[str, str, float, tuple[str, ...]] | None:
         """The SHORTLIST best faces by the polar score, each checked upright with up to
         EXAMPLES_VERIFIED of its best examples (the example that matches best upright is not
-        always the polar score's first): the best face and its confidence."""
+        always the polar score's first): the best face, its confidence, and the faces of its
+        kind so checked, best first (at most MAX_LIKELY)."""
         cands.sort(key=lambda c: -c[0])
         verified: dict[tuple[str, str], float] = {}
         tried: dict[tuple[str, str], int] = {}
@@ -222,7 +229,8 @@ class DiceReader:
         s2 = ranked[1][1] if len(ranked) > 1 else MATCH_FLOOR
         conf = (_clip((s1 - MATCH_FLOOR) / (MATCH_GOOD - MATCH_FLOOR))
                 * _clip((s1 - s2) / MATCH_MARGIN))
-        return kind, face, conf
+        likely = tuple(f for (k, f), _ in ranked if k == kind)[:MAX_LIKELY]
+        return kind, face, conf, likely
 
     def _colour(self, frame, gain, b: Blob) -> str | None:
         background = self.profile.background

@@ -1,6 +1,8 @@
 """``sim://NAME?option=value...``: a simulated tower inside this process, as a pyserial port.
 
-Options: ``seed``, ``ring`` (ring size), and the faults of :class:`firmware_bridge.tower.sim.Faults`
+Options: ``seed``, ``ring`` (ring size), ``minor`` (the protocol minor version it declares:
+1, the default, or 3, which answers teaching and a die's picture or example with "no
+camera"), and the faults of :class:`firmware_bridge.tower.sim.Faults`
 (``drop``, ``duplicate``, ``corrupt``, ``truncate``, ``delay``, ``ack_drop``). Every port opened
 with the same NAME talks to the same tower, so it keeps its ring and boot id across a close and
 reopen, as a real one does. :func:`hub` gives the tower's controls (roll, reset, unplug, replug).
@@ -22,9 +24,10 @@ from firmware_bridge.tower.sim import Faults, FaultyWire, SimTower, parse_dice
 class SimHub:
     """One simulated tower and whichever port has it open."""
 
-    def __init__(self, name: str, *, seed: int | None, ring: int, faults: Faults) -> None:
+    def __init__(self, name: str, *, seed: int | None, ring: int, faults: Faults,
+                 minor: int = 1) -> None:
         self.name = name
-        self.tower = SimTower(seed=seed, ring_size=ring)
+        self.tower = SimTower(seed=seed, ring_size=ring, minor=minor)
         self.wire = FaultyWire(faults, random.Random(None if seed is None else seed + 1))
         self.lock = threading.RLock()
         self.plugged = True
@@ -71,7 +74,8 @@ def hub(name: str = "demo", **options) -> SimHub:
         if found is None:
             faults = options.pop("faults", None) or Faults()
             found = _HUBS[name] = SimHub(name, seed=options.get("seed"),
-                                         ring=int(options.get("ring", 32)), faults=faults)
+                                         ring=int(options.get("ring", 32)), faults=faults,
+                                         minor=int(options.get("minor", 1)))
         return found
 
 
@@ -94,6 +98,10 @@ def parse_url(url: str) -> tuple[str, dict]:
                 options["seed"] = int(value)
             elif key == "ring":
                 options["ring"] = int(value)
+            elif key == "minor":
+                if int(value) not in (1, 3):
+                    raise SerialException(f"{url}: option minor={value!r}: 1 or 3")
+                options["minor"] = int(value)
             elif hasattr(faults, key):
                 setattr(faults, key, float(value))
             else:
