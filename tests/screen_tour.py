@@ -236,6 +236,16 @@ def demo_camera(app: Any, at: Callable[[str], None]) -> None:
     settle(app, lambda: tray.has_picture, timeout=20)
     wait(0.3)
     at("tray-demo")
+    # a die of that throw checked by hand: the tower's picture of it, its likeliest faces
+    app.go("dice")
+    settle(app, lambda: app.root.current == "dice")
+    app.tower.check_die(0)
+    sheet = app.tower.sheet
+    settle(app, lambda: sheet is not None and sheet.pictures, timeout=20)
+    wait(0.3)
+    at("dice-check-picture")
+    sheet.dismiss(animation=False)
+    settle(app, lambda: app.tower.sheet is None)
     app.leave_demo_camera()
     settle(app, lambda: not app.tower_demo and app.tower_state == "connected"
            and app.root.current == "dice", timeout=15)

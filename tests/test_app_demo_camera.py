@@ -47,7 +47,7 @@ def test_a_die_is_taught_to_the_demo_camera_tower(app, dice_panel):
     wait_for(lambda: app.tower_demo and app.tower_state == "connected" and not app.teach_why,
              timeout=20, what=lambda: f"the demo tower ({app.tower_state}: {app.tower_detail})")
     wait_for(lambda: on_screen(app, "teach"), what="Teach a die on the demo tower")
-    assert app.tower_detail.startswith("Demo camera tower on this tablet, protocol 1.2")
+    assert app.tower_detail.startswith("Demo camera tower on this tablet, protocol 1.3")
     teach = app.root.get_screen("teach")
     assert teach.ids.pick_demo.opacity == 1                 # marked as a demo
     spawn = next(b for b in teach.ids.kinds.children if b.text == "Danchie Go spawn die")

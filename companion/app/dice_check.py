@@ -95,8 +95,8 @@ class CheckDiceSheet(ModalView):
             self.auto_dismiss = True
             self.on_set(dict(self.chosen))
             self.title = _("Dice set")
-            self.note = (_("Tap a die's picture to keep it as a teaching example: the tower "
-                           "learns the dice of this table.") if self.can_keep else "")
+            self.note = (_("Keep a die's picture as a teaching example: the tower learns the "
+                           "dice of this table.") if self.can_keep else "")
         self.draw()
 
     def other(self, slot: int) -> None:

@@ -31,7 +31,7 @@ from ..errors import IllegalActionError
 from ..i18n import _, ngettext
 from ..session import ROLL
 from ..views import dice_check
-from .dice_look import dice_words, face_words
+from .dice_look import dice_words
 from .game_screen import Throw
 from .tower_config import choose_url, load_tower_config
 
@@ -101,6 +101,7 @@ class TowerController:
         self.sheet: Any = None
         self._sheet_key: tuple[int, int] | None = None
         self.kind_faces: dict[str, tuple[str, ...]] = {}
+        self._asked: str | None = None     # "keep" or "look": a 1.3 request the tower answers
 
     # -- starting, stopping, pausing -----------------------------------------------------
     def start(self) -> None:
@@ -219,6 +220,9 @@ class TowerController:
             assert isinstance(event, tower_events.RollEvent)
             self.on_roll(event)
         elif where in ("teach_picture", "teach_status"):
+            if where == "teach_status" and self._asked is not None:
+                assert isinstance(event, tower_events.TeachStatus)
+                self._answered(event)
             screen = app.root.get_screen("teach") if app.root is not None else None
             if screen is not None:
                 (screen.on_picture if where == "teach_picture" else screen.on_status)(event)
@@ -381,9 +385,10 @@ class TowerController:
         for slot in slots:
             pic = self.pictures.get((roll.key, slot))
             if pic is not None:
-                sheet.picture(slot, pic.jpeg, pic.faces, self.can_keep())
-            elif not held and self.link is not None and self.speaks(3):
-                self.link.die_look(roll.key, slot)    # its picture comes as a DiePicture
+                sheet.picture(slot, pic.jpeg, pic.faces, self.can_keep(pic))
+            elif not held and self.link is not None and self.speaks(3) \
+                    and self.link.die_look(roll.key, slot):
+                self._asked = "look"      # its picture comes as a DiePicture (on_picture)
         sheet.open()
 
     def _sheet_closed(self, sheet: Any) -> None:
@@ -403,11 +408,13 @@ class TowerController:
         self.check(roll, [roll.dice[index].slot], held=False)
 
     def on_picture(self, pic: tower_events.DiePicture) -> None:
+        if self._asked == "look":
+            self._asked = None
         self.pictures[(pic.key, pic.slot)] = pic
         while len(self.pictures) > PICTURES_KEPT:
             self.pictures.popitem(last=False)
         if self.sheet is not None and self._sheet_key == pic.key:
-            self.sheet.picture(pic.slot, pic.jpeg, pic.faces, self.can_keep())
+            self.sheet.picture(pic.slot, pic.jpeg, pic.faces, self.can_keep(pic))
 
     def speaks(self, minor: int) -> bool:
         """The connected tower speaks protocol 1.``minor`` or later."""
@@ -415,9 +422,14 @@ class TowerController:
         major, _dot, rest = proto.partition(".")
         return major == "1" and rest.isdigit() and int(rest) >= minor
 
-    def can_keep(self) -> bool:
-        """The tower learns from its pictures of dice (protocol 1.3)."""
-        return self.link is not None and self.speaks(3)
+    def can_keep(self, pic: tower_events.DiePicture) -> bool:
+        """The tower can learn from this picture (protocol 1.3): not of a tilted die (its top
+        face and outline would teach the wrong shape), nor of a die of no known kind."""
+        roll = self.held if self.held is not None and self.held.key == pic.key else self.last
+        die = next((d for d in roll.dice if d.slot == pic.slot), None) \
+            if roll is not None and roll.key == pic.key else None
+        return (self.link is not None and self.speaks(3) and pic.kind != "unknown"
+                and (die is None or die.status != "cocked"))
 
     def keep(self, roll: tower_events.RollEvent, slot: int, face: str) -> bool:
         """Keep the tower's picture of die ``slot`` as a teaching example of ``face``."""
@@ -427,9 +439,19 @@ class TowerController:
         colour = next((d.colour for d in roll.dice if d.slot == slot), None)
         if not self.link.keep_example(pic.picture_id, face, colour):
             return False
-        self.app.toast(_("The dice tower keeps this picture as {face}").format(
-            face=face_words(face)), error=False)
+        self._asked = "keep"      # the tower answers with a TEACH_STATUS (_answered)
         return True
+
+    def _answered(self, status: tower_events.TeachStatus) -> None:
+        """The tower's answer to a keep or a look: a kept example is good news; anything
+        else says why in players' words (a look answered with a picture says nothing)."""
+        from .screens.teach import tower_message
+
+        asked, self._asked = self._asked, None
+        if asked == "keep" and status.message.endswith(": kept"):
+            self.app.toast(tower_message(status.message), error=False)
+        else:
+            self.app.toast(tower_message(status.message))
 
     def _set(self, roll: tower_events.RollEvent, chosen: dict[int, str], *, held: bool) -> None:
         """The player set the faces ``chosen`` (slot -> face) of ``roll``: kept in the roll

@@ -124,6 +124,23 @@ _TOWER_MESSAGES: list[tuple[re.Pattern[str], Any]] = [
      lambda m: _("the pip D6 is read without teaching")),
     (re.compile(r"^'(.+)' is new: a new kind needs its faces$"),
      lambda m: _("{die} is new: a new kind needs its faces").format(die=m[1])),
+    # a die to check (protocol 1.3: firmware_bridge/tower/die_check.py)
+    (re.compile(r"^(\S+): kept$"), lambda m: _("{face}: kept as a teaching example").format(
+        face=face_words(m[1]))),
+    (re.compile(r"^picture \d+: no longer here"),
+     lambda m: _("the tower no longer has that picture: throw again to teach it")),
+    (re.compile(r"^roll \d+: no longer here"), lambda m: _("the tower no longer has that throw")),
+    (re.compile(r"^roll \d+ has no die in slot \d+$"), lambda m: _("the tower has no such die")),
+    (re.compile(r"^the pip D6 is read without teaching: it takes no examples$"),
+     lambda m: _("the pip D6 is read without teaching: it takes no examples")),
+    (re.compile(r"^the tower could not tell this die's kind: teach the kind first$"),
+     lambda m: _("the tower could not tell this die's kind: teach the kind first")),
+    (re.compile(r"^(\S+): not kept, a tilted die teaches nothing$"),
+     lambda m: _("not kept: a tilted die teaches nothing")),
+    (re.compile(r"^(\S+): not kept while teaching"),
+     lambda m: _("not kept while the tower is being taught")),
+    (re.compile(r"^no camera: this tower has no pictures of its dice$"),
+     lambda m: _("this tower has no camera: no pictures of its dice")),
     # the Tray view's caption (firmware_bridge.tower.teach.draw_reading)
     (re.compile(r"^the tray is empty$"), lambda m: _("the tray is empty")),
     (re.compile(r"^(\d+) dice, (\d+) clean$"),
