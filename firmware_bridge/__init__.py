@@ -1,4 +1,4 @@
-"""The dice tower link: protocol 1.2 (docs/protocol.md), split by where each part runs.
+"""The dice tower link: protocol 1.3 (docs/protocol.md), split by where each part runs.
 
 ``wire`` (what both sides share: ``codec``, bytes <-> packets; ``messages``, packets <-> typed
 messages), ``host`` (the tablet's side: the protocol state machine, the one reader loop that

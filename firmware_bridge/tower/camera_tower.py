@@ -36,7 +36,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -53,6 +53,9 @@ from .dice_table import (
 from .frames import FrameSource
 from .ring_file import RingFile
 from .sim import SimServer, SimTower, Transport
+
+if TYPE_CHECKING:
+    from vision.dice.profile import Profile
 
 
 @dataclass(frozen=True)
@@ -75,7 +78,7 @@ class CameraTower:
     done and every roll is acknowledged). The link side (host bytes, resends, heartbeats)
     runs on the :class:`SimServer` thread; the frames on the caller's."""
 
-    def __init__(self, profile: Any, source: FrameSource, transport: Transport, *,
+    def __init__(self, profile: Profile, source: FrameSource, transport: Transport, *,
                  ring_file: str | Path, profile_name: str = "the profile",
                  still_frames: int = 5, seed: int | None = None,
                  log: Callable[[str], None] | None = None,
