@@ -45,6 +45,14 @@ class GameScreen(Screen):
     can_undo = BooleanProperty(False)
     can_redo = BooleanProperty(False)
 
+    def on_kv_post(self, base_widget: Any) -> None:
+        super().on_kv_post(base_widget)
+        # the shared UndoRow (widgets.kv) keeps its buttons' ids to itself: name them in the
+        # screen's ids too, where the screen's rules, tests and scripts look for them
+        row = self.ids.get("undo_row")
+        if row is not None:
+            self.ids["undo"], self.ids["redo"] = row.ids.undo, row.ids.redo
+
     def bind_session(self, session: Session[Any]) -> None:
         """Show ``session`` (a newly opened game): forget everything drawn for another."""
         self.session = session

@@ -18,6 +18,7 @@ from kivy.properties import (
     ColorProperty,
     ListProperty,
     NumericProperty,
+    ObjectProperty,
     OptionProperty,
     StringProperty,
 )
@@ -109,6 +110,14 @@ class BigToggle(ToggleButtonBehavior, BigButton):
     """A BigButton that stays down while selected (choices in the setup screen)."""
 
     allow_no_selection = BooleanProperty(False)
+
+
+class TakeBackButton(BigButton):
+    """Undo or Redo under a game's screen (widgets.kv: ``UndoButton``, ``RedoButton``): its
+    text and whether it can be tapped come from ``screen``'s undo_text/can_undo (redo_text/
+    can_redo), followed when ``screen`` is set after the button is built."""
+
+    screen = ObjectProperty(None, allownone=True, rebind=True)
 
 
 class Stepper(BoxLayout):
