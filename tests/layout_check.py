@@ -71,7 +71,10 @@ def _collect_ids(root: Any) -> None:
     _ID_NAMES.clear()
     for w in root.walk(restrict=True):
         for key, value in getattr(w, "ids", {}).items():
-            target = getattr(value, "__self__", value)
+            try:
+                target = getattr(value, "__self__", value)
+            except ReferenceError:      # an id's widget taken out of the tree and gone
+                continue
             _ID_NAMES.setdefault(id(target), key)
 
 

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from kivy.core.image import Image as CoreImage
+from kivy.factory import Factory
 from kivy.metrics import dp
 from kivy.properties import BooleanProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
@@ -137,7 +138,8 @@ class CheckDiceSheet(ModalView):
             holder.add_widget(Label(text=die.name, font_size=ui.body, color=C.text_soft,
                                     halign="center", valign="middle",
                                     text_size=(ui.k * dp(120), None)))
-        faces = row.ids.faces
+        choices = row.ids.choices
+        faces = Factory.Row(row_dp=72, gap_dp=10)
         if self.done:
             faces.add_widget(self._chosen_label(die))
             if die.slot in self.can_keep and self.on_keep is not None:
@@ -147,6 +149,7 @@ class CheckDiceSheet(ModalView):
                     font_role="text", disabled=kept, bg=C.power)
                 b.bind(on_release=lambda *_a, s=die.slot: self.keep(s))
                 faces.add_widget(b)
+            choices.add_widget(faces)
             return row
         for face in die.first:
             faces.add_widget(self._face_button(die.slot, face, big=True))
@@ -155,14 +158,14 @@ class CheckDiceSheet(ModalView):
                                      else _("Fewer faces"), font_role="text", bg=C.neutral)
             more.bind(on_release=lambda *_a, s=die.slot: self.other(s))
             faces.add_widget(more)
-        if not die.first:       # nothing likelier than the rest: every face, one tap away
-            faces.height = 0
+        if die.first:           # else nothing likelier than the rest: every face at once
+            choices.add_widget(faces)
         if die.slot in self.expanded or not die.first:
             grid = GridLayout(cols=6, spacing=ui.k * dp(8), size_hint_y=None)
             grid.bind(minimum_height=grid.setter("height"))
             for face in die.rest:
                 grid.add_widget(self._face_button(die.slot, face, big=False))
-            row.ids.more.add_widget(grid)
+            choices.add_widget(grid)
         return row
 
     def _face_button(self, slot: int, face: str, big: bool) -> widgets.BigButton:
