@@ -281,17 +281,15 @@ class Link:
         proto = self.protocol
         proto.begin(time.monotonic())
         port.write(proto.take_output())
-        # RollStore declares both; a store written before they were (a script's own) may lack
-        # them and still works, without re-offering rolls after a reconnect
-        offer = getattr(proto.store, "offer_below", None)
+        store = proto.store   # a RollStore: it declares recorded_count and offer_below
         while not self._stop.is_set():
             waiting = port.in_waiting
             data = port.read(waiting if waiting else 1)
             now = time.monotonic()
-            before = getattr(proto.store, "recorded_count", 0)
+            before = store.recorded_count
             events = proto.feed(data, now) if data else []
-            if offer is not None and any(isinstance(e, Connected) for e in events):
-                offer(before)  # the rolls of these frames reach the app as their own events
+            if any(isinstance(e, Connected) for e in events):
+                store.offer_below(before)  # these frames' rolls reach the app as their own events
             events += proto.tick(now)
             while self._commands:
                 try:
