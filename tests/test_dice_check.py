@@ -74,7 +74,7 @@ def test_an_unsure_spawn_die_waits_for_the_player_then_goes_to_the_race(app, pty
     assert s.state.last_spawn is None                  # the race waits for the die
     assert "Waiting for you to set" in app.last_roll_note
     row = sheet.ids.rows.children[0]
-    assert plain(row.name) == "white spawn die" and "cocked" in row.read
+    assert plain(row.line) == "white spawn die: cocked: no face read"
     # no picture from this tower and no face read: every face at once, one tap sets it
     assert not [w for w in row.walk() if plain(getattr(w, "text", "") or "") == "Other face"]
     tap(button(row, "No spawn"))
@@ -136,7 +136,7 @@ def test_a_die_read_cleanly_disputed_from_the_dice_panel(app):
     sheet = modal("CheckDiceSheet")
     assert sheet.title == "Set this die's face" and not sheet.held
     row = sheet.ids.rows.children[0]
-    assert "read as 7" in row.read
+    assert row.line == "red d12: read as 7"
     tap(button(row, "Other face"))
     tap(button(sheet.ids.rows.children[0], "9"))
     wait_for(lambda: app.last_roll[0]["face"] == "9", what="the die set by hand")

@@ -36,8 +36,7 @@ class DieRow(BoxLayout):
     """One die to check: its picture (or its name on a plain square until the picture
     comes), what the tower read, its likeliest faces as buttons and "Other face"."""
 
-    name = StringProperty("")
-    read = StringProperty("")
+    line = StringProperty("")      # the die and what the tower read
     chosen = StringProperty("")
 
 
@@ -125,7 +124,7 @@ class CheckDiceSheet(ModalView):
             rows.add_widget(self._row(die))
 
     def _row(self, die: view.DieToCheck) -> DieRow:
-        row = DieRow(name=die.name, read=die.read, chosen=die.chosen or "")
+        row = DieRow(line=die.line, chosen=die.chosen or "")
         jpeg = self.pictures.get(die.slot)
         holder = row.ids.picture
         if jpeg:

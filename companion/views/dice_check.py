@@ -32,6 +32,11 @@ class DieToCheck:
     chosen: str | None         # the face the player set (None: not yet)
     unsure: bool               # the tower was not sure of it (not a dispute)
 
+    @property
+    def line(self) -> str:
+        """The die and what the tower read, as the sheet's row says it."""
+        return _("{die}: {read}").format(die=self.name, read=self.read)
+
 
 def unsure(dice: Sequence[Mapping[str, Any]]) -> list[int]:
     """The slots of the dice the tower was not sure of."""
