@@ -68,3 +68,22 @@ def pty_tower(app, tmp_path):
     app.connect_tower(TOWER_URL)
     tower.stop()
     wait_for(lambda: app.tower_state == "connected", timeout=10, what="back on sim://")
+
+
+@pytest.fixture
+def dice_panel(app):
+    """The dice panel on the simulated tower; afterwards any demo camera tower is left and
+    the simulated tower is back (the demo camera tests)."""
+    from tests.gui_support import close_popups, on_screen
+
+    close_popups(app)
+    wait_for(lambda: app.tower_state == "connected", timeout=10, what="the simulated tower")
+    app.open_dice()
+    wait_for(lambda: on_screen(app, "dice"), what="the dice panel")
+    yield app.root.get_screen("dice")
+    app.leave_demo_camera(then=None)
+    close_popups(app)
+    if app.tower_link.url != TOWER_URL:
+        app.connect_tower(TOWER_URL)
+    wait_for(lambda: app.tower_state == "connected" and app.tower_link.url == TOWER_URL,
+             timeout=10, what="back on the simulated tower")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.gui_support import TOWER_URL, close_popups, on_screen, tap, wait_for
+from tests.gui_support import TOWER_URL, on_screen, tap, wait_for
 
 pytestmark = pytest.mark.gui
 
@@ -21,21 +21,6 @@ def _accept(app) -> None:
     assert "demo camera tower" in popup.content.message.lower()
     assert "protocol 1.1" in popup.content.message          # it says why first
     tap(popup.content.ids.ok)
-
-
-@pytest.fixture
-def dice_panel(app):
-    close_popups(app)
-    wait_for(lambda: app.tower_state == "connected", timeout=10, what="the simulated tower")
-    app.open_dice()
-    wait_for(lambda: on_screen(app, "dice"), what="the dice panel")
-    yield app.root.get_screen("dice")
-    app.leave_demo_camera(then=None)
-    close_popups(app)
-    if app.tower_link.url != TOWER_URL:
-        app.connect_tower(TOWER_URL)
-    wait_for(lambda: app.tower_state == "connected" and app.tower_link.url == TOWER_URL,
-             timeout=10, what="back on the simulated tower")
 
 
 def test_a_die_is_taught_to_the_demo_camera_tower(app, dice_panel):

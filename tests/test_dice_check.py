@@ -147,50 +147,35 @@ def test_a_die_read_cleanly_disputed_from_the_dice_panel(app):
 
 
 @pytest.mark.gui
-def test_a_die_of_the_demo_camera_tower_checked_with_its_picture_and_kept(app):
+def test_a_die_of_the_demo_camera_tower_checked_with_its_picture_and_kept(app, dice_panel):
     """The demo camera tower is the real camera tower program (protocol 1.3): a die tapped on
     the dice panel comes with the tower's picture of it and its likeliest faces; once set, one
     more tap keeps it as a teaching example, which the tower confirms."""
-    from tests.gui_support import TOWER_URL, close_popups
+    from companion.dice_words import face_words
 
-    close_popups(app)
-    wait_for(lambda: app.tower_state == "connected", timeout=10, what="the simulated tower")
-    app.open_dice()
-    wait_for(lambda: on_screen(app, "dice"), what="the dice panel")
     app.start_demo_camera("tray")
-    try:
-        wait_for(lambda: app.tower_demo and app.tower_state == "connected"
-                 and app.tower_detail.endswith("protocol 1.3"), timeout=20, what="the demo tower")
-        app.demo_throw("kotd")
-        wait_for(lambda: app.last_roll_note.startswith("Demo camera tower") and app.last_roll
-                 and not app.demo_throwing, timeout=30, what="the demo throw read")
-        app.go("dice")
-        wait_for(lambda: on_screen(app, "dice"), what="the dice panel")
-        panel = app.root.get_screen("dice")
-        index = next(i for i, d in enumerate(app.last_roll) if d["status"] == "clean")
-        tap(list(reversed(panel.ids.last_roll.children))[index])
-        sheet = modal("CheckDiceSheet")
-        slot = sheet.slots[0]
-        wait_for(lambda: slot in sheet.pictures, timeout=20, what="the tower's picture of the die")
-        row = sheet.ids.rows.children[0]
-        assert any(type(w).__name__ == "Image" for w in row.ids.picture.children)
-        read = app.last_roll[index]["face"]
-        assert sheet.likely[slot][0] == read           # the face read, likeliest first
-        others = [f for f in ("CLAW", "HEART", "ENERGY", "FAME", "DESTRUCTION", "POWER") if f != read]
-        tap(button(row, "Other face"))
-        from companion.dice_words import face_words
-        tap(button(sheet.ids.rows.children[0], face_words(others[0])))
-        wait_for(lambda: sheet.done and app.last_roll[index]["face"] == others[0], what="the die set")
-        keep = button(sheet.ids.rows.children[0], "Keep as a teaching example")
-        tap(keep)
-        wait_for(lambda: app.toast_widget is not None and "kept as a teaching example"
-                 in app.toast_widget.text, timeout=10,
-                 what=lambda: f"the tower's answer ({app.toast_widget.text if app.toast_widget else ''})")
-        tap(sheet.ids.close)
-    finally:
-        app.leave_demo_camera(then=None)
-        close_popups(app)
-        if app.tower_link.url != TOWER_URL:
-            app.connect_tower(TOWER_URL)
-        wait_for(lambda: app.tower_state == "connected" and app.tower_link.url == TOWER_URL,
-                 timeout=10, what="back on the simulated tower")
+    wait_for(lambda: app.tower_demo and app.tower_state == "connected"
+             and app.tower_detail.endswith("protocol 1.3"), timeout=20, what="the demo tower")
+    app.demo_throw("kotd")
+    wait_for(lambda: app.last_roll_note.startswith("Demo camera tower") and app.last_roll
+             and not app.demo_throwing, timeout=30, what="the demo throw read")
+    app.go("dice")
+    wait_for(lambda: on_screen(app, "dice"), what="the dice panel")
+    index = next(i for i, d in enumerate(app.last_roll) if d["status"] == "clean")
+    tap(list(reversed(dice_panel.ids.last_roll.children))[index])
+    sheet = modal("CheckDiceSheet")
+    slot = sheet.slots[0]
+    wait_for(lambda: slot in sheet.pictures, timeout=20, what="the tower's picture of the die")
+    row = sheet.ids.rows.children[0]
+    assert any(type(w).__name__ == "Image" for w in row.ids.picture.children)
+    read = app.last_roll[index]["face"]
+    assert sheet.likely[slot][0] == read           # the face read, likeliest first
+    others = [f for f in ("CLAW", "HEART", "ENERGY", "FAME", "DESTRUCTION", "POWER") if f != read]
+    tap(button(row, "Other face"))
+    tap(button(sheet.ids.rows.children[0], face_words(others[0])))
+    wait_for(lambda: sheet.done and app.last_roll[index]["face"] == others[0], what="the die set")
+    tap(button(sheet.ids.rows.children[0], "Keep as a teaching example"))
+    wait_for(lambda: app.toast_widget is not None and "kept as a teaching example"
+             in app.toast_widget.text, timeout=10,
+             what=lambda: f"the tower's answer ({app.toast_widget.text if app.toast_widget else ''})")
+    tap(sheet.ids.close)

@@ -421,12 +421,7 @@ class HostProtocol:
                 self.counters.picture_gaps += 1
             return []
         purpose, head, data = found[0]
-        if msg.offset != len(data) or msg.offset + len(msg.data) > head.size:
-            if msg.offset > len(data) or msg.offset + len(msg.data) > head.size:
-                self.counters.picture_gaps += 1  # a chunk lost (or a lying tower): resent
-            return []
-        data += msg.data
-        if len(data) < head.size:
+        if not self._take_chunk(data, head.size, msg):
             return []
         del self._pictures[purpose]
         self._done_pictures.append(head.picture_id)
@@ -437,6 +432,17 @@ class HostProtocol:
                                  head.width, head.height, bytes(data))]
         return [TraySnapshot(head.picture_id, head.caption, head.width, head.height,
                              bytes(data))]
+
+    def _take_chunk(self, data: bytearray, size: int, msg: m.PictureData) -> bool:
+        """Append ``msg``'s bytes to a picture's ``data`` when they continue it (data only in
+        order: anything else waits for the resend, counted as a gap); True once all ``size``
+        bytes are in."""
+        if msg.offset != len(data) or msg.offset + len(msg.data) > size:
+            if msg.offset > len(data) or msg.offset + len(msg.data) > size:
+                self.counters.picture_gaps += 1  # a chunk lost (or a lying tower): resent
+            return False
+        data += msg.data
+        return len(data) >= size
 
     # -- 1.3 die pictures -----------------------------------------------------------------
     def _on_die_picture(self, msg: m.DiePicture, now: float) -> list[LinkEvent]:
@@ -457,12 +463,7 @@ class HostProtocol:
     def _on_die_picture_data(self, msg: m.PictureData) -> list[LinkEvent]:
         assert self._die_picture is not None
         head, data = self._die_picture
-        if msg.offset != len(data) or msg.offset + len(msg.data) > head.size:
-            if msg.offset > len(data) or msg.offset + len(msg.data) > head.size:
-                self.counters.picture_gaps += 1  # a chunk lost (or a lying tower): resent
-            return []
-        data += msg.data
-        if len(data) < head.size:
+        if not self._take_chunk(data, head.size, msg):
             return []
         self._die_picture = None
         inc = self._roll_incarnation(head.boot_id, head.seq)
