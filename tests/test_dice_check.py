@@ -157,8 +157,10 @@ def test_a_die_of_the_demo_camera_tower_checked_with_its_picture_and_kept(app, d
     wait_for(lambda: app.tower_demo and app.tower_state == "connected"
              and app.tower_detail.endswith("protocol 1.3"), timeout=20, what="the demo tower")
     app.demo_throw("kotd")
+    assert app.demo_throwing
     wait_for(lambda: app.last_roll_note.startswith("Demo camera tower") and app.last_roll
              and not app.demo_throwing, timeout=30, what="the demo throw read")
+    assert not app.tower._demo.busy      # Throw dice comes back once the tray is still
     app.go("dice")
     wait_for(lambda: on_screen(app, "dice"), what="the dice panel")
     index = next(i for i, d in enumerate(app.last_roll) if d["status"] == "clean")

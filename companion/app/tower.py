@@ -71,6 +71,7 @@ log = logging.getLogger(__name__)
 # the screens the demo camera tower serves: leaving them ends the demo
 DEMO_SCREENS = ("dice", "teach", "tray")
 PICTURES_KEPT = 32   # the tower's pictures of dice to check, the newest kept
+DEMO_THROW_MAX = 10.0  # seconds: the demo's Throw dice comes back by then, still or not
 
 
 def roll_words(roll: Any) -> str:
@@ -603,8 +604,18 @@ class TowerController:
         app.demo_throwing = True
 
         def thrown(result: Any) -> None:
-            # the dice fall, settle and are taken out in about two seconds
-            Clock.schedule_once(lambda dt: setattr(app, "demo_throwing", False), 2.5)
+            # Throw dice comes back once the dice have fallen and lie still in the tray (the
+            # demo's camera has shown every frame of the throw), or after DEMO_THROW_MAX
+            # seconds whatever happens
+            deadline = time.monotonic() + DEMO_THROW_MAX
+
+            def still(dt: float) -> bool:
+                if self._demo is demo and demo.busy and time.monotonic() < deadline:
+                    return True         # check again
+                app.demo_throwing = False
+                return False
+
+            Clock.schedule_interval(still, 0.1)
 
         def failed(exc: BaseException) -> None:
             app.demo_throwing = False
