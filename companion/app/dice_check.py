@@ -133,10 +133,11 @@ class CheckDiceSheet(ModalView):
                 holder.add_widget(Image(texture=texture, fit_mode="contain"))
             except Exception:   # a picture Kivy cannot decode: the name square stays
                 jpeg = b""
-        if not jpeg:
-            holder.add_widget(Label(text=die.name, font_size=ui.body, color=C.text_soft,
-                                    halign="center", valign="middle",
-                                    text_size=(ui.k * dp(120), None)))
+        if not jpeg:            # no picture (yet): the die's name on the square
+            name = Label(text=die.name, font_size=ui.body, color=C.text_soft,
+                         halign="center", valign="middle")
+            name.bind(width=lambda w, width: setattr(w, "text_size", (width - ui.k * dp(8), None)))
+            holder.add_widget(name)
         choices = row.ids.choices
         faces = Factory.Row(row_dp=72, gap_dp=10)
         if self.done:
