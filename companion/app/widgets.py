@@ -7,6 +7,8 @@ for the widgets that draw many shapes (HP bar, pips, tiles), their canvas instru
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from kivy.animation import Animation
 from kivy.clock import Clock
@@ -110,6 +112,20 @@ class BigToggle(ToggleButtonBehavior, BigButton):
     """A BigButton that stays down while selected (choices in the setup screen)."""
 
     allow_no_selection = BooleanProperty(False)
+
+
+def fill_toggles(box: Any, names: Iterable[str], group: str, on_pick: Callable[[str], Any],
+                 chosen: str | None = None, **look: Any) -> None:
+    """``box`` holds one BigToggle per name, of one ``group`` (one down at a time); a tap
+    calls ``on_pick(name)``. ``chosen``: the one down from the start; ``look``: the
+    toggles' font_role, tap_dp..."""
+    box.clear_widgets()
+    for name in names:
+        b = BigToggle(text=name, group=group, **look)
+        if chosen is not None:
+            b.state = "down" if name == chosen else "normal"
+        b.bind(on_release=lambda _b, name=name: on_pick(name))
+        box.add_widget(b)
 
 
 class TakeBackButton(BigButton):

@@ -120,15 +120,12 @@ class RollStore(Protocol):
         resends) are offered again as undelivered; a store without deliveries ignores it."""
 
 
-class MemoryRollStore:
-    """For tests and ``listen --no-journal``: nothing survives the process."""
+class _KeyIndex:
+    """What both stores answer from their index: is a roll recorded, its fingerprint, and how
+    often a tower boot id was used again."""
 
-    def __init__(self) -> None:
-        self.keys: dict[tuple[int, int], int] = {}
-        self.rolls: list[RollEvent] = []
-        self.drops: list[RollsDropped] = []
-        self.dropped = SeqRanges()
-        self._inc: dict[int, int] = {}
+    keys: dict[tuple[int, int], int]   # key -> fingerprint (0: recorded before 1.1)
+    _inc: dict[int, int]               # boot id -> its highest incarnation
 
     def __contains__(self, key: tuple[int, int]) -> bool:
         return key in self.keys
@@ -138,6 +135,17 @@ class MemoryRollStore:
 
     def incarnation(self, boot_id: int) -> int:
         return self._inc.get(boot_id, 0)
+
+
+class MemoryRollStore(_KeyIndex):
+    """For tests and ``listen --no-journal``: nothing survives the process."""
+
+    def __init__(self) -> None:
+        self.keys: dict[tuple[int, int], int] = {}
+        self.rolls: list[RollEvent] = []
+        self.drops: list[RollsDropped] = []
+        self.dropped = SeqRanges()
+        self._inc: dict[int, int] = {}
 
     def record(self, roll: RollEvent) -> float:
         self.keys[roll.key] = roll.fingerprint
@@ -182,7 +190,7 @@ def _key(item: dict[str, Any]) -> tuple[int, int]:
 MAX_DROPPED = 1 << 16  # the link records at most this many dropped rolls at once (protocol.py)
 
 
-class RollJournal:
+class RollJournal(_KeyIndex):
     """Append-only, fsynced JSON Lines file of rolls; thread-safe."""
 
     def __init__(self, path: str | Path, *, fsync: bool = True) -> None:
@@ -264,15 +272,6 @@ class RollJournal:
         self.history.append(item)
         if len(self.history) > 1000:
             del self.history[:500]
-
-    def __contains__(self, key: tuple[int, int]) -> bool:
-        return key in self.keys
-
-    def lookup(self, key: tuple[int, int]) -> int | None:
-        return self.keys.get(key)
-
-    def incarnation(self, boot_id: int) -> int:
-        return self._inc.get(boot_id, 0)
 
     def _append(self, item: dict[str, Any], *, sync: bool = True) -> float:
         line = (json.dumps(item, separators=(",", ":")) + "\n").encode("utf-8")

@@ -4,6 +4,7 @@ the game's options, before ``app.start_game``."""
 from __future__ import annotations
 
 import random
+from functools import partial
 from typing import Any
 
 from kivy.app import App
@@ -19,7 +20,7 @@ from ...games.kotd import start_rule_text
 from ...i18n import _
 from .. import widgets  # noqa: F401  (its <Label> rule must load first)
 from ..kv import load_kv
-from ..widgets import BigToggle, HideBox  # noqa: F401  (HideBox: used in the .kv)
+from ..widgets import HideBox, fill_toggles  # noqa: F401  (HideBox: used in the .kv)
 from . import kotd_game  # noqa: F401  (the rules of its .kv file first: shared buttons)
 
 
@@ -37,13 +38,8 @@ class KotdSetupScreen(Screen):
         self.start_rule = start_rule_text(cfg)
         names = [m.name for m in cfg.monsters]
         for side in (0, 1):
-            box = self.ids[f"monsters{side}"]
-            box.clear_widgets()
-            for n in names:
-                b = BigToggle(text=n, group=f"kotd{side}-{id(self)}", font_role="text",
-                              tap_dp=60)
-                b.bind(on_release=lambda _b, side=side, n=n: self.choose(side, n))
-                box.add_widget(b)
+            fill_toggles(self.ids[f"monsters{side}"], names, f"kotd{side}-{id(self)}",
+                         partial(self.choose, side), font_role="text", tap_dp=60)
         self.choose(0, self.names[0] if self.names[0] in names else names[0])
         self.choose(1, self.names[1] if self.names[1] in names else names[1])
 

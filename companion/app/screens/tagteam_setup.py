@@ -4,6 +4,7 @@ options, before ``app.start_game``."""
 from __future__ import annotations
 
 import random
+from functools import partial
 from typing import Any
 
 from kivy.app import App
@@ -14,7 +15,7 @@ from ...games import tagteam as tt
 from ...i18n import _
 from .. import widgets  # noqa: F401  (its <Label> rule must load first)
 from ..kv import load_kv
-from ..widgets import BigToggle
+from ..widgets import fill_toggles
 from . import tagteam_game  # noqa: F401  (the rules of its .kv file first: shared buttons)
 
 
@@ -39,14 +40,9 @@ class TagTeamSetupScreen(Screen):
         self.picks = [[n if n in names else names[i] for i, n in enumerate(team)] for team in first]
         for t in (0, 1):
             for f in (0, 1):
-                box = self.ids[f"pick{t}{f}"]
-                box.clear_widgets()
-                for n in names:
-                    b = BigToggle(text=n, group=f"tt{t}{f}-{id(self)}", font_role="body",
-                                  tap_dp=48)
-                    b.state = "down" if self.picks[t][f] == n else "normal"
-                    b.bind(on_release=lambda _b, t=t, f=f, n=n: self.choose(t, f, n))
-                    box.add_widget(b)
+                fill_toggles(self.ids[f"pick{t}{f}"], names, f"tt{t}{f}-{id(self)}",
+                             partial(self.choose, t, f), chosen=self.picks[t][f],
+                             font_role="body", tap_dp=48)
 
     def choose(self, team: int, slot: int, name: str) -> None:
         picks = [list(p) for p in self.picks]

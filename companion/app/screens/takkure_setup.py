@@ -9,6 +9,7 @@ back: a refused card leaves the file as it was.
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,7 @@ from ...games import takkure as tk
 from ...i18n import N_, _, ngettext
 from .. import widgets  # noqa: F401  (its <Label> rule must load first)
 from ..kv import load_kv
-from ..widgets import BigToggle
+from ..widgets import BigToggle, fill_toggles
 
 FIELD_NAMES = {"mov": N_("MOV"), "bac": N_("BaC"), "str": N_("STR"), "ref": N_("REF"),
                "int": N_("INT"), "prt": N_("PRT"), "bdy": N_("BDY"), "base_mm": N_("base size"),
@@ -72,13 +73,9 @@ class TakkureSetupScreen(Screen):
         defaults = [keep[0] or names[0], keep[1] or (names[1] if len(names) > 1 else names[0])]
         self.lineups = [{}, {}]
         for side in (0, 1):
-            box = self.ids[f"teams{side}"]
-            box.clear_widgets()
-            for name in names:
-                b = BigToggle(text=name, group=f"team{side}-{id(self)}", font_role="large",
-                              tap_dp=60)
-                b.bind(on_release=lambda _b, side=side, name=name: self.choose_team(side, name))
-                box.add_widget(b)
+            fill_toggles(self.ids[f"teams{side}"], names, f"team{side}-{id(self)}",
+                         partial(self.choose_team, side),
+                         font_role="large", tap_dp=60)
             self.choose_team(side, defaults[side])
 
     def _cfg(self) -> tk.TakkureConfig:
