@@ -135,3 +135,39 @@ def test_saved_crops_are_images_a_person_can_open(saved):
     _, path = saved
     crop = cv2.imread(str(path.with_suffix(".d") / "kotd" / "CLAW-0.png"), cv2.IMREAD_GRAYSCALE)
     assert crop.shape == (64, 64) and crop.std() > 10  # a face, not a blank
+
+
+def test_the_taught_pictures_sharpness_is_kept(saved, tmp_path):
+    # the reader judges blur against how sharp this tower's camera shows each kind
+    p, path = saved
+    loaded = Profile.load(path)
+    for kind in ("kotd", "d6pips"):
+        assert len(loaded.kinds[kind].sharpness) == len(p.kinds[kind].sizes)
+        assert loaded.kinds[kind].usual_sharpness == pytest.approx(
+            p.kinds[kind].usual_sharpness, abs=1e-3)
+        assert loaded.kinds[kind].usual_sharpness > 0.3  # this renderer's dice are crisp
+    # a profile taught before sharpness was kept has none: the fixed threshold applies
+    old = fresh_copy(saved, tmp_path)
+    lines, kept, skipping = old.read_text().splitlines(keepends=True), [], False
+    for line in lines:
+        if line == "    sharpness:\n":
+            skipping = True
+            continue
+        if skipping and line.startswith("    - "):
+            continue
+        skipping = False
+        kept.append(line)
+    old.write_text("".join(kept))
+    assert all(m.usual_sharpness is None for m in Profile.load(old).kinds.values())
+
+
+def test_a_sharpness_that_is_no_number_is_named(saved, tmp_path):
+    path = fresh_copy(saved, tmp_path)
+    text = path.read_text()
+    start = text.index("    sharpness:\n") + len("    sharpness:\n")
+    line = text[:start].count("\n") + 1
+    end = text.index("\n", start)
+    path.write_text(text[:start] + "    - sharp" + text[end:])
+    with pytest.raises(ProfileError, match=re.escape(f"{path}:{line}: kinds.")
+                       + r"\w+" + re.escape(".sharpness.0: expected a number, got 'sharp'")):
+        Profile.load(path)

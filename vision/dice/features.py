@@ -182,17 +182,24 @@ def read_pips(blob: Blob) -> tuple[str | None, float]:
         return None, 0.0
     thr = body - contrast / 2 if dark else body + contrast / 2
     pip = (((blob.L < thr) if dark else (blob.L > thr)).astype(np.uint8) * 255) & inner
-    n, _, st, cen = cv2.connectedComponentsWithStats(pip, connectivity=8)
+    n, labels, st, cen = cv2.connectedComponentsWithStats(pip, connectivity=8)
     side = math.sqrt(blob.top_area)
     expect = math.pi * (0.085 * side) ** 2
+    # what touches the face's edge is an edge (a rim, a side face seen with the top), not a pip
+    on_rim = set(np.unique(labels[cv2.subtract(inner, cv2.erode(inner, _ELLIPSE3)) > 0]).tolist())
     pts = []
     for i in range(1, n):
         area = st[i, cv2.CC_STAT_AREA]
         if area < 0.15 * expect:
             continue  # noise
         bw, bh = st[i, cv2.CC_STAT_WIDTH], st[i, cv2.CC_STAT_HEIGHT]
-        if not (0.3 * expect <= area <= 3.0 * expect) or max(bw, bh) > 1.8 * min(bw, bh) + 1 \
-                or area < 0.5 * bw * bh:
+        pip_like = (0.3 * expect <= area <= 3.0 * expect
+                    and max(bw, bh) <= 1.8 * min(bw, bh) + 1 and area >= 0.5 * bw * bh)
+        if i in on_rim:
+            if pip_like:
+                return None, 0.0  # a pip cut by the face's edge: the count is not sure
+            continue  # an edge
+        if not pip_like:
             return None, 0.0  # not a pip: a symbol, a numeral, an edge
         pts.append(cen[i])
     k = len(pts)

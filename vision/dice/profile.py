@@ -47,6 +47,13 @@ class KindModel:
     examples: dict[str, list[np.ndarray]] = field(default_factory=dict)  # face -> crops
     sizes: list[float] = field(default_factory=list)
     shapes: list[str] = field(default_factory=list)
+    sharpness: list[float] = field(default_factory=list)  # of each taught picture's die
+
+    @property
+    def usual_sharpness(self) -> float | None:
+        """How sharp this tower's camera shows a die of this kind (the taught pictures'
+        median): a die much blurrier than that is in a frame a person finds hard too."""
+        return float(np.median(self.sharpness)) if self.sharpness else None
 
     @property
     def builtin(self) -> bool:
@@ -131,7 +138,7 @@ class Profile:
         ``face`` on top, resting flat. With ``at`` (x, y in pixels) the frame may hold other
         dice too: the example is the die whose centre is nearest ``at`` (teaching from a
         throw, the camera tower)."""
-        from .features import body_feature, face_crop
+        from .features import body_feature, face_crop, sharpness
         from .segment import Background, shape_of, teaching_blobs
 
         model = self.kind(kind, faces)
@@ -155,6 +162,7 @@ class Profile:
         shape = shape_of(b.circularity, b.rectangularity)
         model.sizes.append(b.size)
         model.shapes.append(shape)
+        model.sharpness.append(sharpness(b))
         model.shape = max(set(model.shapes), key=model.shapes.count)
         model.size_px = float(np.median(model.sizes))
         if not model.builtin:
@@ -190,6 +198,8 @@ class Profile:
                 entry["shape"] = m.shape
                 entry["sizes_px"] = [round(float(s), 2) for s in m.sizes]
                 entry["shapes"] = list(m.shapes)
+                if m.sharpness:
+                    entry["sharpness"] = [round(float(v), 4) for v in m.sharpness]
             if m.patch_radius_px:
                 entry["patch_radius_px"] = round(float(m.patch_radius_px), 3)
             if m.examples:
@@ -279,6 +289,14 @@ class _Loader:
                             keys + (key,))
         return v
 
+    def numbers(self, mapping: dict, key: str, keys: tuple) -> list[float]:
+        """A list of numbers (the error names the entry that is not one)."""
+        values = self.get(mapping, key, list, keys)
+        for i, v in enumerate(values):
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+                raise self.fail(f"expected a number, got {v!r}", keys + (key, i))
+        return [float(v) for v in values]
+
     def image(self, rel: str, keys: tuple, flags: int) -> np.ndarray:
         f = self.path.parent / rel
         try:
@@ -354,19 +372,21 @@ class _Loader:
             except DiceError as exc:
                 raise self.fail(str(exc), keys) from None
             for key in entry:
-                if key not in ("faces", "shape", "sizes_px", "shapes", "patch_radius_px",
-                               "examples"):
+                if key not in ("faces", "shape", "sizes_px", "shapes", "sharpness",
+                               "patch_radius_px", "examples"):
                     raise self.fail(f"unknown key {key!r}", keys + (key,))
             if "shape" in entry:
                 m.shape = self.get(entry, "shape", str, keys)
                 if m.shape not in ("square", "round"):
                     raise self.fail(f"shape must be square or round, not {m.shape!r}",
                                     keys + ("shape",))
-                m.sizes = [float(v) for v in self.get(entry, "sizes_px", list, keys)]
+                m.sizes = self.numbers(entry, "sizes_px", keys)
                 m.shapes = [str(v) for v in self.get(entry, "shapes", list, keys)]
                 if not m.sizes:
                     raise self.fail("empty list", keys + ("sizes_px",))
                 m.size_px = float(np.median(m.sizes))
+                if "sharpness" in entry:  # profiles taught before it was kept have none
+                    m.sharpness = self.numbers(entry, "sharpness", keys)
             if "patch_radius_px" in entry:
                 m.patch_radius_px = self.get(entry, "patch_radius_px", float, keys)
             ex = entry.get("examples") or {}

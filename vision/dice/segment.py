@@ -21,7 +21,17 @@ LIGHTER_T = 10.0  # a die this much lighter than the tray
 DARKER_RATIO = 0.60  # a die darker than this fraction of the tray's L (shadows stay above it)
 SEAM_RATIO = 0.09  # a dark line (edge between dice or faces) this much darker than around it
 SAME_SHADE = 0.06  # parts of a die this close in lightness are one face
-MIN_AREA_PX = 180  # smaller foreground is crumbs, not a die
+MIN_AREA_PX = 180
+DIM_RATIO = 0.8
+SHADOW_TINT = 25.0
+SHADOW_FEATURES = 0.03
+SHADOW_LEAST = 0.15  # of the part: a shadow is this large
+# ink on a die's shaded side: a mark this much darker than around it, and than the side
+INK_RATIO, INK_FLOOR, INK_SHADE = 0.3, 6.0, 0.6
+TEXTURE_WINDOW = 9  # pixels: the tray's texture compared over squares this large
+TEXTURE_SEEN = 0.6  # the frame's median correlation with the empty tray: a textured tray
+TEXTURE_HIDDEN = 0.25  # less correlated than this: something covers the tray
+CAMOUFLAGED = 0.5  # a part whose colour shows less of where the weave stops than this
 
 
 def quantiles(values: np.ndarray, qs: tuple[float, ...]) -> list[float]:
@@ -101,9 +111,21 @@ class Background:
         self.half = (self.width // 2, self.height // 2)
         small = cv2.resize(self.mean, self.half, interpolation=cv2.INTER_AREA)
         self.lab_half = cv2.cvtColor(np.clip(small / 255.0, 0, 1), cv2.COLOR_BGR2Lab)
+        self._texture: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         step = 4
         self._sub = (slice(None, None, step), slice(None, None, step))
         self._gray_sub = np.maximum(self.gray[self._sub], 1.0)
+
+
+    def texture(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(grey level, its local mean, its local spread) over TEXTURE_WINDOW squares: what
+        :func:`covering` compares each frame with (worked out once)."""
+        if self._texture is None:
+            k = (TEXTURE_WINDOW, TEXTURE_WINDOW)
+            mb = cv2.boxFilter(self.gray, -1, k)
+            sb = np.sqrt(np.maximum(cv2.sqrBoxFilter(self.gray, -1, k) - mb * mb, 1e-6))
+            self._texture = (self.gray, mb, sb)
+        return self._texture
 
 
 def check_frame(frame: np.ndarray, bg: Background, name: str) -> None:
@@ -137,6 +159,11 @@ _L_ONLY = np.array([[1, 0, 0]], np.float32)
 
 
 def _fg(lab: np.ndarray, lab_bg: np.ndarray, gain: float) -> np.ndarray:
+    shown, dark = _fg_parts(lab, lab_bg, gain)
+    return shown | dark
+
+
+def _fg_parts(lab: np.ndarray, lab_bg: np.ndarray, gain: float) -> tuple[np.ndarray, np.ndarray]:
     """Not the empty tray: a colour away from the tray's, lighter, or much darker (shadows
     stay above DARKER_RATIO). A few whole-image OpenCV calls (a small image's cost is the
     number of calls)."""
@@ -145,8 +172,18 @@ def _fg(lab: np.ndarray, lab_bg: np.ndarray, gain: float) -> np.ndarray:
     chroma2 = cv2.transform(cv2.multiply(d, d), _CHROMA2)
     lighter = cv2.transform(d, _L_ONLY)
     darker = cv2.transform(cv2.scaleAdd(lab_bg, -DARKER_RATIO * k, lab), _L_ONLY)
-    return (cv2.compare(chroma2, CHROMA_T ** 2, cv2.CMP_GT)
-            | cv2.compare(lighter, LIGHTER_T, cv2.CMP_GT) | cv2.compare(darker, 0, cv2.CMP_LT))
+    dim = cv2.transform(cv2.scaleAdd(lab_bg, -DIM_RATIO * k, lab), _L_ONLY)
+    chroma = cv2.compare(chroma2, CHROMA_T ** 2, cv2.CMP_GT)
+    bright = cv2.compare(dim, 0, cv2.CMP_GE)
+    # a shadow's colour is the tray's, darker: its (a, b) lies near the line from grey to
+    # the tray's (a, b)
+    a, b = lab[:, :, 1], lab[:, :, 2]
+    ta, tb = lab_bg[:, :, 1], lab_bg[:, :, 2]
+    s = np.clip((a * ta + b * tb) / np.maximum(ta * ta + tb * tb, 1.0), 0.0, 1.0)
+    off = (a - s * ta) ** 2 + (b - s * tb) ** 2
+    tinted = cv2.compare(off, SHADOW_TINT ** 2, cv2.CMP_GT)
+    return ((chroma & (bright | tinted)) | cv2.compare(lighter, LIGHTER_T, cv2.CMP_GT),
+            (chroma & ~bright) | cv2.compare(darker, 0, cv2.CMP_LT))
 
 
 _LAB8 = np.array([[100 / 255, 0, 0, 0], [0, 1, 0, -128], [0, 0, 1, -128]], np.float32)
@@ -168,13 +205,13 @@ _ELLIPSE5 = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
 _ELLIPSE7 = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7))
 
 
-def seams(L: np.ndarray) -> np.ndarray:
+def seams(L: np.ndarray, ratio: float = SEAM_RATIO, floor: float = 2.0) -> np.ndarray:
     """Thin dark lines: the rounded edges between touching dice and between a die's faces
     (also pips and dark ink, which the hole filling puts back)."""
     Ls = cv2.GaussianBlur(L, (3, 3), 0.8)
     closed = cv2.morphologyEx(Ls, cv2.MORPH_CLOSE, _ELLIPSE7)
     bh = closed - Ls
-    return ((bh > SEAM_RATIO * closed) & (bh > 2.0)).astype(np.uint8) * 255
+    return ((bh > ratio * closed) & (bh > floor)).astype(np.uint8) * 255
 
 
 def shape_of(circularity: float, rectangularity: float) -> str:
@@ -190,14 +227,18 @@ def _fill(mask: np.ndarray) -> np.ndarray:
 
 
 def find_blobs(frame: np.ndarray, bg: Background, gain: float, min_area: float = MIN_AREA_PX,
-               die_area: float | None = None) -> list[Blob]:
+               die_area: float | None = None, least_area: float = 0.0) -> list[Blob]:
     """The dice in a frame. The foreground (not the empty tray, not a shadow on it) is found
     at half size; each part is then cut out at full size. A part that looks like one die
     (convex, not elongated, not much larger than ``die_area`` when known) is one die; any
     other is cut along its dark seams and the pieces are put back together greedily into
     die-like shapes."""
     small = cv2.resize(frame, bg.half, interpolation=cv2.INTER_AREA)
-    fg_small = cv2.morphologyEx(_fg(_lab8(small), bg.lab_half, gain), cv2.MORPH_OPEN, _ELLIPSE3)
+    covered = covering(frame, bg, gain)
+    fg_small = _fg(_lab8(small), bg.lab_half, gain)
+    if covered is not None:
+        fg_small |= cv2.resize(covered, bg.half, interpolation=cv2.INTER_NEAREST)
+    fg_small = cv2.morphologyEx(fg_small, cv2.MORPH_OPEN, _ELLIPSE3)
     # ink edges blend to the tray's grey at half size: bridge the gaps, fill what they
     # enclose (this only says where to look at full size)
     # each part: its outline, filled (what the outline encloses is the part)
@@ -220,7 +261,16 @@ def find_blobs(frame: np.ndarray, bg: Background, gain: float, min_area: float =
             continue
         lab = _lab(frame[y0:y1, x0:x1])
         lab_bg = bg.lab[y0:y1, x0:x1]
-        fg = _fg(lab, lab_bg, gain)
+        shown, dark = _fg_parts(lab, lab_bg, gain)
+        fg = shown | dark
+        if covered is not None:
+            hidden = covered[y0:y1, x0:x1]
+            # a die of the felt's own colour is where the weave stops; any other die keeps
+            # the outline its colour gives
+            if cv2.countNonZero(fg & hidden) < CAMOUFLAGED * cv2.countNonZero(hidden):
+                hidden = cv2.dilate(hidden, _WINDOW_BACK)
+            fg |= hidden
+            shown |= hidden
         near = cv2.resize(cv2.dilate(part, _ELLIPSE3), (x1 - x0, y1 - y0),
                           interpolation=cv2.INTER_NEAREST)
         fg = cv2.morphologyEx(cv2.morphologyEx(fg & near, cv2.MORPH_OPEN, _ELLIPSE3),
@@ -232,15 +282,84 @@ def find_blobs(frame: np.ndarray, bg: Background, gain: float, min_area: float =
         L = lab[:, :, 0].copy()
         Lbg = lab_bg[:, :, 0] * k
         seam = seams(L)
+        ink = seams(L, INK_RATIO, INK_FLOOR)  # marks much darker than around them
         for c in cs:  # dice joined at half size may stand apart at full size
             sil = np.zeros_like(fg)
             cv2.drawContours(sil, [c], -1, 255, -1)
+            sil = _without_shadow(sil, shown, L, ink, least_area)
             parts = [sil] if _single(sil, die_area) else _split(sil, seam, die_area, min_area)
             for part in parts:
                 b = _measure(x0, y0, part, seam, L, Lbg)
                 if b is not None and b.area >= min_area:
                     blobs.append(b)
     return blobs
+
+
+_WINDOW_PAST = cv2.getStructuringElement(cv2.MORPH_ELLIPSE,
+                                         (TEXTURE_WINDOW + 4, TEXTURE_WINDOW + 4))
+_WINDOW_BACK = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (TEXTURE_WINDOW, TEXTURE_WINDOW))
+
+
+def covering(frame: np.ndarray, bg: Background, gain: float) -> np.ndarray | None:
+    """Where something hides the tray's own texture (felt, wood grain): the frame's fine
+    detail no longer correlates with the empty tray's, though the light would show it. A die
+    the colour and lightness of the tray (a black die on dark felt) stands out so; a shadow
+    keeps the texture. None on a tray with no texture to see (most of the frame, the tray
+    itself, does not correlate with the empty tray's either)."""
+    g = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    b, mb, sb = bg.texture()  # the correlation does not change with the light's gain
+    k = (TEXTURE_WINDOW, TEXTURE_WINDOW)
+    mg = cv2.boxFilter(g, -1, k)
+    cov = cv2.boxFilter(g * b, -1, k) - mg * mb
+    ncc = cov / (np.sqrt(np.maximum(cv2.sqrBoxFilter(g, -1, k) - mg * mg, 1e-6)) * sb)
+    if quantiles(ncc[::8, ::8], (50,))[0] < TEXTURE_SEEN:
+        return None
+    hidden = cv2.compare(ncc, TEXTURE_HIDDEN, cv2.CMP_LT) & cv2.compare(
+        mg, 0.5 * gain * mb, cv2.CMP_GT)
+    hidden = cv2.morphologyEx(_fill(cv2.morphologyEx(hidden, cv2.MORPH_CLOSE, _ELLIPSE5)),
+                              cv2.MORPH_OPEN, _ELLIPSE5)
+    # the window reaches half its side past a die's edge (and a little more: this is where a
+    # die surely is; _WINDOW_BACK grows it back to a little inside its edge)
+    return cv2.erode(hidden, _WINDOW_PAST)
+
+
+def _without_shadow(sil: np.ndarray, shown: np.ndarray, L: np.ndarray, ink: np.ndarray,
+                    least: float) -> np.ndarray:
+    """The part without its shadows: a dark region with nothing lighter, coloured or inked
+    inside it (a black die has its pips, symbol or lit edges, a die's shaded side its ink; a
+    shadow has none)."""
+    # broad, not a seam or a pip: what a 7-pixel disc fits in
+    dark = cv2.morphologyEx(cv2.bitwise_and(sil, cv2.bitwise_not(shown)), cv2.MORPH_OPEN,
+                            _ELLIPSE7)
+    n, lab, st, _ = cv2.connectedComponentsWithStats(dark, connectivity=8)
+    total = cv2.countNonZero(sil)
+    out = sil
+    for j in range(1, n):
+        x, y, w, h, area = st[j]
+        if area < SHADOW_LEAST * total:  # ink, not a shadow: shadows are broad
+            continue
+        box = (slice(y, y + h), slice(x, x + w))
+        region = _fill((lab[box] == j).astype(np.uint8) * 255)
+        # what lies inside it, off its edge (where a shadow's edge meets a die, it looks
+        # like ink)
+        core = cv2.erode(region, _ELLIPSE7)
+        inside = cv2.countNonZero(cv2.bitwise_and(core, shown[box]))
+        if inside < SHADOW_FEATURES * max(cv2.countNonZero(core), 1) and cv2.countNonZero(core):
+            # ink: a mark much darker than around it and than the region's own shade (a
+            # shadow is even; where it meets a die its edge looks like a mark)
+            Lr = L[box]
+            shade = quantiles(Lr[core > 0], (50,))[0]
+            inside += int(np.count_nonzero((core > 0) & (ink[box] > 0)
+                                           & (Lr < INK_SHADE * shade)))
+        if inside < SHADOW_FEATURES * max(cv2.countNonZero(core), 1):
+            if out is sil:
+                out = sil.copy()
+            out[box][region > 0] = 0
+    if out is sil:
+        return sil
+    out = _fill(cv2.morphologyEx(out, cv2.MORPH_OPEN, _ELLIPSE3))  # pips and ink go back
+    # what is left must still be a die: a tilted die's shaded sides can look like a shadow
+    return out if cv2.countNonZero(out) >= least else sil
 
 
 def teaching_blobs(frame: np.ndarray, bg: Background, name: str = "frame"
@@ -429,3 +548,31 @@ def _measure(x0, y0, sil, seam, L, Lbg) -> Blob | None:
     top_rect = cv2.minAreaRect(tc + np.array([x0, y0], np.int32))
     return Blob(x0, y0, sil, top, float(area), cx, cy, float(top_area), tcx, tcy, rect,
                 top_rect, circularity, float(area / hull_area), L, Lbg, contour)
+
+
+def split_at(frame: np.ndarray, blob: Blob, centres: list[tuple[float, float, float]]
+             ) -> list[Blob]:
+    """A part holding the centres of several dice (each ``(x, y, size)`` in frame pixels, from
+    the die finder): cut apart by a watershed grown from each centre, along the edges between
+    the dice."""
+    h, w = blob.mask.shape
+    crop = np.ascontiguousarray(frame[blob.y0:blob.y0 + h, blob.x0:blob.x0 + w])
+    markers = np.zeros((h, w), np.int32)
+    markers[cv2.dilate(blob.mask, _ELLIPSE5) == 0] = 1
+    for k, (x, y, size) in enumerate(centres):
+        seed = np.zeros((h, w), np.uint8)
+        cv2.circle(seed, (int(round(x - blob.x0)), int(round(y - blob.y0))),
+                   max(2, int(0.2 * size)), 255, -1)
+        markers[(seed > 0) & (blob.mask > 0)] = k + 2
+    cv2.watershed(crop, markers)
+    seam = seams(blob.L)
+    out = []
+    for k in range(len(centres)):
+        part = ((markers == k + 2) & (blob.mask > 0)).astype(np.uint8) * 255
+        part = _fill(cv2.morphologyEx(part, cv2.MORPH_OPEN, _ELLIPSE3))
+        if not cv2.countNonZero(part):
+            continue
+        b = _measure(blob.x0, blob.y0, part, seam, blob.L, blob.Lbg)
+        if b is not None:
+            out.append(b)
+    return out or [blob]

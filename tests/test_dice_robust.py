@@ -1,0 +1,193 @@
+"""The profile reader on trays unlike this project's renders (issue 26: the reader judged on
+another renderer's towers): hard cast shadows, a textured felt that hides a die of its own
+colour, dice touching with no seam between them, a camera softer than this renderer's.
+
+Each tray is built from this project's renderer, then changed the way the other look differs,
+so the truth stays exact."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import cv2
+import numpy as np
+import pytest
+
+import vision.dice.reader as reader_module
+from vision.dice import DiceReader, Profile
+from vision.dice.features import sharpness
+from vision.dice.pips import Found
+from vision.dice.render import SceneDie, TrayStyle, empty_tray, render_tray, single_die
+from vision.dice.segment import DARKER_RATIO, Background, teaching_blobs
+
+STYLE = TrayStyle(tray_bgr=(96, 110, 112), light_dir=(0.1, -0.05), vignette=0.1,
+                  gradient=(0.03, -0.02), blur_sigma=0.6, noise_sigma=1.5, jpeg_quality=0,
+                  seed=1, tray_seed=5)
+SHADOW = (15, 11)  # every die's shadow falls this far right and down (one lamp, top left)
+
+
+def with_hard_shadows(frame: np.ndarray, style: TrayStyle, depth: float = 0.25) -> np.ndarray:
+    """``frame`` with a hard shadow beside each die, as a single lamp casts it: the tray
+    darkened to ``depth`` of its light where the die, moved by SHADOW, hides the lamp."""
+    empty, _ = render_tray([], style)
+    diff = np.abs(frame.astype(np.int16) - empty.astype(np.int16)).max(axis=2)
+    die = cv2.morphologyEx((diff > 30).astype(np.uint8) * 255, cv2.MORPH_CLOSE,
+                           np.ones((5, 5), np.uint8))
+    outlines, _ = cv2.findContours(die, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    die = np.zeros_like(die)
+    cv2.drawContours(die, outlines, -1, 255, -1)
+    h, w = die.shape
+    moved = cv2.warpAffine(die, np.float32([[1, 0, SHADOW[0]], [0, 1, SHADOW[1]]]), (w, h))
+    shade = cv2.GaussianBlur(((moved > 0) & (die == 0)).astype(np.float32), (0, 0), 1.0)
+    out = frame.astype(np.float32) * (1 - (1 - depth) * shade[:, :, None])
+    return np.clip(out + 0.5, 0, 255).astype(np.uint8)
+
+
+def teach(style: TrayStyle, shadows: bool) -> Profile:
+    p = Profile()
+    for k in range(3):
+        p.add_background(empty_tray(style, seed=100 + k))
+    for i, face in enumerate(("CLAW", "HEART", "ENERGY", "FAME", "DESTRUCTION", "POWER")):
+        for j in range(3):
+            s = dataclasses.replace(style, seed=300 + 10 * i + j)
+            frame, _ = single_die("kotd", face, "white", 300 + 10 * i + j, s)
+            p.add_example("kotd", face, with_hard_shadows(frame, s) if shadows else frame,
+                          colour="white")
+    return p
+
+
+@pytest.fixture(scope="module")
+def plain() -> Profile:
+    return teach(STYLE, shadows=False)
+
+
+@pytest.fixture(scope="module")
+def shadowed() -> Profile:
+    return teach(STYLE, shadows=True)
+
+
+def test_the_synthetic_shadows_are_hard():
+    # what the test is about: darker than the reader's old rule let a shadow be
+    s = dataclasses.replace(STYLE, seed=7)
+    frame, (t,) = render_tray([SceneDie("kotd", "HEART", "white", 320, 240, 0.3)], s)
+    shaded = with_hard_shadows(frame, s)
+    L = cv2.cvtColor(shaded, cv2.COLOR_BGR2Lab)[:, :, 0].astype(float)
+    L0 = cv2.cvtColor(frame, cv2.COLOR_BGR2Lab)[:, :, 0].astype(float)
+    x, y = int(t.x) + 2 * SHADOW[0], int(t.y) + 2 * SHADOW[1]  # beyond the die, in its shadow
+    assert L[y, x] < DARKER_RATIO * L0[y, x]
+
+
+def test_a_teaching_picture_with_a_hard_shadow_is_one_die_of_its_size(plain, shadowed):
+    # the shadow was a second die ("2 dice found") or made the die look a third larger
+    assert shadowed.kinds["kotd"].size_px == pytest.approx(plain.kinds["kotd"].size_px,
+                                                          rel=0.05)
+    s = dataclasses.replace(STYLE, seed=11)
+    frame, _ = single_die("kotd", "FAME", "white", 11, s)
+    blobs, _ = teaching_blobs(with_hard_shadows(frame, s), Background(shadowed.background))
+    assert len(blobs) == 1
+
+
+def test_dice_with_hard_shadows_are_read_where_they_lie(shadowed):
+    s = dataclasses.replace(STYLE, seed=21)
+    dice = [SceneDie("kotd", "CLAW", "white", 150, 150, 0.2),
+            SceneDie("kotd", "HEART", "white", 420, 140, 1.1),
+            SceneDie("kotd", "POWER", "white", 200, 340, 2.0),
+            SceneDie("kotd", "ENERGY", "white", 470, 330, 0.7)]
+    frame, truth = render_tray(dice, s)
+    readings = DiceReader(shadowed).read(with_hard_shadows(frame, s))
+    assert len(readings) == 4
+    for t in truth:
+        (r,) = [r for r in readings if math.hypot(r.x - t.x, r.y - t.y) < 4]
+        assert (r.face, r.status) == (t.face, "clean")
+
+
+def textured(frame: np.ndarray, texture: np.ndarray, mask: np.ndarray | None = None
+             ) -> np.ndarray:
+    """The felt's own pattern on ``frame``, except where ``mask`` (a die) covers it."""
+    t = texture if mask is None else texture * (mask == 0)[:, :, None]
+    return np.clip(frame.astype(np.float32) + t + 0.5, 0, 255).astype(np.uint8)
+
+
+def test_a_die_the_colour_of_a_textured_felt_is_found_by_the_texture_it_hides():
+    # a smooth die as dark as the felt under it: neither lighter, darker nor another colour,
+    # but the felt's weave stops where it lies
+    rng = np.random.default_rng(3)
+    weave = cv2.GaussianBlur(rng.normal(0, 1, (480, 640)).astype(np.float32), (0, 0), 0.8)
+    weave = (weave / weave.std() * 9)[:, :, None]
+    felt = np.full((480, 640, 3), (70, 74, 78), np.float32)
+    p = Profile()
+    for _ in range(3):
+        noise = rng.normal(0, 1.5, felt.shape).astype(np.float32)
+        p.add_background(textured(felt + noise, weave))
+    die = np.zeros((480, 640), np.uint8)
+    box = cv2.boxPoints(((330.0, 250.0), (56.0, 56.0), 20.0)).astype(np.int32)
+    cv2.fillConvexPoly(die, box, 255)
+    frame = felt + rng.normal(0, 1.5, felt.shape).astype(np.float32)
+    frame[die > 0] = (72, 74, 76)  # the die's body: the felt's own shade, smooth
+    cv2.circle(frame, (330, 250), 9, (235, 235, 235), -1)  # its symbol
+    frame = textured(frame, weave, die)
+    blobs, _ = DiceReader(p).blobs(frame)
+    assert len(blobs) == 1
+    b = blobs[0]
+    assert math.hypot(b.cx - 330, b.cy - 250) < 3
+    # the die, not its symbol alone (its outline a few pixels inside the die's edge: where
+    # the weave stops is known to a window's width)
+    assert 0.5 * 56 * 56 < b.area < 56 * 56
+
+
+def test_a_shadow_on_a_textured_felt_is_no_die():
+    rng = np.random.default_rng(4)
+    weave = cv2.GaussianBlur(rng.normal(0, 1, (480, 640)).astype(np.float32), (0, 0), 0.8)
+    weave = (weave / weave.std() * 9)[:, :, None]
+    felt = np.full((480, 640, 3), (90, 96, 100), np.float32)
+    p = Profile()
+    for _ in range(3):
+        p.add_background(textured(felt + rng.normal(0, 1.5, felt.shape), weave))
+    frame = textured(felt + rng.normal(0, 1.5, felt.shape), weave).astype(np.float32)
+    frame[200:260, 300:380] *= 0.55  # a soft shadow: the weave still shows through it
+    assert DiceReader(p).blobs(frame.astype(np.uint8))[0] == []
+
+
+def test_dice_touching_with_no_seam_are_cut_apart_at_the_finders_centres(monkeypatch, plain):
+    # two dice of one colour side by side, no dark edge between them: one part, twice as
+    # long as wide, that the seams cannot cut; the die finder's two centres do
+    s = dataclasses.replace(STYLE, seed=31)
+    frame, _ = render_tray([], s)
+    frame = frame.copy()
+    cv2.rectangle(frame, (260, 220), (315, 275), (215, 215, 215), -1)
+    cv2.rectangle(frame, (316, 220), (371, 275), (215, 215, 215), -1)
+    cv2.circle(frame, (288, 248), 7, (20, 20, 20), -1)
+    cv2.circle(frame, (343, 248), 7, (20, 20, 20), -1)
+
+    class Finder:
+        def find(self, image):
+            return [Found(288.0, 248.0, 56.0, 0.9), Found(343.0, 248.0, 56.0, 0.8)]
+
+    reader = DiceReader(plain)
+    monkeypatch.setattr(reader_module, "_finder", lambda: None)
+    assert len(reader.blobs(frame)[0]) == 1  # without the finder: one part
+    monkeypatch.setattr(reader_module, "_finder", lambda: Finder())
+    blobs = reader.blobs(frame)[0]
+    centres = sorted((b.cx, b.cy) for b in blobs)
+    assert len(centres) == 2
+    for (x, y), (tx, ty) in zip(centres, [(288, 248), (343, 248)]):
+        assert math.hypot(x - tx, y - ty) < 3
+    assert all(b.area == pytest.approx(56 * 56, rel=0.15) for b in blobs)
+
+
+def test_a_softer_camera_reads_clean_and_a_blurred_frame_does_not():
+    # a tower whose camera is softer than this renderer's: the taught pictures say how soft,
+    # and a die that sharp is read (the fixed threshold refused it); a frame far blurrier
+    # than that is not
+    soft = dataclasses.replace(STYLE, blur_sigma=3.0)
+    p = teach(soft, shadows=False)
+    reader = DiceReader(p)
+    dice = [SceneDie("kotd", "CLAW", "white", 180, 200, 0.4),
+            SceneDie("kotd", "FAME", "white", 420, 260, 1.3)]
+    frame, _ = render_tray(dice, dataclasses.replace(soft, seed=41))
+    assert min(sharpness(b) for b in reader.blobs(frame)[0]) < reader_module.MIN_SHARPNESS
+    assert sorted((r.face, r.status) for r in reader.read(frame)) == [("CLAW", "clean"),
+                                                                     ("FAME", "clean")]
+    blurred, _ = render_tray(dice, dataclasses.replace(soft, seed=41, blur_sigma=10.0))
+    assert [r.status for r in reader.read(blurred)] == ["unreadable", "unreadable"]
