@@ -78,9 +78,12 @@ class PipReader:
         return cls(finder, faces, threshold, find)
 
     # -- where the dice are ------------------------------------------------------------------
-    def find(self, frame: np.ndarray) -> list[Found]:
+    def find(self, frame: np.ndarray, scale: float | None = None) -> list[Found]:
+        """The dice in ``frame``: centres and sizes in its pixels. ``scale``: the finder's
+        image over the frame's (by default the frame resized to WORK pixels on its long
+        side; a part of a frame is looked at with the whole frame's scale)."""
         h, w = frame.shape[:2]
-        scale = WORK / max(h, w)
+        scale = WORK / max(h, w) if scale is None else scale
         small = cv2.resize(frame, (max(8, round(w * scale)), max(8, round(h * scale))),
                            interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
         x = small.astype(np.float32)[None].transpose(0, 3, 1, 2) / 255.0 - 0.5

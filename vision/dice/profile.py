@@ -24,6 +24,7 @@ from .model import DiceError, ProfileError
 VERSION = 1
 MIN_EXAMPLES = 3  # a face is known when it has been seen this many times
 PATCH_FACTOR = 0.68  # the compared disc, over the radius of a disc of the top face's area
+_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 PIPS = "d6pips"
 # Kinds the games use, with their faces (a new kind is declared with its faces when taught)
@@ -318,8 +319,14 @@ class _Loader:
         except (OSError, UnicodeDecodeError) as exc:
             raise ProfileError(str(self.path), f"cannot read ({exc})") from None
         try:
-            self.root_node = yaml.compose(text, Loader=yaml.SafeLoader)
-            data = yaml.safe_load(text)
+            # parsed once (libyaml's parser where PyYAML has it: the camera tower loads a
+            # profile at every `dice read`), the values built from the nodes that name lines
+            loader = _YAML_LOADER(text)
+            try:
+                self.root_node = loader.get_single_node()
+                data = loader.construct_document(self.root_node) if self.root_node else None
+            finally:
+                loader.dispose()
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             raise ProfileError(str(self.path), f"not valid YAML ({getattr(exc, 'problem', exc)})",

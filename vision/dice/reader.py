@@ -33,6 +33,7 @@ from .features import (
     verify,
 )
 from .model import MAX_LIKELY, DiceError, DieReading
+from .pips import WORK
 from .profile import PIPS, Profile
 from .segment import (
     MIN_AREA_PX,
@@ -123,13 +124,21 @@ class DiceReader:
         finder = _finder()
         if finder is None:
             return blobs
-        peaks = [f for f in finder.find(frame) if f.score >= GUIDE_SCORE]
+        fh, fw = frame.shape[:2]
+        scale = WORK / max(fh, fw)  # the finder sees each part at the whole frame's scale
         out = []
         for b in blobs:
+            if self.least_die is not None and b.area < 1.5 * self.least_die:
+                out.append(b)
+                continue
             h, w = b.mask.shape
-            inside = [(f.x, f.y, f.size) for f in peaks
-                      if 0 <= int(f.y) - b.y0 < h and 0 <= int(f.x) - b.x0 < w
-                      and b.mask[int(f.y) - b.y0, int(f.x) - b.x0]]
+            x0, y0 = max(0, b.x0 - GUIDE_PAD), max(0, b.y0 - GUIDE_PAD)
+            x1, y1 = min(fw, b.x0 + w + GUIDE_PAD), min(fh, b.y0 + h + GUIDE_PAD)
+            peaks = [f for f in finder.find(frame[y0:y1, x0:x1], scale)
+                     if f.score >= GUIDE_SCORE]
+            inside = [(f.x + x0, f.y + y0, f.size) for f in peaks
+                      if 0 <= int(f.y + y0) - b.y0 < h and 0 <= int(f.x + x0) - b.x0 < w
+                      and b.mask[int(f.y + y0) - b.y0, int(f.x + x0) - b.x0]]
             out.extend(split_at(frame, b, inside) if len(inside) >= 2 else [b])
         return out
 
@@ -281,7 +290,8 @@ class DiceReader:
         return best if bd <= COLOUR_MAX_DISTANCE else None
 
 
-GUIDE_SCORE = 0.4
+GUIDE_SCORE = 0.4  # the finder's least score for a die's centre
+GUIDE_PAD = 24  # pixels of tray around a part the finder sees (its field reaches that far)
 
 
 @lru_cache(maxsize=1)

@@ -107,15 +107,19 @@ class Background:
         self.mean = mean_bgr.astype(np.float32)
         self.height, self.width = self.mean.shape[:2]
         self.gray = cv2.cvtColor(self.mean, cv2.COLOR_BGR2GRAY)
-        self.lab = cv2.cvtColor(np.clip(self.mean / 255.0, 0, 1), cv2.COLOR_BGR2Lab)
         self.half = (self.width // 2, self.height // 2)
         small = cv2.resize(self.mean, self.half, interpolation=cv2.INTER_AREA)
-        self.lab_half = cv2.cvtColor(np.clip(small / 255.0, 0, 1), cv2.COLOR_BGR2Lab)
+        self.lab_half = _lab8(np.clip(small + 0.5, 0, 255).astype(np.uint8))  # as frames are
         self._texture: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         step = 4
         self._sub = (slice(None, None, step), slice(None, None, step))
         self._gray_sub = np.maximum(self.gray[self._sub], 1.0)
 
+
+    def lab_box(self, y0: int, y1: int, x0: int, x1: int) -> np.ndarray:
+        """CIE Lab of the empty tray over a box (worked out where dice lie, not over the
+        whole frame: a reader is made for every `dice read`)."""
+        return cv2.cvtColor(np.clip(self.mean[y0:y1, x0:x1] / 255.0, 0, 1), cv2.COLOR_BGR2Lab)
 
     def texture(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(grey level, its local mean, its local spread) over TEXTURE_WINDOW squares: what
@@ -260,7 +264,7 @@ def find_blobs(frame: np.ndarray, bg: Background, gain: float, min_area: float =
         if cv2.countNonZero(part) * 4 < min_area:
             continue
         lab = _lab(frame[y0:y1, x0:x1])
-        lab_bg = bg.lab[y0:y1, x0:x1]
+        lab_bg = bg.lab_box(y0, y1, x0, x1)
         shown, dark = _fg_parts(lab, lab_bg, gain)
         fg = shown | dark
         if covered is not None:
