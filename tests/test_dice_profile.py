@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import cv2
+import numpy as np
 import pytest
 
 from vision.dice import DiceReader, Profile, ProfileError
@@ -171,3 +172,32 @@ def test_a_sharpness_that_is_no_number_is_named(saved, tmp_path):
     with pytest.raises(ProfileError, match=re.escape(f"{path}:{line}: kinds.")
                        + r"\w+" + re.escape(".sharpness.0: expected a number, got 'sharp'")):
         Profile.load(path)
+
+
+def test_the_ready_pictures_are_the_pngs_and_never_stale(saved, tmp_path):
+    # a `dice read` loads the empty tray and the examples from one file beside their PNGs;
+    # the PNGs stay what counts
+    p, _ = saved
+    path = fresh_copy(saved, tmp_path)
+    ready = path.with_suffix(".d") / "examples.npz"
+    assert ready.exists()
+    fast = Profile.load(path)
+    ready.unlink()
+    slow = Profile.load(path)
+    assert np.array_equal(fast.background, slow.background)
+    for kind in ("kotd",):
+        for face, crops in slow.kinds[kind].examples.items():
+            assert all(np.array_equal(a, b) for a, b in zip(crops, fast.kinds[kind].examples[face]))
+    # a PNG changed after the save: its picture is decoded, not taken from the stale file
+    p.save(path)
+    heart = path.with_suffix(".d") / "kotd" / "HEART-0.png"
+    changed = 255 - cv2.imread(str(heart), cv2.IMREAD_GRAYSCALE)
+    cv2.imwrite(str(heart), changed)
+    assert np.array_equal(Profile.load(path).kinds["kotd"].examples["HEART"][0], changed)
+    background = path.with_suffix(".d") / "background.png"
+    dimmer = cv2.imread(str(background)) // 2
+    cv2.imwrite(str(background), dimmer)
+    assert np.array_equal(Profile.load(path).background, dimmer.astype(np.float32))
+    # a damaged ready file: the PNGs are read
+    ready.write_bytes(b"not a numpy file")
+    assert np.array_equal(Profile.load(path).kinds["kotd"].examples["HEART"][0], changed)

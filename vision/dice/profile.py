@@ -9,6 +9,7 @@ path and the line. Format: ``docs/vision.md``.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import os
 import re
@@ -25,6 +26,7 @@ VERSION = 1
 MIN_EXAMPLES = 3  # a face is known when it has been seen this many times
 PATCH_FACTOR = 0.68  # the compared disc, over the radius of a disc of the top face's area
 _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+READY_FILE = "examples.npz"  # the examples' crops, ready to use (in PROFILE.d/)
 
 PIPS = "d6pips"
 # Kinds the games use, with their faces (a new kind is declared with its faces when taught)
@@ -191,8 +193,10 @@ class Profile:
         folder.mkdir(parents=True, exist_ok=True)
         rel = folder.name
         bg_file = folder / "background.png"
-        _write_png(bg_file, np.clip(self.background + 0.5, 0, 255).astype(np.uint8))
+        bg8 = np.clip(self.background + 0.5, 0, 255).astype(np.uint8)
+        bg_ready = (f"{rel}/background.png", _write_png(bg_file, bg8), bg8)
         kinds = {}
+        ready: list[tuple[str, bytes, np.ndarray]] = []  # each example: file, bytes, crop
         for k, m in self.kinds.items():
             entry: dict = {"faces": list(m.faces)}
             if m.shape:
@@ -210,7 +214,7 @@ class Profile:
                     for i, crop in enumerate(crops):
                         f = folder / k / f"{_safe(face)}-{i}.png"
                         f.parent.mkdir(exist_ok=True)
-                        _write_png(f, crop)
+                        ready.append((f"{rel}/{k}/{f.name}", _write_png(f, crop), crop))
                         files.append(f"{rel}/{k}/{f.name}")
                     ex[face] = files
                 entry["examples"] = ex
@@ -223,6 +227,7 @@ class Profile:
                 "colours": {c: [[round(float(v), 4) for v in f] for f in fs]
                             for c, fs in self.colours.items()},
                 "kinds": kinds}
+        _write_ready(folder / READY_FILE, ready, bg_ready)
         tmp = path.with_name(path.name + ".tmp")
         tmp.write_text("# Dice profile (docs/vision.md): written by `python -m vision dice`\n"
                        + yaml.safe_dump(data, sort_keys=False, allow_unicode=True),
@@ -240,13 +245,36 @@ def _safe(face: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]", "_", face)
 
 
-def _write_png(path: Path, img: np.ndarray) -> None:
+def _write_png(path: Path, img: np.ndarray) -> bytes:
     ok, buf = cv2.imencode(".png", img)
     if not ok:
         raise DiceError(f"{path}: cannot encode the image")
     # whole or not at all: the YAML still on disk names this file while a save runs
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_bytes(buf.tobytes())
+    data = buf.tobytes()
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+    return data
+
+
+def _digest(files: list[tuple[str, bytes]]) -> str:
+    h = hashlib.sha256()
+    for rel, data in files:
+        h.update(rel.encode("utf-8") + b"\0" + len(data).to_bytes(8, "little") + data)
+    return h.hexdigest()
+
+
+def _write_ready(path: Path, ready: list[tuple[str, bytes, np.ndarray]],
+                 background: tuple[str, bytes, np.ndarray]) -> None:
+    """The empty tray and the examples' crops in one file beside their PNGs, with the digest
+    of those PNGs: a `dice read` loads them at once instead of decoding every picture (the
+    PNGs stay what a person opens and what counts: a picture whose PNG changed is decoded)."""
+    crops = (np.stack([c for _, _, c in ready]) if ready
+             else np.zeros((0, 64, 64), np.uint8))
+    tmp = path.with_name(path.name + ".tmp.npz")
+    np.savez(tmp, digest=np.array(_digest([(r, d) for r, d, _ in ready])),
+             files=np.array([r for r, _, _ in ready], dtype=str), crops=crops,
+             background_digest=np.array(_digest([background[:2]])), background=background[2])
     os.replace(tmp, path)
 
 
@@ -299,11 +327,17 @@ class _Loader:
         return [float(v) for v in values]
 
     def image(self, rel: str, keys: tuple, flags: int) -> np.ndarray:
+        return self.decode(rel, keys, self.read(rel, keys), flags)
+
+    def read(self, rel: str, keys: tuple) -> bytes:
         f = self.path.parent / rel
         try:
-            data = f.read_bytes()
+            return f.read_bytes()
         except OSError as exc:
             raise self.fail(f"cannot read {f} ({exc.strerror or exc})", keys) from None
+
+    def decode(self, rel: str, keys: tuple, data: bytes, flags: int) -> np.ndarray:
+        f = self.path.parent / rel
         img = cv2.imdecode(np.frombuffer(data, np.uint8), flags) if data else None
         if img is None:
             raise self.fail(f"{f} is not a readable image (damaged or truncated, "
@@ -346,8 +380,11 @@ class _Loader:
         if len(size) != 2 or not all(isinstance(v, int) and v > 0 for v in size):
             raise self.fail(f"expected [width, height], got {size!r}", ("image_size",))
         bgd = self.get(data, "background", dict, ())
-        bg = self.image(self.get(bgd, "file", str, ("background",)), ("background", "file"),
-                        cv2.IMREAD_COLOR)
+        bg_rel = self.get(bgd, "file", str, ("background",))
+        bg_data = self.read(bg_rel, ("background", "file"))
+        bg = self.ready_background(bg_rel, bg_data)
+        if bg is None:
+            bg = self.decode(bg_rel, ("background", "file"), bg_data, cv2.IMREAD_COLOR)
         if (bg.shape[1], bg.shape[0]) != tuple(size):
             raise self.fail(f"the background image is {bg.shape[1]}x{bg.shape[0]}, "
                             f"image_size says {size[0]}x{size[1]}", ("background", "file"))
@@ -370,6 +407,7 @@ class _Loader:
         kinds = data.get("kinds") or {}
         if not isinstance(kinds, dict):
             raise self.fail("expected a mapping of kinds", ("kinds",))
+        wanted: list[tuple[str, tuple, bytes, KindModel, str]] = []  # each example file
         for k, entry in kinds.items():
             k = str(k)
             keys = ("kinds", k)
@@ -407,10 +445,51 @@ class _Loader:
                 if not isinstance(files, list):
                     raise self.fail("expected a list of image files", fk)
                 for i, rel in enumerate(files):
-                    crop = self.image(str(rel), fk + (i,), cv2.IMREAD_GRAYSCALE)
-                    if crop.shape != (64, 64):
-                        raise self.fail(f"{rel} is {crop.shape[1]}x{crop.shape[0]}, a face "
-                                        f"example is 64x64", fk + (i,))
-                    m.examples.setdefault(face, []).append(crop)
+                    wanted.append((str(rel), fk + (i,), self.read(str(rel), fk + (i,)), m,
+                                   face))
+        crops = self.ready([(rel, data) for rel, _, data, _, _ in wanted])
+        for j, (rel, keys_i, data, m, face) in enumerate(wanted):
+            crop = crops[j] if crops is not None else self.decode(rel, keys_i, data,
+                                                                  cv2.IMREAD_GRAYSCALE)
+            if crop.shape != (64, 64):
+                raise self.fail(f"{rel} is {crop.shape[1]}x{crop.shape[0]}, a face "
+                                f"example is 64x64", keys_i)
+            m.examples.setdefault(face, []).append(crop)
         p.path = self.path
         return p
+
+    def _ready_file(self):
+        path = self.path.with_suffix(".d") / READY_FILE
+        return np.load(path) if path.exists() else None
+
+    def ready_background(self, rel: str, data: bytes) -> np.ndarray | None:
+        """The empty tray saved ready, if it is exactly this PNG's picture."""
+        try:
+            z = self._ready_file()
+            if z is None:
+                return None
+            with z:
+                if str(z["background_digest"]) != _digest([(rel, data)]):
+                    return None
+                bg = np.asarray(z["background"], np.uint8)
+        except (OSError, ValueError, KeyError):
+            return None  # damaged or older: the PNG is still there
+        return bg if bg.ndim == 3 and bg.shape[2] == 3 else None
+
+    def ready(self, files: list[tuple[str, bytes]]) -> np.ndarray | None:
+        """The crops saved ready beside the examples, if they are of exactly these files
+        (else None: each is decoded)."""
+        if not files:
+            return None
+        try:
+            z = self._ready_file()
+            if z is None:
+                return None
+            with z:
+                if (str(z["digest"]) != _digest(files)
+                        or [str(f) for f in z["files"]] != [r for r, _ in files]):
+                    return None
+                crops = np.asarray(z["crops"], np.uint8)
+        except (OSError, ValueError, KeyError):
+            return None  # damaged: the PNGs are still there
+        return crops if crops.shape == (len(files), 64, 64) else None
