@@ -19,7 +19,7 @@ from vision.dice import DiceReader, Profile
 from vision.dice.features import sharpness
 from vision.dice.pips import Found
 from vision.dice.render import SceneDie, TrayStyle, empty_tray, render_tray, single_die
-from vision.dice.segment import DARKER_RATIO, Background, teaching_blobs
+from vision.dice.segment import DARKER_RATIO, Background, covering, teaching_blobs
 
 STYLE = TrayStyle(tray_bgr=(96, 110, 112), light_dir=(0.1, -0.05), vignette=0.1,
                   gradient=(0.03, -0.02), blur_sigma=0.6, noise_sigma=1.5, jpeg_quality=0,
@@ -197,3 +197,13 @@ def test_a_softer_camera_reads_clean_and_a_blurred_frame_does_not():
                                                                      ("FAME", "clean")]
     blurred, _ = render_tray(dice, dataclasses.replace(soft, seed=41, blur_sigma=10.0))
     assert [r.status for r in reader.read(blurred)] == ["unreadable", "unreadable"]
+
+
+def test_a_smooth_tray_has_no_weave_to_hide():
+    # its light gradient correlates from frame to frame as a weave would, but there is no
+    # detail for a die to hide: a die there is found by its colour alone (the weave cue once
+    # called the noise of a plain felt "a die")
+    s = dataclasses.replace(STYLE, vignette=0.3, gradient=(0.1, -0.08), seed=51)
+    bg = Background(empty_tray(s, seed=1).astype(np.float32))
+    frame, _ = render_tray([SceneDie("kotd", "CLAW", "white", 300, 220, 0.5)], s)
+    assert covering(frame, bg, 1.0) is None

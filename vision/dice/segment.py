@@ -30,6 +30,7 @@ SHADOW_LEAST = 0.15  # of the part: a shadow is this large
 INK_RATIO, INK_FLOOR, INK_SHADE = 0.3, 6.0, 0.6
 TEXTURE_WINDOW = 9  # pixels: the tray's texture compared over squares this large
 TEXTURE_SEEN = 0.6  # the frame's median correlation with the empty tray: a textured tray
+TEXTURE_LEAST = 2.0  # grey levels of the empty tray's own detail (9x9 spread) that count
 TEXTURE_HIDDEN = 0.25  # less correlated than this: something covers the tray
 CAMOUFLAGED = 0.5  # a part whose colour shows less of where the weave stops than this
 
@@ -316,10 +317,14 @@ def covering(frame: np.ndarray, bg: Background, gain: float) -> np.ndarray | Non
     mg = cv2.boxFilter(g, -1, k)
     cov = cv2.boxFilter(g * b, -1, k) - mg * mb
     ncc = cov / (np.sqrt(np.maximum(cv2.sqrBoxFilter(g, -1, k) - mg * mg, 1e-6)) * sb)
-    if quantiles(ncc[::8, ::8], (50,))[0] < TEXTURE_SEEN:
+    # a weave to see: fine detail stronger than a camera's noise (a smooth tray's light
+    # gradient correlates too, but hides nothing)
+    woven = sb > TEXTURE_LEAST
+    if np.count_nonzero(woven[::8, ::8]) < 0.5 * woven[::8, ::8].size \
+            or quantiles(ncc[::8, ::8][woven[::8, ::8]], (50,))[0] < TEXTURE_SEEN:
         return None
     hidden = cv2.compare(ncc, TEXTURE_HIDDEN, cv2.CMP_LT) & cv2.compare(
-        mg, 0.5 * gain * mb, cv2.CMP_GT)
+        mg, 0.5 * gain * mb, cv2.CMP_GT) & woven.astype(np.uint8) * 255
     hidden = cv2.morphologyEx(_fill(cv2.morphologyEx(hidden, cv2.MORPH_CLOSE, _ELLIPSE5)),
                               cv2.MORPH_OPEN, _ELLIPSE5)
     # the window reaches half its side past a die's edge (and a little more: this is where a
