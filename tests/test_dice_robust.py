@@ -18,7 +18,14 @@ import vision.dice.reader as reader_module
 from vision.dice import DiceReader, Profile
 from vision.dice.features import sharpness
 from vision.dice.pips import Found
-from vision.dice.render import SceneDie, TrayStyle, empty_tray, render_tray, single_die
+from vision.dice.render import (
+    SceneDie,
+    TrayStyle,
+    empty_tray,
+    render_tray,
+    single_die,
+    throw_sequence,
+)
 from vision.dice.segment import DARKER_RATIO, Background, covering, teaching_blobs
 
 STYLE = TrayStyle(tray_bgr=(96, 110, 112), light_dir=(0.1, -0.05), vignette=0.1,
@@ -202,8 +209,8 @@ def test_a_softer_camera_reads_clean_and_a_blurred_frame_does_not():
 def test_a_smooth_tray_has_no_weave_to_hide():
     # its light gradient correlates from frame to frame as a weave would, but there is no
     # detail for a die to hide: a die there is found by its colour alone (the weave cue once
-    # called the noise of a plain felt "a die")
-    s = dataclasses.replace(STYLE, vignette=0.3, gradient=(0.1, -0.08), seed=51)
-    bg = Background(empty_tray(s, seed=1).astype(np.float32))
-    frame, _ = render_tray([SceneDie("kotd", "CLAW", "white", 300, 220, 0.5)], s)
-    assert covering(frame, bg, 1.0) is None
+    # called the noise of this plain felt two dice)
+    frames = throw_sequence(8, n_dice=3, removed_frames=6)
+    bg = Background((frames[0].image.astype(np.float32) + frames[1].image) / 2)
+    settled = next(f for f in frames if f.phase == "settled")
+    assert covering(settled.image, bg, 1.0) is None
