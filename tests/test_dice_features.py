@@ -76,3 +76,35 @@ def test_sharpness_samples_the_sobel_gradient_on_the_outline():
     contrast = abs(L[inner > 0].mean() - 45.0)
     assert outside.any()
     assert F.sharpness(blob) == pytest.approx(np.percentile(g, 75) / contrast, rel=1e-4)
+
+
+def _face_blob(pips, strip=False):
+    """A blob whose top face (60x60, light) has dark pips at ``pips`` (x, y); with ``strip``
+    the top taken in a dark band of the side face seen with it, along its left edge."""
+    from vision.dice.segment import Blob
+
+    L = np.full((80, 80), 40.0, np.float32)
+    L[10:70, 10:70] = 90.0
+    if strip:
+        L[10:70, 10:17] = 30.0
+    for x, y in pips:
+        cv2.circle(L, (x, y), 4, 10.0, -1)
+    top = np.zeros((80, 80), np.uint8)
+    top[10:70, 10:70] = 255
+    pts = cv2.findNonZero(top)
+    rect = cv2.minAreaRect(pts)
+    return Blob(100, 100, top.copy(), top, 3600.0, 140.0, 140.0, 3600.0, 140.0, 140.0, rect,
+                rect, 0.785, 1.0, L, np.full_like(L, 40.0))
+
+
+def test_a_side_face_seen_with_the_top_is_no_pip():
+    four = [(25, 25), (55, 25), (25, 55), (55, 55)]
+    assert F.read_pips(_face_blob(four))[0] == "4"
+    # the dark band along the edge was "not a pip: an edge", and the die was not read
+    assert F.read_pips(_face_blob(four, strip=True))[0] == "4"
+
+
+def test_a_pip_cut_by_the_faces_edge_leaves_the_count_unsure():
+    # four pips seen whole and one cut by the edge of the top face found: not a "4"
+    face, _ = F.read_pips(_face_blob([(25, 25), (55, 25), (25, 55), (55, 55), (12, 40)]))
+    assert face is None
