@@ -376,9 +376,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data", type=Path, default=DEFAULT_SET)
     ap.add_argument("--out", type=Path, default=ROOT / "vision" / "dice" / "models")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--finder-steps", type=int, default=1500, help="batches of 16 patches")
-    ap.add_argument("--faces-steps", type=int, default=3500, help="batches of 96 crops")
-    ap.add_argument("--fold-steps", type=int, default=1200,
+    ap.add_argument("--finder-steps", type=int, default=3000, help="batches of 16 patches")
+    ap.add_argument("--faces-steps", type=int, default=8000, help="batches of 96 crops")
+    ap.add_argument("--fold-steps", type=int, default=2500,
                     help="batches for each out-of-fold classifier")
     ap.add_argument("--folds", type=int, default=3, help="out-of-fold reads for the threshold")
     ap.add_argument("--renders", type=int, default=400,
