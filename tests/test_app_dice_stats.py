@@ -31,7 +31,9 @@ def test_dice_statistics_count_the_towers_throws_and_i_changed_dice(app):
     protocol_sim.hub(TOWER_NAME).roll("d12:red:7 d12:red:7 d12:yellow:?cocked")
     wait_for(lambda: "cocked" in app.last_roll_text, what="the throw")
     tap(panel.ids.stats)
-    wait_for(lambda: on_screen(app, "dice_stats"), what="the statistics screen")
+    # the screen is built on its first visit (its module, its rules, the roll journal read):
+    # on a CI machine running two test workers that once took over 5 s
+    wait_for(lambda: on_screen(app, "dice_stats"), timeout=15, what="the statistics screen")
     screen = app.root.get_screen("dice_stats")
     red = cards(screen)["d12/red"]
     assert plain(red.title) == "red d12" and throws(red) >= 2
