@@ -84,6 +84,12 @@ class QueueSource(IterSource):
         with self._lock:
             self._frames.extend(frames)
 
+    @property
+    def idle(self) -> bool:
+        """Every frame added has been handed to the tower (the last one now repeats)."""
+        with self._lock:
+            return not self._frames
+
     def read(self):
         import time
 

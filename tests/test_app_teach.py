@@ -218,6 +218,18 @@ def test_the_tray_view_shows_the_towers_snapshot(app, camera_tower):
     wait_for(lambda: tray.snapshots > n, what="a refreshed snapshot")
     # the last roll kept each die's confidence
     assert all(0.5 <= d["confidence"] <= 1 for d in app.last_roll)
+    # back to the panel, the dice taken out, the Tray view again: the earlier picture is not
+    # shown as what the tray holds now; "asking the tower" until the new one comes
+    tap(tray.ids.back)
+    wait_for(lambda: on_screen(app, "dice"), what="the panel again")
+    tower.play(frames[-4:])
+    wait_for(lambda: tower.source.idle, what="the dice taken out")
+    shown = tray.snapshots
+    tap(panel.ids.tray)
+    assert not tray.has_picture
+    assert tray.ids.caption.text == "Asking the tower for a picture…"
+    wait_for(lambda: tray.snapshots > shown, timeout=10, what="this visit's snapshot")
+    assert tray.ids.caption.text == "What the tower sees: the tray is empty"
 
 
 def test_a_1_1_tower_offers_the_demo_and_says_why(app, pty_tower):

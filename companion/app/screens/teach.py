@@ -420,6 +420,13 @@ class TrayScreen(Screen):
         super().__init__(**kwargs)
         self._timer: Any = None
 
+    def on_pre_enter(self, *args: Any) -> None:
+        # the picture of an earlier visit is not what the tray holds now: "asking the tower"
+        # until this visit's snapshot comes
+        self.has_picture = False
+        self.caption = ""
+        self.ids.picture.texture = None
+
     def on_enter(self, *args: Any) -> None:
         self.refresh()
         self._timer = Clock.schedule_interval(self._tick, TRAY_REFRESH_S)
