@@ -116,17 +116,25 @@ def textured(frame: np.ndarray, texture: np.ndarray, mask: np.ndarray | None = N
     return np.clip(frame.astype(np.float32) + t + 0.5, 0, 255).astype(np.uint8)
 
 
+def woven_felt(seed: int, bgr: tuple[int, int, int]
+               ) -> tuple[Profile, np.ndarray, np.ndarray, np.random.Generator]:
+    """A felt of colour ``bgr`` with a fine weave: (a profile taught on three empty frames,
+    the weave, the plain felt, the random numbers that go on making sensor noise)."""
+    rng = np.random.default_rng(seed)
+    weave = cv2.GaussianBlur(rng.normal(0, 1, (480, 640)).astype(np.float32), (0, 0), 0.8)
+    weave = (weave / weave.std() * 9)[:, :, None]
+    felt = np.full((480, 640, 3), bgr, np.float32)
+    p = Profile()
+    for _ in range(3):
+        p.add_background(textured(felt + rng.normal(0, 1.5, felt.shape).astype(np.float32),
+                                  weave))
+    return p, weave, felt, rng
+
+
 def test_a_die_the_colour_of_a_textured_felt_is_found_by_the_texture_it_hides():
     # a smooth die as dark as the felt under it: neither lighter, darker nor another colour,
     # but the felt's weave stops where it lies
-    rng = np.random.default_rng(3)
-    weave = cv2.GaussianBlur(rng.normal(0, 1, (480, 640)).astype(np.float32), (0, 0), 0.8)
-    weave = (weave / weave.std() * 9)[:, :, None]
-    felt = np.full((480, 640, 3), (70, 74, 78), np.float32)
-    p = Profile()
-    for _ in range(3):
-        noise = rng.normal(0, 1.5, felt.shape).astype(np.float32)
-        p.add_background(textured(felt + noise, weave))
+    p, weave, felt, rng = woven_felt(3, (70, 74, 78))
     die = np.zeros((480, 640), np.uint8)
     box = cv2.boxPoints(((330.0, 250.0), (56.0, 56.0), 20.0)).astype(np.int32)
     cv2.fillConvexPoly(die, box, 255)
@@ -144,13 +152,7 @@ def test_a_die_the_colour_of_a_textured_felt_is_found_by_the_texture_it_hides():
 
 
 def test_a_shadow_on_a_textured_felt_is_no_die():
-    rng = np.random.default_rng(4)
-    weave = cv2.GaussianBlur(rng.normal(0, 1, (480, 640)).astype(np.float32), (0, 0), 0.8)
-    weave = (weave / weave.std() * 9)[:, :, None]
-    felt = np.full((480, 640, 3), (90, 96, 100), np.float32)
-    p = Profile()
-    for _ in range(3):
-        p.add_background(textured(felt + rng.normal(0, 1.5, felt.shape), weave))
+    p, weave, felt, rng = woven_felt(4, (90, 96, 100))
     frame = textured(felt + rng.normal(0, 1.5, felt.shape), weave).astype(np.float32)
     frame[200:260, 300:380] *= 0.55  # a soft shadow: the weave still shows through it
     assert DiceReader(p).blobs(frame.astype(np.uint8))[0] == []

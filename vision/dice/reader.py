@@ -97,8 +97,11 @@ class DiceReader:
         # smaller is a crumb (a sliver of shadow, a rim): not a die
         self.min_area = max(MIN_AREA_PX, 0.3 * min(sizes) ** 2) if sizes else MIN_AREA_PX
         self.least_die = min(sizes) ** 2 if sizes else None  # the smallest die's area
-        # what a part cut free of its shadow keeps at least (else it was no shadow)
-        self.least_area = 0.6 * min(sizes) ** 2 if sizes else 0.0
+        # each kind's least sharpness: the fixed one, or less where the tower's taught
+        # pictures are softer (this camera's dice, not this project's renders)
+        self._least_sharp = {name: min(MIN_SHARPNESS, SHARP_OF_USUAL * m.usual_sharpness)
+                             if m.usual_sharpness is not None else MIN_SHARPNESS
+                             for name, m in profile.kinds.items()}
 
     # ------------------------------------------------------------ segmentation
 
@@ -110,8 +113,10 @@ class DiceReader:
             return teaching_blobs(frame, self.bg, name)
         check_frame(frame, self.bg, name)
         gain = exposure_gain(frame, self.bg)
+        # a part cut free of its shadow keeps at least this much (else it was no shadow)
+        least_area = SHADOW_KEEPS * self.least_die if self.least_die else 0.0
         blobs = find_blobs(frame, self.bg, gain, min_area=self.min_area, die_area=self.die_area,
-                           least_area=self.least_area)
+                           least_area=least_area)
         return self._guided(frame, blobs), gain
 
     def _guided(self, frame: np.ndarray, blobs: list[Blob]) -> list[Blob]:
@@ -119,26 +124,26 @@ class DiceReader:
         renders) cut a part holding several dice into one blob per die. It is asked only
         when a part is large enough to hold two of the smallest taught dice (or nothing is
         taught yet): most frames need no second look."""
-        if self.least_die is not None and all(b.area < 1.5 * self.least_die for b in blobs):
-            return blobs
-        finder = _finder()
+        large = [self.least_die is None or b.area >= 1.5 * self.least_die for b in blobs]
+        finder = _finder() if any(large) else None
         if finder is None:
             return blobs
         fh, fw = frame.shape[:2]
         scale = WORK / max(fh, fw)  # the finder sees each part at the whole frame's scale
         out = []
-        for b in blobs:
-            if self.least_die is not None and b.area < 1.5 * self.least_die:
+        for b, look in zip(blobs, large):
+            if not look:
                 out.append(b)
                 continue
             h, w = b.mask.shape
             x0, y0 = max(0, b.x0 - GUIDE_PAD), max(0, b.y0 - GUIDE_PAD)
             x1, y1 = min(fw, b.x0 + w + GUIDE_PAD), min(fh, b.y0 + h + GUIDE_PAD)
-            peaks = [f for f in finder.find(frame[y0:y1, x0:x1], scale)
-                     if f.score >= GUIDE_SCORE]
-            inside = [(f.x + x0, f.y + y0, f.size) for f in peaks
-                      if 0 <= int(f.y + y0) - b.y0 < h and 0 <= int(f.x + x0) - b.x0 < w
-                      and b.mask[int(f.y + y0) - b.y0, int(f.x + x0) - b.x0]]
+            inside = []
+            for f in finder.find(frame[y0:y1, x0:x1], scale):
+                x, y = f.x + x0, f.y + y0  # in the frame
+                bx, by = int(x) - b.x0, int(y) - b.y0  # in the part's box
+                if f.score >= GUIDE_SCORE and 0 <= by < h and 0 <= bx < w and b.mask[by, bx]:
+                    inside.append((x, y, f.size))
             out.extend(split_at(frame, b, inside) if len(inside) >= 2 else [b])
         return out
 
@@ -182,14 +187,11 @@ class DiceReader:
 
         if not GAIN_RANGE[0] <= gain <= GAIN_RANGE[1]:
             return result("unreadable")
-        least_sharp = MIN_SHARPNESS
         ref = None
         if kind is not None:
             m = self.profile.kinds[kind]
             ref = m.size_px or (square_ref if kind == PIPS else None)
-            usual = m.usual_sharpness
-            if usual is not None:  # this camera's dice, not this project's renders
-                least_sharp = min(MIN_SHARPNESS, SHARP_OF_USUAL * usual)
+        least_sharp = self._least_sharp.get(kind, MIN_SHARPNESS) if kind else MIN_SHARPNESS
         if glare_fraction(frame, b) > MAX_GLARE or sharpness(b) < least_sharp:
             return result("unreadable")
         if self._tilted(b, shape, ref):
@@ -292,6 +294,7 @@ class DiceReader:
 
 GUIDE_SCORE = 0.4  # the finder's least score for a die's centre
 GUIDE_PAD = 24  # pixels of tray around a part the finder sees (its field reaches that far)
+SHADOW_KEEPS = 0.6  # of the smallest taught die: what a part cut free of a shadow keeps
 
 
 @lru_cache(maxsize=1)

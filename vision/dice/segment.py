@@ -21,10 +21,10 @@ LIGHTER_T = 10.0  # a die this much lighter than the tray
 DARKER_RATIO = 0.60  # a die darker than this fraction of the tray's L (shadows stay above it)
 SEAM_RATIO = 0.09  # a dark line (edge between dice or faces) this much darker than around it
 SAME_SHADE = 0.06  # parts of a die this close in lightness are one face
-MIN_AREA_PX = 180
-DIM_RATIO = 0.8
-SHADOW_TINT = 25.0
-SHADOW_FEATURES = 0.03
+MIN_AREA_PX = 180  # smaller foreground is crumbs, not a die
+DIM_RATIO = 0.8  # a coloured pixel darker than this fraction of the tray's L may be shadow
+SHADOW_TINT = 25.0  # (a, b) this far from the line from grey to the tray's colour: no shadow
+SHADOW_FEATURES = 0.03  # share of a dark region lighter, coloured or inked: a die, not shadow
 SHADOW_LEAST = 0.15  # of the part: a shadow is this large
 # ink on a die's shaded side: a mark this much darker than around it, and than the side
 INK_RATIO, INK_FLOOR, INK_SHADE = 0.3, 6.0, 0.6
@@ -116,7 +116,6 @@ class Background:
         self._sub = (slice(None, None, step), slice(None, None, step))
         self._gray_sub = np.maximum(self.gray[self._sub], 1.0)
 
-
     def lab_box(self, y0: int, y1: int, x0: int, x1: int) -> np.ndarray:
         """CIE Lab of the empty tray over a box (worked out where dice lie, not over the
         whole frame: a reader is made for every `dice read`)."""
@@ -163,22 +162,31 @@ _CHROMA2 = np.array([[0, 1, 1]], np.float32)  # a 3-channel pixel -> its a^2 + b
 _L_ONLY = np.array([[1, 0, 0]], np.float32)
 
 
-def _fg(lab: np.ndarray, lab_bg: np.ndarray, gain: float) -> np.ndarray:
-    shown, dark = _fg_parts(lab, lab_bg, gain)
-    return shown | dark
-
-
-def _fg_parts(lab: np.ndarray, lab_bg: np.ndarray, gain: float) -> tuple[np.ndarray, np.ndarray]:
-    """Not the empty tray: a colour away from the tray's, lighter, or much darker (shadows
-    stay above DARKER_RATIO). A few whole-image OpenCV calls (a small image's cost is the
-    number of calls)."""
+def _differences(lab: np.ndarray, lab_bg: np.ndarray, gain: float
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """(another colour, lighter, much darker: each a mask; the light's factor in Lab). A few
+    whole-image OpenCV calls (a small image's cost is the number of calls)."""
     k = gain ** (1 / 3)  # Lab is roughly a cube root of the light
     d = cv2.scaleAdd(lab_bg, -k, lab)  # the frame minus the tray at the frame's light
     chroma2 = cv2.transform(cv2.multiply(d, d), _CHROMA2)
     lighter = cv2.transform(d, _L_ONLY)
     darker = cv2.transform(cv2.scaleAdd(lab_bg, -DARKER_RATIO * k, lab), _L_ONLY)
+    return (cv2.compare(chroma2, CHROMA_T ** 2, cv2.CMP_GT),
+            cv2.compare(lighter, LIGHTER_T, cv2.CMP_GT), cv2.compare(darker, 0, cv2.CMP_LT), k)
+
+
+def _fg(lab: np.ndarray, lab_bg: np.ndarray, gain: float) -> np.ndarray:
+    """Not the empty tray: a colour away from the tray's, lighter, or much darker (shadows
+    stay above DARKER_RATIO)."""
+    chroma, lighter, darker, _ = _differences(lab, lab_bg, gain)
+    return chroma | lighter | darker
+
+
+def _fg_parts(lab: np.ndarray, lab_bg: np.ndarray, gain: float) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_fg` in two parts: what shows a die (lighter, or a colour no shadow on this tray
+    has) and what is only dark (a shadow, or a dark die)."""
+    chroma, lighter, darker, k = _differences(lab, lab_bg, gain)
     dim = cv2.transform(cv2.scaleAdd(lab_bg, -DIM_RATIO * k, lab), _L_ONLY)
-    chroma = cv2.compare(chroma2, CHROMA_T ** 2, cv2.CMP_GT)
     bright = cv2.compare(dim, 0, cv2.CMP_GE)
     # a shadow's colour is the tray's, darker: its (a, b) lies near the line from grey to
     # the tray's (a, b)
@@ -187,8 +195,7 @@ def _fg_parts(lab: np.ndarray, lab_bg: np.ndarray, gain: float) -> tuple[np.ndar
     s = np.clip((a * ta + b * tb) / np.maximum(ta * ta + tb * tb, 1.0), 0.0, 1.0)
     off = (a - s * ta) ** 2 + (b - s * tb) ** 2
     tinted = cv2.compare(off, SHADOW_TINT ** 2, cv2.CMP_GT)
-    return ((chroma & (bright | tinted)) | cv2.compare(lighter, LIGHTER_T, cv2.CMP_GT),
-            (chroma & ~bright) | cv2.compare(darker, 0, cv2.CMP_LT))
+    return (chroma & (bright | tinted)) | lighter, (chroma & ~bright) | darker
 
 
 _LAB8 = np.array([[100 / 255, 0, 0, 0], [0, 1, 0, -128], [0, 0, 1, -128]], np.float32)
@@ -352,15 +359,17 @@ def _without_shadow(sil: np.ndarray, shown: np.ndarray, L: np.ndarray, ink: np.n
         # what lies inside it, off its edge (where a shadow's edge meets a die, it looks
         # like ink)
         core = cv2.erode(region, _ELLIPSE7)
+        n_core = cv2.countNonZero(core)
+        enough = SHADOW_FEATURES * max(n_core, 1)
         inside = cv2.countNonZero(cv2.bitwise_and(core, shown[box]))
-        if inside < SHADOW_FEATURES * max(cv2.countNonZero(core), 1) and cv2.countNonZero(core):
+        if inside < enough and n_core:
             # ink: a mark much darker than around it and than the region's own shade (a
             # shadow is even; where it meets a die its edge looks like a mark)
             Lr = L[box]
             shade = quantiles(Lr[core > 0], (50,))[0]
             inside += int(np.count_nonzero((core > 0) & (ink[box] > 0)
                                            & (Lr < INK_SHADE * shade)))
-        if inside < SHADOW_FEATURES * max(cv2.countNonZero(core), 1):
+        if inside < enough:
             if out is sil:
                 out = sil.copy()
             out[box][region > 0] = 0
