@@ -13,6 +13,7 @@ import hashlib
 import math
 import os
 import re
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -282,6 +283,7 @@ class _Loader:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.root_node: yaml.Node | None = None
+        self._ready: dict[str, np.ndarray] | None = None
 
     def fail(self, problem: str, keys: tuple = ()) -> ProfileError:
         return ProfileError(str(self.path), problem, ".".join(map(str, keys)), self._line(keys))
@@ -458,38 +460,32 @@ class _Loader:
         p.path = self.path
         return p
 
-    def _ready_file(self):
-        path = self.path.with_suffix(".d") / READY_FILE
-        return np.load(path) if path.exists() else None
+    def _ready_file(self) -> dict[str, np.ndarray]:
+        """The arrays of PROFILE.d/examples.npz, read once ({} when missing or damaged: the
+        PNGs are still there)."""
+        if self._ready is None:
+            path = self.path.with_suffix(".d") / READY_FILE
+            try:
+                with np.load(path) as z:
+                    self._ready = {key: z[key] for key in z.files}
+            except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
+                self._ready = {}
+        return self._ready
 
     def ready_background(self, rel: str, data: bytes) -> np.ndarray | None:
         """The empty tray saved ready, if it is exactly this PNG's picture."""
-        try:
-            z = self._ready_file()
-            if z is None:
-                return None
-            with z:
-                if str(z["background_digest"]) != _digest([(rel, data)]):
-                    return None
-                bg = np.asarray(z["background"], np.uint8)
-        except (OSError, ValueError, KeyError):
-            return None  # damaged or older: the PNG is still there
+        z = self._ready_file()
+        if "background" not in z or str(z.get("background_digest")) != _digest([(rel, data)]):
+            return None
+        bg = np.asarray(z["background"], np.uint8)
         return bg if bg.ndim == 3 and bg.shape[2] == 3 else None
 
     def ready(self, files: list[tuple[str, bytes]]) -> np.ndarray | None:
         """The crops saved ready beside the examples, if they are of exactly these files
         (else None: each is decoded)."""
-        if not files:
+        z = self._ready_file()
+        if not files or "crops" not in z or str(z.get("digest")) != _digest(files) \
+                or [str(f) for f in z.get("files", [])] != [r for r, _ in files]:
             return None
-        try:
-            z = self._ready_file()
-            if z is None:
-                return None
-            with z:
-                if (str(z["digest"]) != _digest(files)
-                        or [str(f) for f in z["files"]] != [r for r, _ in files]):
-                    return None
-                crops = np.asarray(z["crops"], np.uint8)
-        except (OSError, ValueError, KeyError):
-            return None  # damaged: the PNGs are still there
+        crops = np.asarray(z["crops"], np.uint8)
         return crops if crops.shape == (len(files), 64, 64) else None
