@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from vision.dice import DiceReader, Profile, ProfileError
+from vision.dice.features import gradient_bank
 from vision.dice.render import SceneDie, TrayStyle, empty_tray, render_tray, single_die
 
 STYLE = TrayStyle(tray_bgr=(96, 110, 112), perspective=2.0, seed=3, tray_seed=11)
@@ -203,3 +204,43 @@ def test_the_ready_pictures_are_the_pngs_and_never_stale(saved, tmp_path):
     for damaged in (b"not a numpy file", whole[:len(whole) // 2]):
         ready.write_bytes(damaged)
         assert np.array_equal(Profile.load(path).kinds["kotd"].examples["HEART"][0], changed)
+
+
+def test_the_ready_file_keeps_the_examples_features_and_never_stale_ones(saved, tmp_path):
+    # the edge-direction features of every taught crop at every turn are worked out at the
+    # save, not at every `dice read`; a changed PNG, an older ready file without them, or
+    # features of the wrong shape are worked out again from the pictures
+    path = fresh_copy(saved, tmp_path)
+    ready = path.with_suffix(".d") / "examples.npz"
+    fast = Profile.load(path).kinds["kotd"]
+    assert fast._gradients is not None  # read, not worked out
+    worked_out = gradient_bank(np.stack(fast.example_crops()[1]))
+    assert np.allclose(fast.gradients(), worked_out, atol=2e-3)  # kept as float16
+    with np.load(ready) as z:
+        arrays = {k: z[k] for k in z.files}
+    for gradients in (None, arrays["gradients"][:, :5], np.full_like(arrays["gradients"],
+                                                                     np.nan)):
+        older = {k: v for k, v in arrays.items() if k != "gradients"}
+        if gradients is not None:
+            older["gradients"] = gradients
+        np.savez(ready, **older)
+        m = Profile.load(path).kinds["kotd"]
+        assert m._gradients is None
+        assert np.allclose(m.gradients(), worked_out)
+    # a PNG changed after the save: its features are its picture's
+    heart = path.with_suffix(".d") / "kotd" / "HEART-0.png"
+    np.savez(ready, **arrays)
+    # (mirrored: its edges point elsewhere; a negative would have the same features)
+    cv2.imwrite(str(heart), cv2.imread(str(heart), cv2.IMREAD_GRAYSCALE)[:, ::-1])
+    m = Profile.load(path).kinds["kotd"]
+    assert not np.allclose(m.gradients(), worked_out, atol=2e-3)
+    assert np.allclose(m.gradients(), gradient_bank(np.stack(m.example_crops()[1])))
+
+
+def test_an_example_taught_after_a_load_is_in_the_features(saved, tmp_path):
+    path = fresh_copy(saved, tmp_path)
+    p = Profile.load(path)
+    before = len(p.kinds["kotd"].gradients())
+    frame, _ = single_die("kotd", "FAME", "black", 77, STYLE)
+    p.add_example("kotd", "FAME", frame, colour="black")
+    assert len(p.kinds["kotd"].gradients()) == before + 1

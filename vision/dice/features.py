@@ -154,6 +154,84 @@ def verify(crop: np.ndarray, template: np.ndarray, angle: float) -> float:
     return max(0.0, float(hi), float(-lo))
 
 
+# ---------------------------------------------------------------- gradients
+# The taught face's symbol as the directions of its strokes: a histogram of edge directions
+# in 4x4 cells of the crop's middle (the top face's symbol or numeral, not its neighbours).
+# Edge directions do not care about shading, which differs between where a die was taught
+# and where it lands (the light is to one side; a tray is lit unevenly), nor about which of
+# ink and body is lighter. Each taught crop is kept at every GRAD_TURN degrees, and a die is
+# compared with all of them at a few centre shifts: the nearest taught face is its reading.
+GRAD_SIDE = 32  # crop pixels: the middle compared (a crop covers 2.5 patch radii in 64)
+GRAD_CELL = 8
+GRAD_BINS = 9  # directions over 180 degrees: a stroke's either side
+GRAD_TURNS = 36  # every 10 degrees
+GRAD_SHIFTS = [(dx, dy) for dy in (-3, 0, 3) for dx in (-3, 0, 3)]  # the centre is known
+GRAD_DIM = (GRAD_SIDE // GRAD_CELL) ** 2 * GRAD_BINS  # to a few pixels
+_GRAD_PAD = GRAD_SIDE + 2  # a pixel more each side for the differences
+
+
+def _middles(crops: np.ndarray, moves: list[tuple[float, float, float]]) -> np.ndarray:
+    """Each crop's middle (with its pad) after each (turn in degrees, dx, dy): N x M x P x P."""
+    n = len(crops)
+    out = np.empty((n, len(moves), _GRAD_PAD, _GRAD_PAD), np.float32)
+    c = PATCH_SIDE / 2
+    for j, (turn, dx, dy) in enumerate(moves):
+        m = cv2.getRotationMatrix2D((c + dx, c + dy), turn, 1.0)
+        m[0, 2] -= (PATCH_SIDE - _GRAD_PAD) / 2 + dx
+        m[1, 2] -= (PATCH_SIDE - _GRAD_PAD) / 2 + dy
+        for i in range(n):
+            out[i, j] = cv2.warpAffine(crops[i], m, (_GRAD_PAD, _GRAD_PAD),
+                                       flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return out
+
+
+def gradient_features(middles: np.ndarray) -> np.ndarray:
+    """Edge-direction histograms of padded middles (... x P x P): ... x GRAD_DIM, each of
+    unit length (square roots of the cells' sums: a few strong edges do not outweigh the
+    rest)."""
+    lead = middles.shape[:-2]
+    m = middles.reshape(-1, _GRAD_PAD, _GRAD_PAD).astype(np.float32, copy=False)
+    n = len(m)
+    gx = m[:, 1:-1, 2:] - m[:, 1:-1, :-2]
+    gy = m[:, 2:, 1:-1] - m[:, :-2, 1:-1]
+    mag = np.sqrt(gx * gx + gy * gy)
+    pos = (np.arctan2(gy, gx) % np.pi) * (GRAD_BINS / np.pi)
+    low = np.floor(pos)
+    w_high = pos - low
+    b0 = low.astype(np.int64) % GRAD_BINS
+    b1 = (b0 + 1) % GRAD_BINS
+    cells = GRAD_SIDE // GRAD_CELL
+    cell = (np.arange(GRAD_SIDE) // GRAD_CELL)
+    cell_of = (cell[:, None] * cells + cell[None, :])[None]  # 1 x S x S
+    base = (np.arange(n)[:, None, None] * cells * cells + cell_of) * GRAD_BINS
+    size = n * cells * cells * GRAD_BINS
+    h = (np.bincount((base + b0).ravel(), (mag * (1 - w_high)).ravel(), size)
+         + np.bincount((base + b1).ravel(), (mag * w_high).ravel(), size))
+    d = np.sqrt(h.reshape(n, -1)).astype(np.float32)
+    d /= np.linalg.norm(d, axis=1, keepdims=True) + 1e-6
+    return d.reshape(*lead, GRAD_DIM)
+
+
+def gradient_bank(crops: np.ndarray) -> np.ndarray:
+    """Taught crops (N x 64 x 64) at every turn: N x GRAD_TURNS x GRAD_DIM (float32)."""
+    if len(crops) == 0:
+        return np.zeros((0, GRAD_TURNS, GRAD_DIM), np.float32)
+    moves = [(k * 360.0 / GRAD_TURNS, 0.0, 0.0) for k in range(GRAD_TURNS)]
+    return gradient_features(_middles(np.asarray(crops, np.float32), moves))
+
+
+def gradient_scores(crops: np.ndarray, bank: np.ndarray) -> np.ndarray:
+    """Each query crop's (D x 64 x 64) best likeness to each taught crop of ``bank``
+    (N x GRAD_TURNS x GRAD_DIM), over every turn and centre shift: D x N, 0..1."""
+    if len(crops) == 0 or len(bank) == 0:
+        return np.zeros((len(crops), len(bank)), np.float32)
+    q = gradient_features(_middles(np.asarray(crops, np.float32),
+                                   [(0.0, float(dx), float(dy)) for dx, dy in GRAD_SHIFTS]))
+    d, s = q.shape[:2]
+    sims = q.reshape(d * s, GRAD_DIM) @ bank.reshape(-1, GRAD_DIM).T  # DS x (N T)
+    return sims.reshape(d, s, len(bank), GRAD_TURNS).max(axis=(1, 3))
+
+
 # ---------------------------------------------------------------- pips
 
 _LAYOUTS = {1: {(0, 0)}, 2: {(-1, -1), (1, 1)}, 3: {(-1, -1), (0, 0), (1, 1)},

@@ -52,6 +52,28 @@ class KindModel:
     sizes: list[float] = field(default_factory=list)
     shapes: list[str] = field(default_factory=list)
     sharpness: list[float] = field(default_factory=list)  # of each taught picture's die
+    # the examples' edge-direction features at every turn (features.gradient_bank), in the
+    # order of ``examples`` (faces, then crops): worked out when first needed, or read ready
+    # from PROFILE.d/examples.npz; None when not yet worked out or an example was added
+    _gradients: np.ndarray | None = field(default=None, repr=False, compare=False)
+
+    def example_crops(self) -> tuple[list[str], list[np.ndarray]]:
+        """Every example as (faces, crops), faces repeated: the order the features use."""
+        faces, crops = [], []
+        for face, cs in self.examples.items():
+            for crop in cs:
+                faces.append(face)
+                crops.append(crop)
+        return faces, crops
+
+    def gradients(self) -> np.ndarray:
+        """:func:`features.gradient_bank` of the examples (N x turns x features)."""
+        from .features import gradient_bank
+        _, crops = self.example_crops()
+        if self._gradients is None or len(self._gradients) != len(crops):
+            self._gradients = gradient_bank(np.stack(crops) if crops
+                                            else np.zeros((0, 64, 64), np.uint8))
+        return self._gradients
 
     @property
     def usual_sharpness(self) -> float | None:
@@ -175,6 +197,7 @@ class Profile:
             crop = face_crop(b, model.patch_radius_px)
             model.examples.setdefault(face, []).append(np.clip(crop * 2.55, 0, 255)
                                                        .astype(np.uint8))
+            model._gradients = None
         if colour is not None:
             self.colours.setdefault(colour, []).append(
                 body_feature(frame, self.background, gain, b))
@@ -198,6 +221,7 @@ class Profile:
         bg_ready = (f"{rel}/background.png", _write_png(bg_file, bg8), bg8)
         kinds = {}
         ready: list[tuple[str, bytes, np.ndarray]] = []  # each example: file, bytes, crop
+        gradients = []  # each kind's examples' features, in the same order
         for k, m in self.kinds.items():
             entry: dict = {"faces": list(m.faces)}
             if m.shape:
@@ -219,6 +243,7 @@ class Profile:
                         files.append(f"{rel}/{k}/{f.name}")
                     ex[face] = files
                 entry["examples"] = ex
+                gradients.append(m.gradients())
             if k != PIPS or m.shape:
                 kinds[k] = entry
         data = {"dice_profile": VERSION,
@@ -228,7 +253,7 @@ class Profile:
                 "colours": {c: [[round(float(v), 4) for v in f] for f in fs]
                             for c, fs in self.colours.items()},
                 "kinds": kinds}
-        _write_ready(folder / READY_FILE, ready, bg_ready)
+        _write_ready(folder / READY_FILE, ready, bg_ready, gradients)
         tmp = path.with_name(path.name + ".tmp")
         tmp.write_text("# Dice profile (docs/vision.md): written by `python -m vision dice`\n"
                        + yaml.safe_dump(data, sort_keys=False, allow_unicode=True),
@@ -266,15 +291,21 @@ def _digest(files: list[tuple[str, bytes]]) -> str:
 
 
 def _write_ready(path: Path, ready: list[tuple[str, bytes, np.ndarray]],
-                 background: tuple[str, bytes, np.ndarray]) -> None:
-    """The empty tray and the examples' crops in one file beside their PNGs, with the digest
-    of those PNGs: a `dice read` loads them at once instead of decoding every picture (the
-    PNGs stay what a person opens and what counts: a picture whose PNG changed is decoded)."""
+                 background: tuple[str, bytes, np.ndarray],
+                 gradients: list[np.ndarray]) -> None:
+    """The empty tray, the examples' crops and their features in one file beside their PNGs,
+    with the digest of those PNGs: a `dice read` loads them at once instead of decoding every
+    picture and working out its features (the PNGs stay what a person opens and what counts:
+    a picture whose PNG changed is decoded, and its features worked out again)."""
+    from .features import GRAD_DIM, GRAD_TURNS
     crops = (np.stack([c for _, _, c in ready]) if ready
              else np.zeros((0, 64, 64), np.uint8))
+    grads = (np.concatenate(gradients) if gradients
+             else np.zeros((0, GRAD_TURNS, GRAD_DIM), np.float32)).astype(np.float16)
     tmp = path.with_name(path.name + ".tmp.npz")
     np.savez(tmp, digest=np.array(_digest([(r, d) for r, d, _ in ready])),
              files=np.array([r for r, _, _ in ready], dtype=str), crops=crops,
+             gradients=grads,
              background_digest=np.array(_digest([background[:2]])), background=background[2])
     os.replace(tmp, path)
 
@@ -450,6 +481,7 @@ class _Loader:
                     wanted.append((str(rel), fk + (i,), self.read(str(rel), fk + (i,)), m,
                                    face))
         crops = self.ready([(rel, data) for rel, _, data, _, _ in wanted])
+        grads = self.ready_gradients(len(wanted)) if crops is not None else None
         for j, (rel, keys_i, data, m, face) in enumerate(wanted):
             crop = crops[j] if crops is not None else self.decode(rel, keys_i, data,
                                                                   cv2.IMREAD_GRAYSCALE)
@@ -457,8 +489,23 @@ class _Loader:
                 raise self.fail(f"{rel} is {crop.shape[1]}x{crop.shape[0]}, a face "
                                 f"example is 64x64", keys_i)
             m.examples.setdefault(face, []).append(crop)
+        if grads is not None:
+            self.place_gradients(p, wanted, grads)
         p.path = self.path
         return p
+
+    @staticmethod
+    def place_gradients(p: Profile, wanted: list, grads: np.ndarray) -> None:
+        """Each kind's rows of the ready features, where the file's order is the order the
+        kind's examples were read in (faces, then crops), as the features need it."""
+        rows: dict[str, list[int]] = {}
+        for j, (_, _, _, m, _) in enumerate(wanted):
+            rows.setdefault(m.name, []).append(j)
+        for name, js in rows.items():
+            m = p.kinds[name]
+            faces = [w[4] for w in (wanted[j] for j in js)]
+            if faces == m.example_crops()[0]:
+                m._gradients = np.asarray(grads[js], np.float32)
 
     def _ready_file(self) -> dict[str, np.ndarray]:
         """The arrays of PROFILE.d/examples.npz, read once ({} when missing or damaged: the
@@ -479,6 +526,15 @@ class _Loader:
             return None
         bg = np.asarray(z["background"], np.uint8)
         return bg if bg.ndim == 3 and bg.shape[2] == 3 else None
+
+    def ready_gradients(self, n: int) -> np.ndarray | None:
+        """The examples' features saved ready (with crops that are exactly the files'), if
+        the file has them for all ``n`` and of the shape this reader uses."""
+        from .features import GRAD_DIM, GRAD_TURNS
+        g = self._ready_file().get("gradients")
+        if g is None or g.shape != (n, GRAD_TURNS, GRAD_DIM) or not np.isfinite(g).all():
+            return None
+        return g
 
     def ready(self, files: list[tuple[str, bytes]]) -> np.ndarray | None:
         """The crops saved ready beside the examples, if they are of exactly these files

@@ -25,6 +25,7 @@ from .features import (
     body_feature,
     face_crop,
     glare_fraction,
+    gradient_scores,
     match_many,
     middle,
     read_pips,
@@ -34,7 +35,7 @@ from .features import (
 )
 from .model import MAX_LIKELY, DiceError, DieReading
 from .pips import WORK
-from .profile import PIPS, Profile
+from .profile import PIPS, KindModel, Profile
 from .segment import (
     MIN_AREA_PX,
     Background,
@@ -67,9 +68,18 @@ MATCH_FLOOR, MATCH_GOOD = 0.80, 0.95  # upright correlation scores
 MATCH_MARGIN = 0.06
 COLOUR_MAX_DISTANCE = 40.0  # farther from every taught colour: colour unknown (None)
 PIPS_SURE = 0.9  # a pip reading this sure is not compared with the taught faces
+# the edge-direction match (features.gradient_scores) decides a taught face: its best face
+# is clean alone when it beats every other face, of every taught kind, by GRAD_SURE; by
+# GRAD_AGREED when the upright comparison names the same face with confidence at least
+# CLEAN_CONFIDENCE. (Chosen on the independent renderer's dev towers: 0.3 % wrong there.)
+GRAD_SURE = 0.06
+GRAD_AGREED = 0.02
 SHORTLIST = 3  # faces compared upright after the polar shortlist
 EXAMPLES_VERIFIED = 1  # examples of each of those faces compared upright (2: no better since
 # the upright check looks at the middle only, at the refined angle)
+
+# (kind, face, confidence, likeliest faces)
+Reading = tuple[str | None, str | None, float, tuple[str, ...]]
 
 
 class DiceReader:
@@ -81,6 +91,8 @@ class DiceReader:
         # per taught kind: its templates' polar spectra (template_bank), their faces, and
         # the middles the upright check compares
         self._templates: dict[str, tuple[np.ndarray, list[str], list[np.ndarray]]] = {}
+        # per taught kind: its examples' faces (in the order of m.gradients()) and model
+        self._grad_kinds: dict[str, tuple[list[str], float, KindModel]] = {}
         for name, m in profile.kinds.items():
             if m.builtin or not m.examples:
                 continue
@@ -90,6 +102,8 @@ class DiceReader:
                     faces.append(face)
                     crops_.append(np.asarray(crop, np.float32))
             self._templates[name] = (template_bank(crops_), faces, [middle(c) for c in crops_])
+            if m.patch_radius_px is not None:
+                self._grad_kinds[name] = (faces, m.patch_radius_px, m)
         self._colours = {c: (np.mean(fs, axis=0), np.maximum(np.std(fs, axis=0), 0.06))
                          for c, fs in profile.colours.items()}
         sizes = [m.size_px for m in profile.kinds.values() if m.size_px]
@@ -174,8 +188,7 @@ class DiceReader:
         return float(np.median(flat)) if len(flat) >= 2 else None
 
     def _read_one(self, frame, gain, b: Blob, shape: str,
-                  reading: tuple[str | None, str | None, float, tuple[str, ...]], square_ref
-                  ) -> DieReading:
+                  reading: Reading, square_ref) -> DieReading:
         x, y = b.cx, b.cy
         colour = self._colour(frame, gain, b)
         kind, face, conf, likely = reading
@@ -212,15 +225,14 @@ class DiceReader:
                 or b.top_fraction < t["top_fraction"] or b.rectangularity < t["rectangularity"]
                 or (ref is not None and not t["size_min"] * ref <= b.size <= t["size"] * ref))
 
-    def _faces(self, blobs: list[Blob], shapes: list[str]
-               ) -> list[tuple[str | None, str | None, float, tuple[str, ...]]]:
-        """(kind, face, confidence, likeliest faces) of each die: the best reading among the
-        kinds of its shape. Pips first; the taught faces of every die of a shape are then
-        compared in one batch per kind (the polar score shortlists), and the upright
-        comparison decides. The likeliest faces are the kind's, best first (a pip reading
-        counts one face: the pips it found)."""
-        best: list[tuple[str | None, str | None, float, tuple[str, ...]]] = [
-            (None, None, 0.0, ())] * len(blobs)
+    def _faces(self, blobs: list[Blob], shapes: list[str]) -> list[Reading]:
+        """(kind, face, confidence, likeliest faces) of each die. Pips first; a
+        die the pips do not settle is compared with every taught face: by the directions
+        of its edges (all taught kinds, whatever the die's outline looks like), and upright
+        (the kinds of its shape: the polar score shortlists, the upright comparison
+        decides). The likeliest faces are the kind's, best first (a pip reading counts one
+        face: the pips it found)."""
+        best: list[Reading] = [(None, None, 0.0, ())] * len(blobs)
         todo = []
         for i, (b, shape) in enumerate(zip(blobs, shapes)):
             if shape == "square" and PIPS in self.profile.kinds:
@@ -245,14 +257,58 @@ class DiceReader:
                 for t in np.argsort(-scores[j])[:3 * SHORTLIST]:
                     cands[i].append((float(scores[j, t]), kind, faces[t], crops[j],
                                      middles[t], float(angles[j, t])))
+        grads = self._gradient_ranks(blobs, todo)
         for i in todo:
             found = self._decide(cands[i])
+            found = self._combine(grads.get(i), found)
             if found is not None and (found[2] > best[i][2] or best[i][0] is None):
                 best[i] = found  # the kind stands even when the face does not
         return best
 
+    def _gradient_ranks(self, blobs: list[Blob], todo: list[int]
+                        ) -> dict[int, list[tuple[float, str, str]]]:
+        """Each die's taught faces by their edge-direction likeness, best first:
+        (likeness, kind, face), every taught kind's faces (the best example of each)."""
+        out: dict[int, list[tuple[float, str, str]]] = {i: [] for i in todo}
+        if not todo:
+            return out
+        for kind, (faces, radius, m) in self._grad_kinds.items():
+            crops = np.stack([face_crop(blobs[i], radius) for i in todo]
+                             ).astype(np.float32)
+            scores = gradient_scores(crops, m.gradients())
+            for j, i in enumerate(todo):
+                per_face: dict[str, float] = {}
+                for f, v in zip(faces, scores[j].tolist()):
+                    if v > per_face.get(f, -1.0):
+                        per_face[f] = v
+                out[i].extend((v, kind, f) for f, v in per_face.items())
+        for i in todo:
+            out[i].sort(key=lambda t: -t[0])
+        return out
+
     @staticmethod
-    def _decide(cands: list) -> tuple[str, str, float, tuple[str, ...]] | None:
+    def _combine(ranked: list[tuple[float, str, str]] | None, upright: Reading | None
+                 ) -> Reading | None:
+        """The edge-direction match's best face, sure by its lead over the next face
+        (GRAD_SURE), or by a smaller lead (GRAD_AGREED) where the upright comparison names
+        the same face surely enough; without a taught face to compare, the upright
+        reading."""
+        if not ranked:
+            return upright
+        s1, kind, face = ranked[0]
+        lead = s1 - (ranked[1][0] if len(ranked) > 1 else 0.0)
+        conf = TAUGHT_CLEAN_CONFIDENCE * _clip(lead / GRAD_SURE)
+        if upright is not None and upright[:2] == (kind, face):
+            agreed = min(_clip(lead / GRAD_AGREED), _clip(upright[2] / CLEAN_CONFIDENCE))
+            conf = max(conf, TAUGHT_CLEAN_CONFIDENCE * agreed)
+        if lead >= GRAD_SURE:  # beyond sure: up to 1 at twice the lead
+            conf = max(conf, TAUGHT_CLEAN_CONFIDENCE
+                       + (1 - TAUGHT_CLEAN_CONFIDENCE) * _clip(lead / GRAD_SURE - 1))
+        likely = tuple(f for _, k, f in ranked if k == kind)[:MAX_LIKELY]
+        return kind, face, conf, likely
+
+    @staticmethod
+    def _decide(cands: list) -> Reading | None:
         """The SHORTLIST best faces by the polar score, each checked upright with up to
         EXAMPLES_VERIFIED of its best examples (the example that matches best upright is not
         always the polar score's first): the best face, its confidence, and the faces of its

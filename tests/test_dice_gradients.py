@@ -1,0 +1,105 @@
+"""The edge-direction match of taught faces (issue 26): what a die's strokes point at does
+not change with the light across it, nor with which of ink and body is the lighter; and a
+face is reported clean only when that match, alone or with the upright comparison, is sure."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.dice.features import GRAD_DIM, GRAD_TURNS, gradient_bank, gradient_scores
+from vision.dice.reader import (
+    CLEAN_CONFIDENCE,
+    GRAD_AGREED,
+    GRAD_SURE,
+    TAUGHT_CLEAN_CONFIDENCE,
+    DiceReader,
+)
+
+
+def numeral(text: str, turn: float = 0.0, body: int = 200, ink: int = 40) -> np.ndarray:
+    """A 64x64 crop like a taught one: ``text`` in the middle of a plain face, turned."""
+    c = np.full((64, 64), body, np.uint8)
+    (w, h), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, 0.8, 2)
+    cv2.putText(c, text, (32 - w // 2, 32 + h // 2), cv2.FONT_HERSHEY_SIMPLEX, 0.8, ink, 2,
+                cv2.LINE_AA)
+    m = cv2.getRotationMatrix2D((32, 32), turn, 1.0)
+    return cv2.warpAffine(c, m, (64, 64), borderMode=cv2.BORDER_REPLICATE)
+
+
+FACES = ["3", "5", "7", "8", "11", "12"]
+
+
+@pytest.fixture(scope="module")
+def bank():
+    return gradient_bank(np.stack([numeral(f) for f in FACES]))
+
+
+def best(scores: np.ndarray) -> str:
+    return FACES[int(np.argmax(scores))]
+
+
+def test_the_features_are_kept_at_every_turn(bank):
+    assert bank.shape == (len(FACES), GRAD_TURNS, GRAD_DIM)
+    assert np.allclose(np.linalg.norm(bank, axis=2), 1.0, atol=1e-4)
+
+
+@pytest.mark.parametrize("turn", [0.0, 47.0, 133.0, 251.0])
+def test_a_turned_face_is_found(bank, turn):
+    scores = gradient_scores(numeral("7", turn)[None].astype(np.float32), bank)[0]
+    assert best(scores) == "7"
+    assert scores.max() > 0.9
+
+
+def test_a_shifted_face_is_found(bank):
+    crop = np.roll(numeral("12", 30.0), (2, -3), axis=(0, 1))
+    assert best(gradient_scores(crop[None].astype(np.float32), bank)[0]) == "12"
+
+
+def test_light_across_the_die_and_either_contrast_change_nothing(bank):
+    # a lamp low to one side: the face runs from a third of its light to one and a half
+    plain = numeral("5", 20.0).astype(np.float32)
+    ramp = np.linspace(0.35, 1.5, 64, dtype=np.float32)[None, :]
+    shaded = plain * ramp
+    light_on_dark = numeral("5", 20.0, body=60, ink=230).astype(np.float32)
+    scores = gradient_scores(np.stack([plain, shaded, light_on_dark]), bank)
+    assert [best(s) for s in scores] == ["5", "5", "5"]
+    assert scores[1].max() > 0.9 and scores[2].max() > 0.95
+    # the lightness itself, correlated, is thrown off by the same light
+    flat = plain - plain.mean()
+    lit = shaded - shaded.mean()
+    assert float((flat * lit).sum() / np.linalg.norm(flat) / np.linalg.norm(lit)) < 0.8
+
+
+def ranked(*pairs: tuple[float, str]) -> list[tuple[float, str, str]]:
+    return [(v, "d12", f) for v, f in pairs]
+
+
+def test_a_face_far_ahead_of_every_other_is_clean_alone():
+    kind, face, conf, likely = DiceReader._combine(
+        ranked((0.95, "7"), (0.95 - GRAD_SURE, "1"), (0.8, "4")), None)
+    assert (kind, face) == ("d12", "7") and conf >= TAUGHT_CLEAN_CONFIDENCE
+    assert likely == ("7", "1", "4")
+
+
+def test_a_narrow_lead_is_not_clean_alone_but_is_when_the_upright_check_agrees():
+    lead = ranked((0.95, "7"), (0.95 - GRAD_AGREED - 0.005, "1"))
+    assert DiceReader._combine(lead, None)[2] < TAUGHT_CLEAN_CONFIDENCE
+    agrees = ("d12", "7", CLEAN_CONFIDENCE, ("7", "1"))
+    assert DiceReader._combine(lead, agrees)[2] >= TAUGHT_CLEAN_CONFIDENCE
+    unsure = ("d12", "7", CLEAN_CONFIDENCE - 0.1, ("7", "1"))
+    assert DiceReader._combine(lead, unsure)[2] < TAUGHT_CLEAN_CONFIDENCE
+    # the upright check sure of another face lends nothing
+    other = ("d12", "1", 1.0, ("1", "7"))
+    kind, face, conf, _ = DiceReader._combine(lead, other)
+    assert face == "7" and conf < TAUGHT_CLEAN_CONFIDENCE
+    # a lead too small even for agreement
+    close = ranked((0.95, "7"), (0.95 - GRAD_AGREED / 2, "1"))
+    assert DiceReader._combine(close, agrees)[2] < TAUGHT_CLEAN_CONFIDENCE
+
+
+def test_without_a_taught_face_to_compare_the_upright_reading_stands():
+    upright = ("kotd", "CLAW", 0.97, ("CLAW",))
+    assert DiceReader._combine([], upright) == upright
+    assert DiceReader._combine(None, None) is None
