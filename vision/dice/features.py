@@ -1,5 +1,5 @@
-"""What the reader measures on one die: its face as a rotation-free polar patch, pips, colour,
-sharpness and glare. Shared by teaching (examples) and reading (queries)."""
+"""What the reader measures on one die: its face as a rotation-free polar patch and as edge
+directions, pips, colour, sharpness and glare. Shared by teaching (examples) and reading (queries)."""
 
 from __future__ import annotations
 

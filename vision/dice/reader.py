@@ -9,9 +9,10 @@ out) gives the dice; touching dice are cut along the dark seams of their rounded
 die's top face is the largest seam-bounded part of it. A die whose top face sits off its
 silhouette's centre, or whose silhouette is too large or elongated for its kind, is tilted
 (``cocked``). Pip D6 faces are counted on the squared-up top face and checked against the
-3x3 grid; taught faces are compared, at every rotation, with the taught crops (a polar
-patch, correlated over the angle by FFT). Blur, glare, bad light or a weak match give
-``unreadable``: the reader never guesses on those.
+3x3 grid; taught faces are compared, at every rotation, with the taught crops: by the
+directions of the symbol's edges, and by lightness (a polar patch, correlated over the angle
+by FFT, then upright). Blur, glare, bad light or a weak match give ``unreadable``: the
+reader never guesses on those.
 """
 
 from __future__ import annotations
