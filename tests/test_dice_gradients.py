@@ -103,3 +103,30 @@ def test_without_a_taught_face_to_compare_the_upright_reading_stands():
     upright = ("kotd", "CLAW", 0.97, ("CLAW",))
     assert DiceReader._combine([], upright) == upright
     assert DiceReader._combine(None, None) is None
+
+
+def test_a_face_taught_while_the_reader_runs_is_read_with_its_own_name():
+    # the camera tower teaches a die from a throw with its reader running: the new example
+    # goes in among its face's others, and every example keeps its face
+    import dataclasses
+
+    from vision.dice import Profile
+    from vision.dice.render import SceneDie, TrayStyle, empty_tray, render_tray, single_die
+
+    style = TrayStyle(tray_bgr=(96, 110, 112), seed=3, tray_seed=11)
+    p = Profile()
+    p.add_background(empty_tray(style, seed=1))
+    for i, face in enumerate(("CLAW", "HEART", "ENERGY", "FAME", "DESTRUCTION", "POWER")):
+        p.add_example("kotd", face, single_die("kotd", face, "black", 40 + i, style)[0])
+    reader = DiceReader(p)
+    frame, truth = render_tray([SceneDie("kotd", "HEART", "black", 170, 150, 1.0),
+                                SceneDie("kotd", "FAME", "black", 450, 330, 2.5)],
+                               dataclasses.replace(style, seed=9))
+
+    def read() -> list[tuple[str | None, str]]:
+        return [(r.face, r.status) for r in sorted(reader.read(frame), key=lambda r: r.x)]
+
+    assert read() == [("HEART", "clean"), ("FAME", "clean")]
+    # one more CLAW, taught now: it goes before every other face's examples
+    p.add_example("kotd", "CLAW", single_die("kotd", "CLAW", "black", 60, style)[0])
+    assert read() == [("HEART", "clean"), ("FAME", "clean")]

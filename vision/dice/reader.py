@@ -92,8 +92,9 @@ class DiceReader:
         # per taught kind: its templates' polar spectra (template_bank), their faces, and
         # the middles the upright check compares
         self._templates: dict[str, tuple[np.ndarray, list[str], list[np.ndarray]]] = {}
-        # per taught kind: its examples' faces (in the order of m.gradients()) and model
-        self._grad_kinds: dict[str, tuple[list[str], float, KindModel]] = {}
+        # per taught kind: its crops' radius and its model (whose examples may grow while
+        # the reader runs: a die taught from a throw)
+        self._grad_kinds: dict[str, tuple[float, KindModel]] = {}
         for name, m in profile.kinds.items():
             if m.builtin or not m.examples:
                 continue
@@ -104,7 +105,7 @@ class DiceReader:
                     crops_.append(np.asarray(crop, np.float32))
             self._templates[name] = (template_bank(crops_), faces, [middle(c) for c in crops_])
             if m.patch_radius_px is not None:
-                self._grad_kinds[name] = (faces, m.patch_radius_px, m)
+                self._grad_kinds[name] = (m.patch_radius_px, m)
         self._colours = {c: (np.mean(fs, axis=0), np.maximum(np.std(fs, axis=0), 0.06))
                          for c, fs in profile.colours.items()}
         sizes = [m.size_px for m in profile.kinds.values() if m.size_px]
@@ -273,10 +274,12 @@ class DiceReader:
         out: dict[int, list[tuple[float, str, str]]] = {i: [] for i in todo}
         if not todo:
             return out
-        for kind, (faces, radius, m) in self._grad_kinds.items():
+        for kind, (radius, m) in self._grad_kinds.items():
             crops = np.stack([face_crop(blobs[i], radius) for i in todo]
                              ).astype(np.float32)
-            scores = gradient_scores(crops, m.gradients())
+            bank = m.gradients()
+            faces = m.example_crops()[0]  # in the bank's order, as it is now
+            scores = gradient_scores(crops, bank)
             for j, i in enumerate(todo):
                 per_face: dict[str, float] = {}
                 for f, v in zip(faces, scores[j].tolist()):
