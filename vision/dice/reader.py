@@ -106,6 +106,7 @@ class DiceReader:
             self._templates[name] = (template_bank(crops_), faces, [middle(c) for c in crops_])
             if m.patch_radius_px is not None:
                 self._grad_kinds[name] = (m.patch_radius_px, m)
+                m.gradients()  # now, not at the first throw (ready in a saved profile)
         self._colours = {c: (np.mean(fs, axis=0), np.maximum(np.std(fs, axis=0), 0.06))
                          for c, fs in profile.colours.items()}
         sizes = [m.size_px for m in profile.kinds.values() if m.size_px]
