@@ -8,7 +8,16 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.dice.features import GRAD_DIM, GRAD_TURNS, gradient_bank, gradient_scores
+from vision.dice.features import (
+    GRAD_COARSE_DIM,
+    GRAD_DIM,
+    GRAD_SHIFTS,
+    GRAD_TURNS,
+    _middles,
+    gradient_bank,
+    gradient_features,
+    gradient_scores,
+)
 from vision.dice.reader import (
     CLEAN_CONFIDENCE,
     GRAD_AGREED,
@@ -41,8 +50,24 @@ def best(scores: np.ndarray) -> str:
 
 
 def test_the_features_are_kept_at_every_turn(bank):
-    assert bank.shape == (len(FACES), GRAD_TURNS, GRAD_DIM)
-    assert np.allclose(np.linalg.norm(bank, axis=2), 1.0, atol=1e-4)
+    full, coarse = bank
+    assert full.shape == (len(FACES), GRAD_TURNS, GRAD_DIM)
+    assert coarse.shape == (len(FACES), GRAD_TURNS, GRAD_COARSE_DIM)
+    assert np.allclose(np.linalg.norm(full, axis=2), 1.0, atol=1e-4)
+    assert np.allclose(np.linalg.norm(coarse, axis=2), 1.0, atol=1e-4)
+
+
+def test_the_coarse_first_look_finds_what_comparing_everything_finds(bank):
+    # the full features compared only at each taught crop's best coarse turn and shift
+    full, _ = bank
+    crops = np.stack([numeral(f, 10.0 * k + 3.0) for k, f in enumerate(FACES)]
+                     ).astype(np.float32)
+    quick = gradient_scores(crops, bank)
+    q = gradient_features(_middles(crops, [(0.0, float(dx), float(dy))
+                                           for dx, dy in GRAD_SHIFTS]))
+    everything = np.einsum("dsk,ntk->dnst", q, full).max(axis=(2, 3))
+    assert [best(s) for s in quick] == FACES
+    assert np.abs(quick - everything)[np.arange(len(FACES)), np.arange(len(FACES))].max() < 0.02
 
 
 @pytest.mark.parametrize("turn", [0.0, 47.0, 133.0, 251.0])
@@ -78,7 +103,7 @@ def ranked(*pairs: tuple[float, str]) -> list[tuple[float, str, str]]:
 
 def test_a_face_far_ahead_of_every_other_is_clean_alone():
     kind, face, conf, likely = DiceReader._combine(
-        ranked((0.95, "7"), (0.95 - GRAD_SURE, "1"), (0.8, "4")), None)
+        ranked((0.95, "7"), (0.949 - GRAD_SURE, "1"), (0.8, "4")), None)
     assert (kind, face) == ("d12", "7") and conf >= TAUGHT_CLEAN_CONFIDENCE
     assert likely == ("7", "1", "4")
 

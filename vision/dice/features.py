@@ -156,17 +156,18 @@ def verify(crop: np.ndarray, template: np.ndarray, angle: float) -> float:
 
 # ---------------------------------------------------------------- gradients
 # The taught face's symbol as the directions of its strokes: a histogram of edge directions
-# in 4x4 cells of the crop's middle (the top face's symbol or numeral, not its neighbours).
+# in 8x8 cells of the crop's middle (the top face's symbol or numeral, not its neighbours).
 # Edge directions do not care about shading, which differs between where a die was taught
 # and where it lands (the light is to one side; a tray is lit unevenly), nor about which of
 # ink and body is lighter. Each taught crop is kept at every GRAD_TURN degrees, and a die is
 # compared with all of them at a few centre shifts: the nearest taught face is its reading.
 GRAD_SIDE = 32  # crop pixels: the middle compared (a crop covers 2.5 patch radii in 64)
-GRAD_CELL = 8
+GRAD_CELL = 4
 GRAD_BINS = 9  # directions over 180 degrees: a stroke's either side
 GRAD_TURNS = 36  # every 10 degrees
 GRAD_SHIFTS = [(dx, dy) for dy in (-3, 0, 3) for dx in (-3, 0, 3)]  # the centre is known
 GRAD_DIM = (GRAD_SIDE // GRAD_CELL) ** 2 * GRAD_BINS  # to a few pixels
+GRAD_COARSE_DIM = GRAD_DIM // 4
 _GRAD_PAD = GRAD_SIDE + 2  # a pixel more each side for the differences
 
 
@@ -185,11 +186,9 @@ def _middles(crops: np.ndarray, moves: list[tuple[float, float, float]]) -> np.n
     return out
 
 
-def gradient_features(middles: np.ndarray) -> np.ndarray:
-    """Edge-direction histograms of padded middles (... x P x P): ... x GRAD_DIM, each of
-    unit length (square roots of the cells' sums: a few strong edges do not outweigh the
-    rest)."""
-    lead = middles.shape[:-2]
+def _histograms(middles: np.ndarray) -> np.ndarray:
+    """Edge-direction histograms of padded middles (... x P x P): n x cells x cells x bins,
+    each pixel's edge strength shared between its two nearest directions."""
     m = middles.reshape(-1, _GRAD_PAD, _GRAD_PAD).astype(np.float32, copy=False)
     n = len(m)
     gx = m[:, 1:-1, 2:] - m[:, 1:-1, :-2]
@@ -207,29 +206,63 @@ def gradient_features(middles: np.ndarray) -> np.ndarray:
     size = n * cells * cells * GRAD_BINS
     h = (np.bincount((base + b0).ravel(), (mag * (1 - w_high)).ravel(), size)
          + np.bincount((base + b1).ravel(), (mag * w_high).ravel(), size))
-    d = np.sqrt(h.reshape(n, -1)).astype(np.float32)
+    return h.reshape(n, cells, cells, GRAD_BINS)
+
+
+def _unit(h: np.ndarray) -> np.ndarray:
+    """Square roots of the cells' sums (a few strong edges do not outweigh the rest), of
+    unit length: n x features."""
+    d = np.sqrt(h.reshape(len(h), -1)).astype(np.float32)
     d /= np.linalg.norm(d, axis=1, keepdims=True) + 1e-6
-    return d.reshape(*lead, GRAD_DIM)
+    return d
 
 
-def gradient_bank(crops: np.ndarray) -> np.ndarray:
-    """Taught crops (N x 64 x 64) at every turn: N x GRAD_TURNS x GRAD_DIM (float32)."""
-    if len(crops) == 0:
-        return np.zeros((0, GRAD_TURNS, GRAD_DIM), np.float32)
+def _coarse(h: np.ndarray) -> np.ndarray:
+    """The histograms over cells twice as wide (2x2 cells summed): the quick first look."""
+    n, c = len(h), h.shape[1] // 2
+    return _unit(h.reshape(n, c, 2, c, 2, GRAD_BINS).sum(axis=(2, 4)))
+
+
+def gradient_features(middles: np.ndarray) -> np.ndarray:
+    """Edge-direction features of padded middles (... x P x P): ... x GRAD_DIM, of unit
+    length."""
+    return _unit(_histograms(middles)).reshape(*middles.shape[:-2], GRAD_DIM)
+
+
+def gradient_bank(crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Taught crops (N x 64 x 64) at every turn: their features (N x GRAD_TURNS x GRAD_DIM)
+    and the coarse ones (N x GRAD_TURNS x GRAD_COARSE_DIM), float32."""
+    n = len(crops)
+    if n == 0:
+        return (np.zeros((0, GRAD_TURNS, GRAD_DIM), np.float32),
+                np.zeros((0, GRAD_TURNS, GRAD_COARSE_DIM), np.float32))
     moves = [(k * 360.0 / GRAD_TURNS, 0.0, 0.0) for k in range(GRAD_TURNS)]
-    return gradient_features(_middles(np.asarray(crops, np.float32), moves))
+    h = _histograms(_middles(np.asarray(crops, np.float32), moves))
+    return (_unit(h).reshape(n, GRAD_TURNS, GRAD_DIM),
+            _coarse(h).reshape(n, GRAD_TURNS, GRAD_COARSE_DIM))
 
 
-def gradient_scores(crops: np.ndarray, bank: np.ndarray) -> np.ndarray:
+def gradient_scores(crops: np.ndarray, bank: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
     """Each query crop's (D x 64 x 64) best likeness to each taught crop of ``bank``
-    (N x GRAD_TURNS x GRAD_DIM), over every turn and centre shift: D x N, 0..1."""
-    if len(crops) == 0 or len(bank) == 0:
-        return np.zeros((len(crops), len(bank)), np.float32)
-    q = gradient_features(_middles(np.asarray(crops, np.float32),
-                                   [(0.0, float(dx), float(dy)) for dx, dy in GRAD_SHIFTS]))
-    d, s = q.shape[:2]
-    sims = q.reshape(d * s, GRAD_DIM) @ bank.reshape(-1, GRAD_DIM).T  # DS x (N T)
-    return sims.reshape(d, s, len(bank), GRAD_TURNS).max(axis=(1, 3))
+    (:func:`gradient_bank`), over every turn and centre shift: D x N, 0..1. The coarse
+    features find each taught crop's best turn and shift; the full ones are compared there
+    and at the turns either side (a tenth of the work of comparing all of them)."""
+    fine, coarse = bank
+    n = len(fine)
+    if len(crops) == 0 or n == 0:
+        return np.zeros((len(crops), n), np.float32)
+    shifts = [(0.0, float(dx), float(dy)) for dx, dy in GRAD_SHIFTS]
+    h = _histograms(_middles(np.asarray(crops, np.float32), shifts))
+    d, s = len(crops), len(shifts)
+    qf = _unit(h).reshape(d, s, GRAD_DIM)
+    qc = _coarse(h)  # DS x coarse
+    sims = (qc @ coarse.reshape(-1, GRAD_COARSE_DIM).T).reshape(d, s, n, GRAD_TURNS)
+    best = sims.transpose(0, 2, 1, 3).reshape(d, n, s * GRAD_TURNS).argmax(axis=2)  # D x N
+    shift, turn = best // GRAD_TURNS, best % GRAD_TURNS
+    q = qf[np.arange(d)[:, None], shift]  # D x N x GRAD_DIM: each pair's best shift
+    turns = (turn[:, :, None] + np.array([-1, 0, 1])) % GRAD_TURNS  # D x N x 3
+    t = fine[np.arange(n)[None, :, None], turns].astype(np.float32)  # D x N x 3 x GRAD_DIM
+    return np.einsum("dnk,dnjk->dnj", q, t).max(axis=2)
 
 
 # ---------------------------------------------------------------- pips

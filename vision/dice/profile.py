@@ -55,7 +55,8 @@ class KindModel:
     # the examples' edge-direction features at every turn (features.gradient_bank), in the
     # order of ``examples`` (faces, then crops): worked out when first needed, or read ready
     # from PROFILE.d/examples.npz; None when not yet worked out or an example was added
-    _gradients: np.ndarray | None = field(default=None, repr=False, compare=False)
+    _gradients: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False,
+                                                            compare=False)
 
     def example_crops(self) -> tuple[list[str], list[np.ndarray]]:
         """Every example as (faces, crops), faces repeated: the order the features use."""
@@ -66,11 +67,12 @@ class KindModel:
                 crops.append(crop)
         return faces, crops
 
-    def gradients(self) -> np.ndarray:
-        """:func:`features.gradient_bank` of the examples (N x turns x features)."""
+    def gradients(self) -> tuple[np.ndarray, np.ndarray]:
+        """:func:`features.gradient_bank` of the examples (full and coarse: N x turns x
+        features)."""
         from .features import gradient_bank
         _, crops = self.example_crops()
-        if self._gradients is None or len(self._gradients) != len(crops):
+        if self._gradients is None or len(self._gradients[0]) != len(crops):
             self._gradients = gradient_bank(np.stack(crops) if crops
                                             else np.zeros((0, 64, 64), np.uint8))
         return self._gradients
@@ -221,7 +223,7 @@ class Profile:
         bg_ready = (f"{rel}/background.png", _write_png(bg_file, bg8), bg8)
         kinds = {}
         ready: list[tuple[str, bytes, np.ndarray]] = []  # each example: file, bytes, crop
-        gradients = []  # each kind's examples' features, in the same order
+        gradients = []  # each kind's examples' features (full, coarse), in the same order
         for k, m in self.kinds.items():
             entry: dict = {"faces": list(m.faces)}
             if m.shape:
@@ -292,20 +294,24 @@ def _digest(files: list[tuple[str, bytes]]) -> str:
 
 def _write_ready(path: Path, ready: list[tuple[str, bytes, np.ndarray]],
                  background: tuple[str, bytes, np.ndarray],
-                 gradients: list[np.ndarray]) -> None:
+                 gradients: list[tuple[np.ndarray, np.ndarray]]) -> None:
     """The empty tray, the examples' crops and their features in one file beside their PNGs,
     with the digest of those PNGs: a `dice read` loads them at once instead of decoding every
     picture and working out its features (the PNGs stay what a person opens and what counts:
     a picture whose PNG changed is decoded, and its features worked out again)."""
-    from .features import GRAD_DIM, GRAD_TURNS
+    from .features import GRAD_COARSE_DIM, GRAD_DIM, GRAD_TURNS
     crops = (np.stack([c for _, _, c in ready]) if ready
              else np.zeros((0, 64, 64), np.uint8))
-    grads = (np.concatenate(gradients) if gradients
+    # the full features are only gathered a few at a time: half size; the coarse ones are
+    # all multiplied at every read: as they are used
+    grads = (np.concatenate([g for g, _ in gradients]) if gradients
              else np.zeros((0, GRAD_TURNS, GRAD_DIM), np.float32)).astype(np.float16)
+    coarse = (np.concatenate([c for _, c in gradients]) if gradients
+              else np.zeros((0, GRAD_TURNS, GRAD_COARSE_DIM), np.float32)).astype(np.float32)
     tmp = path.with_name(path.name + ".tmp.npz")
     np.savez(tmp, digest=np.array(_digest([(r, d) for r, d, _ in ready])),
              files=np.array([r for r, _, _ in ready], dtype=str), crops=crops,
-             gradients=grads,
+             gradients=grads, gradients_coarse=coarse,
              background_digest=np.array(_digest([background[:2]])), background=background[2])
     os.replace(tmp, path)
 
@@ -495,7 +501,8 @@ class _Loader:
         return p
 
     @staticmethod
-    def place_gradients(p: Profile, wanted: list, grads: np.ndarray) -> None:
+    def place_gradients(p: Profile, wanted: list,
+                        grads: tuple[np.ndarray, np.ndarray]) -> None:
         """Each kind's rows of the ready features, where the file's order is the order the
         kind's examples were read in (faces, then crops), as the features need it."""
         rows: dict[str, list[int]] = {}
@@ -505,7 +512,7 @@ class _Loader:
             m = p.kinds[name]
             faces = [w[4] for w in (wanted[j] for j in js)]
             if faces == m.example_crops()[0]:
-                m._gradients = np.asarray(grads[js], np.float32)
+                m._gradients = (grads[0][js], grads[1][js])
 
     def _ready_file(self) -> dict[str, np.ndarray]:
         """The arrays of PROFILE.d/examples.npz, read once ({} when missing or damaged: the
@@ -527,14 +534,17 @@ class _Loader:
         bg = np.asarray(z["background"], np.uint8)
         return bg if bg.ndim == 3 and bg.shape[2] == 3 else None
 
-    def ready_gradients(self, n: int) -> np.ndarray | None:
+    def ready_gradients(self, n: int) -> tuple[np.ndarray, np.ndarray] | None:
         """The examples' features saved ready (with crops that are exactly the files'), if
-        the file has them for all ``n`` and of the shape this reader uses."""
-        from .features import GRAD_DIM, GRAD_TURNS
-        g = self._ready_file().get("gradients")
-        if g is None or g.shape != (n, GRAD_TURNS, GRAD_DIM) or not np.isfinite(g).all():
+        the file has them for all ``n`` and of the shapes this reader uses."""
+        from .features import GRAD_COARSE_DIM, GRAD_DIM, GRAD_TURNS
+        z = self._ready_file()
+        g, c = z.get("gradients"), z.get("gradients_coarse")
+        if g is None or c is None or g.shape != (n, GRAD_TURNS, GRAD_DIM) \
+                or c.shape != (n, GRAD_TURNS, GRAD_COARSE_DIM) or c.dtype != np.float32 \
+                or not (np.isfinite(c).all() and np.isfinite(g).all()):
             return None
-        return g
+        return g, c
 
     def ready(self, files: list[tuple[str, bytes]]) -> np.ndarray | None:
         """The crops saved ready beside the examples, if they are of exactly these files
