@@ -72,9 +72,9 @@ PIPS_SURE = 0.9  # a pip reading this sure is not compared with the taught faces
 # the edge-direction match (features.gradient_scores) decides a taught face: its best face
 # is clean alone when it beats every other face, of every taught kind, by GRAD_SURE; by
 # GRAD_AGREED when the upright comparison names the same face with confidence at least
-# CLEAN_CONFIDENCE. (Chosen on the independent renderer's dev towers, where no taught die
-# was wrong from 0.09 on, one at 0.08 and four at 0.07.)
-GRAD_SURE = 0.09
+# CLEAN_CONFIDENCE. (Chosen on eight towers of the independent renderer, where no taught
+# die was wrong from 0.11 on, one at 0.10 and two at 0.09.)
+GRAD_SURE = 0.11
 GRAD_AGREED = 0.02
 SHORTLIST = 3  # faces compared upright after the polar shortlist
 EXAMPLES_VERIFIED = 1  # examples of each of those faces compared upright (2: no better since
