@@ -23,6 +23,10 @@ SEAM_RATIO = 0.09  # a dark line (edge between dice or faces) this much darker t
 SAME_SHADE = 0.06  # parts of a die this close in lightness are one face
 MIN_AREA_PX = 180  # smaller foreground is crumbs, not a die
 DIM_RATIO = 0.8  # a coloured pixel darker than this fraction of the tray's L may be shadow
+NEUTRAL_OF_TINT = 0.35  # a dark pixel this much less colourful than the tray is no shadow,
+NEUTRAL_LEAST = 14.0  # where the tray at its lightness would be this colourful (else the
+# difference is within the 8-bit Lab's noise of a few units: a shadow on a greyish tray, or
+# the soft edge of a blurred die, is grey too)
 SHADOW_TINT = 25.0  # (a, b) this far from the line from grey to the tray's colour: no shadow
 SHADOW_FEATURES = 0.03  # share of a dark region lighter, coloured or inked: a die, not shadow
 SHADOW_LEAST = 0.15  # of the part: a shadow is this large
@@ -195,7 +199,14 @@ def _fg_parts(lab: np.ndarray, lab_bg: np.ndarray, gain: float) -> tuple[np.ndar
     s = np.clip((a * ta + b * tb) / np.maximum(ta * ta + tb * tb, 1.0), 0.0, 1.0)
     off = (a - s * ta) ** 2 + (b - s * tb) ** 2
     tinted = cv2.compare(off, SHADOW_TINT ** 2, cv2.CMP_GT)
-    return (chroma & (bright | tinted)) | lighter, (chroma & ~bright) | darker
+    # a shadow keeps the tray's colour as it darkens; a black die on a coloured tray is grey
+    # (its colourfulness far below what the tray's would be at the same lightness)
+    L, tL = lab[:, :, 0], np.maximum(lab_bg[:, :, 0], 1.0)
+    tc = np.sqrt(ta * ta + tb * tb)
+    expected = tc * np.clip(L / tL, 0.0, 1.0)
+    grey = ((np.sqrt(a * a + b * b) < NEUTRAL_OF_TINT * expected)
+            & (expected >= NEUTRAL_LEAST)).astype(np.uint8) * 255
+    return (chroma & (bright | tinted | grey)) | lighter, (chroma & ~bright & ~grey) | darker
 
 
 _LAB8 = np.array([[100 / 255, 0, 0, 0], [0, 1, 0, -128], [0, 0, 1, -128]], np.float32)
@@ -568,6 +579,12 @@ def _measure(x0, y0, sil, seam, L, Lbg) -> Blob | None:
                 top_rect, circularity, float(area / hull_area), L, Lbg, contour)
 
 
+# of a die's size: the disc each of the finder's centres grows from. Wide enough to hold
+# a symbol and some of the body around it: grown from a light symbol alone, a black die's
+# body went to its shadow, which shades into it more gently than the symbol's edge does
+SPLIT_SEED = 0.35
+
+
 def split_at(frame: np.ndarray, blob: Blob, centres: list[tuple[float, float, float]]
              ) -> list[Blob]:
     """A part holding the centres of several dice (each ``(x, y, size)`` in frame pixels, from
@@ -580,7 +597,7 @@ def split_at(frame: np.ndarray, blob: Blob, centres: list[tuple[float, float, fl
     for k, (x, y, size) in enumerate(centres):
         seed = np.zeros((h, w), np.uint8)
         cv2.circle(seed, (int(round(x - blob.x0)), int(round(y - blob.y0))),
-                   max(2, int(0.2 * size)), 255, -1)
+                   max(2, int(SPLIT_SEED * size)), 255, -1)
         markers[(seed > 0) & (blob.mask > 0)] = k + 2
     cv2.watershed(crop, markers)
     seam = seams(blob.L)
