@@ -191,22 +191,36 @@ def _histograms(middles: np.ndarray) -> np.ndarray:
     each pixel's edge strength shared between its two nearest directions."""
     m = middles.reshape(-1, _GRAD_PAD, _GRAD_PAD).astype(np.float32, copy=False)
     n = len(m)
-    gx = m[:, 1:-1, 2:] - m[:, 1:-1, :-2]
-    gy = m[:, 2:, 1:-1] - m[:, :-2, 1:-1]
-    mag = np.sqrt(gx * gx + gy * gy)
-    pos = (np.arctan2(gy, gx) % np.pi) * (GRAD_BINS / np.pi)
-    low = np.floor(pos)
-    w_high = pos - low
-    b0 = low.astype(np.int64) % GRAD_BINS
+    gx = np.ascontiguousarray(m[:, 1:-1, 2:] - m[:, 1:-1, :-2]).reshape(-1, GRAD_SIDE)
+    gy = np.ascontiguousarray(m[:, 2:, 1:-1] - m[:, :-2, 1:-1]).reshape(-1, GRAD_SIDE)
+    mag, angle = cv2.cartToPolar(gx, gy)  # angle 0..2 pi: a stroke's two sides fold below
+    pos = angle * (GRAD_BINS / np.pi)
+    low = pos.astype(np.int32)
+    w_high = mag * (pos - low)
+    b0 = low % GRAD_BINS
     b1 = (b0 + 1) % GRAD_BINS
-    cells = GRAD_SIDE // GRAD_CELL
-    cell = (np.arange(GRAD_SIDE) // GRAD_CELL)
-    cell_of = (cell[:, None] * cells + cell[None, :])[None]  # 1 x S x S
-    base = (np.arange(n)[:, None, None] * cells * cells + cell_of) * GRAD_BINS
-    size = n * cells * cells * GRAD_BINS
-    h = (np.bincount((base + b0).ravel(), (mag * (1 - w_high)).ravel(), size)
-         + np.bincount((base + b1).ravel(), (mag * w_high).ravel(), size))
-    return h.reshape(n, cells, cells, GRAD_BINS)
+    base = _cell_base(n)
+    size = n * _CELLS * _CELLS * GRAD_BINS
+    h = np.bincount(np.concatenate([(base + b0).ravel(), (base + b1).ravel()]),
+                    np.concatenate([(mag - w_high).ravel(), w_high.ravel()]), size)
+    return h.reshape(n, _CELLS, _CELLS, GRAD_BINS)
+
+
+_CELLS = GRAD_SIDE // GRAD_CELL
+_BASES: dict[int, np.ndarray] = {}
+
+
+def _cell_base(n: int) -> np.ndarray:
+    """Each pixel's first histogram slot (its image's and cell's), for n stacked middles."""
+    base = _BASES.get(n)
+    if base is None:
+        cell = np.arange(GRAD_SIDE) // GRAD_CELL
+        cell_of = (cell[:, None] * _CELLS + cell[None, :])[None]
+        base = ((np.arange(n, dtype=np.int32)[:, None, None] * _CELLS * _CELLS + cell_of)
+                * GRAD_BINS).astype(np.int32).reshape(-1, GRAD_SIDE)
+        if n <= 512:  # the reader's sizes, not a teaching bank's
+            _BASES[n] = base
+    return base
 
 
 def _unit(h: np.ndarray) -> np.ndarray:

@@ -542,7 +542,8 @@ class _Loader:
         g, c = z.get("gradients"), z.get("gradients_coarse")
         if g is None or c is None or g.shape != (n, GRAD_TURNS, GRAD_DIM) \
                 or c.shape != (n, GRAD_TURNS, GRAD_COARSE_DIM) or c.dtype != np.float32 \
-                or not (np.isfinite(c).all() and np.isfinite(g).all()):
+                or not np.isfinite(c).all() or g.dtype != np.float16 \
+                or ((g.view(np.uint16) & 0x7C00) == 0x7C00).any():  # (float16 inf or nan)
             return None
         return g, c
 

@@ -194,18 +194,18 @@ def _fg_parts(lab: np.ndarray, lab_bg: np.ndarray, gain: float) -> tuple[np.ndar
     bright = cv2.compare(dim, 0, cv2.CMP_GE)
     # a shadow's colour is the tray's, darker: its (a, b) lies near the line from grey to
     # the tray's (a, b)
-    a, b = lab[:, :, 1], lab[:, :, 2]
-    ta, tb = lab_bg[:, :, 1], lab_bg[:, :, 2]
-    s = np.clip((a * ta + b * tb) / np.maximum(ta * ta + tb * tb, 1.0), 0.0, 1.0)
-    off = (a - s * ta) ** 2 + (b - s * tb) ** 2
+    L, a, b = cv2.split(lab)
+    tL, ta, tb = cv2.split(lab_bg)
+    tc2 = cv2.max(cv2.add(cv2.multiply(ta, ta), cv2.multiply(tb, tb)), 1.0)
+    s = np.clip(cv2.divide(cv2.add(cv2.multiply(a, ta), cv2.multiply(b, tb)), tc2), 0.0, 1.0)
+    da, db = cv2.subtract(a, cv2.multiply(s, ta)), cv2.subtract(b, cv2.multiply(s, tb))
+    off = cv2.add(cv2.multiply(da, da), cv2.multiply(db, db))
     tinted = cv2.compare(off, SHADOW_TINT ** 2, cv2.CMP_GT)
     # a shadow keeps the tray's colour as it darkens; a black die on a coloured tray is grey
     # (its colourfulness far below what the tray's would be at the same lightness)
-    L, tL = lab[:, :, 0], np.maximum(lab_bg[:, :, 0], 1.0)
-    tc = np.sqrt(ta * ta + tb * tb)
-    expected = tc * np.clip(L / tL, 0.0, 1.0)
-    grey = ((np.sqrt(a * a + b * b) < NEUTRAL_OF_TINT * expected)
-            & (expected >= NEUTRAL_LEAST)).astype(np.uint8) * 255
+    expected = cv2.multiply(cv2.sqrt(tc2), np.clip(cv2.divide(L, cv2.max(tL, 1.0)), 0.0, 1.0))
+    grey = cv2.compare(cv2.magnitude(a, b), NEUTRAL_OF_TINT * expected, cv2.CMP_LT) \
+        & cv2.compare(expected, NEUTRAL_LEAST, cv2.CMP_GE)
     return (chroma & (bright | tinted | grey)) | lighter, (chroma & ~bright & ~grey) | darker
 
 
