@@ -115,25 +115,36 @@ def tower(seed: int, trays: int, work: Path) -> dict:
     return figures
 
 
+def each_seed(what: str, count: int, first: int, make) -> dict[str, dict]:
+    """``make(seed, folder)`` for ``count`` seeds from ``first``, in a scratch folder, each
+    one's figures printed as it comes."""
+    out = {}
+    with tempfile.TemporaryDirectory(prefix=f"{what}-") as tmp:
+        for seed in range(first, first + count):
+            out[str(seed)] = make(seed, Path(tmp))
+            print(f"{what} {seed}: {json.dumps(out[str(seed)])}", flush=True)
+    return out
+
+
+def weighted(rows: list[dict], key: str) -> float:
+    """A rate over several towers, each weighted by the dice it was counted on."""
+    weight = "flat_dice" if key in ("flat_clean_right", "colour") else \
+        "tilted_dice" if key == "tilted_flagged" else "dice"
+    n = sum(r[weight] for r in rows)
+    return round(sum(r[key] * r[weight] for r in rows) / max(n, 1), 4)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--towers", type=int, default=3)
     ap.add_argument("--trays", type=int, default=40)
     ap.add_argument("--seed", type=int, default=7000)
     args = ap.parse_args()
-    towers = {}
-    with tempfile.TemporaryDirectory(prefix="independent-trays-") as tmp:
-        for k in range(args.towers):
-            seed = args.seed + k
-            towers[str(seed)] = tower(seed, args.trays, Path(tmp))
-            print(f"tower {seed}: {json.dumps(towers[str(seed)])}", flush=True)
+    towers = each_seed("tower", args.towers, args.seed,
+                       lambda seed, work: tower(seed, args.trays, work))
 
     def total(key: str, part: str | None = None) -> float:
-        rows = [t[part] if part else t for t in towers.values()]
-        weight = "flat_dice" if key in ("flat_clean_right", "colour") else \
-            "tilted_dice" if key == "tilted_flagged" else "dice"
-        n = sum(r[weight] for r in rows)
-        return round(sum(r[key] * r[weight] for r in rows) / max(n, 1), 4)
+        return weighted([t[part] if part else t for t in towers.values()], key)
 
     figures = {"benchmark": "dice_independent_renders", "towers": len(towers), "trays": args.trays,
                **{k: total(k) for k in ("flat_clean_right", "wrong_clean", "tilted_flagged", "colour")},

@@ -10,7 +10,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 BENCHES = ["replay_bench.py", "cold_start_bench.py", "startup_scale_bench.py",
            "log_panel_bench.py", "soak_bench.py", "vision_bench.py", "dice_bench.py",
-           "camera_tower_bench.py", "independent_dice_bench.py", "dice_read_speed_bench.py"]
+           "camera_tower_bench.py", "independent_dice_bench.py", "webcam_dice_bench.py",
+           "dice_read_speed_bench.py"]
 
 
 def main() -> int:
