@@ -99,11 +99,8 @@ class DiceReader:
         for name, m in profile.kinds.items():
             if m.builtin or not m.examples:
                 continue
-            faces, crops_ = [], []
-            for face, crops in m.examples.items():
-                for crop in crops:
-                    faces.append(face)
-                    crops_.append(np.asarray(crop, np.float32))
+            faces, crops = m.example_crops()
+            crops_ = [np.asarray(c, np.float32) for c in crops]
             self._templates[name] = (template_bank(crops_), faces, [middle(c) for c in crops_])
             if m.patch_radius_px is not None:
                 self._grad_kinds[name] = (m.patch_radius_px, m)
