@@ -38,8 +38,15 @@ COLOURS: dict[str, tuple[tuple[int, int, int], tuple[int, int, int]]] = {
     "yellow": ((52, 196, 232), (34, 30, 30)),
     "black": ((38, 36, 36), (225, 228, 228)),
     "blue": ((170, 90, 30), (235, 235, 235)),
+    "ivory": ((190, 222, 232), (40, 34, 30)),
+    "green": ((60, 140, 40), (235, 235, 235)),
 }
 TRAY_COLOURS = [(120, 104, 66), (96, 110, 112), (128, 118, 104)]  # teal, grey, blue-grey felt
+# what a die lies on when a webcam looks from the side: a desk, paper, a mat, a tablecloth
+DESK_COLOURS = [(70, 110, 160), (40, 70, 110), (100, 150, 195), (222, 224, 226), (60, 60, 62),
+                (150, 150, 146), (60, 110, 60), (170, 200, 215)]
+# the pip dice such a camera sees most (ivory ones often, the rest of the colours too)
+DESK_PIP_COLOURS = ("ivory", "ivory", "white", "red", "blue", "black", "green")
 
 SYMBOLS = ("CLAW", "HEART", "ENERGY", "FAME", "DESTRUCTION", "POWER")
 SPAWN_FACES = ("TILE_UNDER_YOU", "POWER_UP_ON_SPAWN", "TILE_ON_SPAWN", "TILE_ON_SPAWN_2",
@@ -309,6 +316,7 @@ class TrueDie:
     x: float  # projected centre of the die, pixels
     y: float
     tilt_deg: float
+    size_px: float = 0.0  # the die's edge as it looks at its place in the image, pixels
 
     @property
     def flat(self) -> bool:
@@ -323,7 +331,10 @@ class TrayStyle:
     light_dir: tuple[float, float] = (0.15, -0.1)  # horizontal part of the light direction
     vignette: float = 0.25  # light falls by this much in the corners
     gradient: tuple[float, float] = (0.08, -0.05)  # linear light change across x and y
-    camera_height_px: float = 3000.0
+    camera_height_px: float = 3000.0  # the camera's distance from the point it looks at
+    # how far above the tray's plane the camera looks from: 90 straight down (the tower); a
+    # webcam on a desk looks from 25 to 65 degrees, from the bottom edge of the frame
+    camera_elevation_deg: float = 90.0
     perspective: float = 0.0  # corner shift of a final homography, pixels
     blur_sigma: float = 0.5
     noise_sigma: float = 2.0
@@ -373,10 +384,38 @@ def _pose(d: SceneDie):
     return spec, pts, faces, normals, slots
 
 
+def _camera(style: TrayStyle) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The camera's position and its right, down and forward axes, in tray coordinates. It
+    looks at the middle of the frame's tray from ``camera_height_px`` away, at
+    ``camera_elevation_deg`` above the tray; its focal length is that distance (a pixel of
+    the tray at that point is a pixel of the image across)."""
+    e = math.radians(style.camera_elevation_deg)
+    target = np.array([style.width / 2, style.height / 2, 0.0])
+    forward = np.array([0.0, -math.cos(e), -math.sin(e)])
+    down = np.array([0.0, math.sin(e), -math.cos(e)])
+    return target - forward * style.camera_height_px, np.array([1.0, 0.0, 0.0]), down, forward
+
+
 def _project(p: np.ndarray, style: TrayStyle) -> np.ndarray:
     cx, cy, hc = style.width / 2, style.height / 2, style.camera_height_px
-    s = hc / (hc - p[..., 2])
-    return np.stack([cx + (p[..., 0] - cx) * s, cy + (p[..., 1] - cy) * s], axis=-1)
+    if style.camera_elevation_deg >= 90.0:        # straight down: the tower's camera
+        s = hc / (hc - p[..., 2])
+        return np.stack([cx + (p[..., 0] - cx) * s, cy + (p[..., 1] - cy) * s], axis=-1)
+    cam, right, down, forward = _camera(style)
+    rel = p - cam
+    depth = rel @ forward
+    return np.stack([cx + hc * (rel @ right) / depth, cy + hc * (rel @ down) / depth], axis=-1)
+
+
+def tray_point(u: float, v: float, style: TrayStyle) -> tuple[float, float]:
+    """The point of the tray's plane seen at pixel (u, v)."""
+    if style.camera_elevation_deg >= 90.0:
+        return u, v
+    cam, right, down, forward = _camera(style)
+    ray = forward + right * (u - style.width / 2) / style.camera_height_px \
+        + down * (v - style.height / 2) / style.camera_height_px
+    t = -cam[2] / ray[2]
+    return float(cam[0] + t * ray[0]), float(cam[1] + t * ray[1])
 
 
 def render_tray(dice: list[SceneDie], style: TrayStyle) -> tuple[np.ndarray, list[TrueDie]]:
@@ -399,7 +438,8 @@ def render_tray(dice: list[SceneDie], style: TrayStyle) -> tuple[np.ndarray, lis
     truth: list[TrueDie | None] = [None] * len(dice)
     lf = _light_field(style)
     order = sorted(range(len(dice)), key=lambda i: posed[i][1][:, 2].max())
-    cam = np.array([w / 2, h / 2, style.camera_height_px])
+    cam = np.array([w / 2, h / 2, style.camera_height_px]) if style.camera_elevation_deg >= 90 \
+        else _camera(style)[0]
     for i in order:
         d = dice[i]
         spec, pts, faces, normals, slots = posed[i]
@@ -407,8 +447,10 @@ def render_tray(dice: list[SceneDie], style: TrayStyle) -> tuple[np.ndarray, lis
         ups = [float(n[2]) for n in normals]
         top = int(np.argmax(ups))
         cx, cy = (float(v) for v in _project(centre, style))
+        near = math.dist((cx, cy), (float(v) for v in _project(centre + (1.0, 0, 0), style)))
         truth[i] = TrueDie(d.kind, spec.faces[slots[top]], d.colour, cx, cy,
-                           math.degrees(math.acos(min(1.0, ups[top]))))
+                           math.degrees(math.acos(min(1.0, ups[top]))),
+                           (d.size_px or spec.side_px) * near)
         for fi, (_, idx) in enumerate(faces):
             nn = normals[fi]
             if float((cam - pts[idx[0]]) @ nn) <= 0:
@@ -474,16 +516,16 @@ def _warp(img, truth, style):
     out = cv2.warpPerspective(img, hm, (w, h), borderMode=cv2.BORDER_REFLECT)
     pts = cv2.perspectiveTransform(np.array([[(t.x, t.y)] for t in truth], np.float32)
                                    .reshape(-1, 1, 2), hm).reshape(-1, 2) if truth else []
-    return out, [TrueDie(t.kind, t.face, t.colour, float(p[0]), float(p[1]), t.tilt_deg)
-                 for t, p in zip(truth, pts)]
+    return out, [dataclasses.replace(t, x=float(p[0]), y=float(p[1])) for t, p in zip(truth, pts)]
 
 
 # ---------------------------------------------------------------- random trays
 
 def random_style(rng: np.random.Generator, width: int = 640, height: int = 480,
-                 bad: str | None = None) -> TrayStyle:
+                 bad: str | None = None, oblique: bool = False) -> TrayStyle:
     """A tray's look: felt colour, light, blur, noise, JPEG. ``bad``: "dark", "blur" or
-    "glare" for a frame the reader must not guess on (the glare spot is placed later)."""
+    "glare" for a frame the reader must not guess on (the glare spot is placed later).
+    ``oblique``: a webcam's view of dice on a desk instead, 25 to 65 degrees above it."""
     style = TrayStyle(
         width=width, height=height,
         tray_bgr=TRAY_COLOURS[int(rng.integers(len(TRAY_COLOURS)))],
@@ -502,6 +544,13 @@ def random_style(rng: np.random.Generator, width: int = 640, height: int = 480,
         style = _replace(style, blur_sigma=float(rng.uniform(3.5, 6.0)))
     elif bad not in (None, "glare"):
         raise ValueError(f"no such bad frame: {bad!r}")
+    if oblique:
+        style = _replace(
+            style, camera_elevation_deg=float(rng.uniform(25, 65)),
+            camera_height_px=float(rng.uniform(450, 1000)), perspective=0.0,
+            tray_bgr=DESK_COLOURS[int(rng.integers(len(DESK_COLOURS)))],
+            light_dir=(float(rng.uniform(-0.8, 0.8)), float(rng.uniform(-0.8, 0.8))),
+            vignette=float(rng.uniform(0.1, 0.5)))
     return style
 
 
@@ -510,16 +559,24 @@ def _replace(style: TrayStyle, **kw) -> TrayStyle:
 
 
 def random_dice(rng: np.random.Generator, n: int, kinds: list[str], style: TrayStyle,
-                tilted_prob: float = 0.15, touching_prob: float = 0.3) -> list[SceneDie]:
-    """``n`` dice at random places (some touching a neighbour), flat or tilted."""
+                tilted_prob: float = 0.15, touching_prob: float = 0.3,
+                scale: float = 1.0, pip_colours: tuple[str, ...] | None = None) -> list[SceneDie]:
+    """``n`` dice at random places (some touching a neighbour), flat or tilted. ``scale``: the
+    dice's size over their kinds'; ``pip_colours``: other colours for the pip dice."""
     dice: list[SceneDie] = []
     margin = 48
+    oblique = style.camera_elevation_deg < 90.0
+
+    def seen(x: float, y: float) -> bool:
+        u, v = _project(np.array([x, y, 0.0]), style) if oblique else (x, y)
+        return bool(margin <= u <= style.width - margin and margin <= v <= style.height - margin)
+
     tries = 0
     while len(dice) < n and tries < 2000:
         tries += 1
         kind = kinds[int(rng.integers(len(kinds)))]
         spec = KINDS[kind]
-        size = spec.side_px * float(rng.uniform(0.98, 1.02))
+        size = spec.side_px * float(rng.uniform(0.98, 1.02)) * scale
         tilted = rng.random() < tilted_prob
         radius = size * (0.75 if spec.solid == "cube" else 0.95) * (1.25 if tilted else 1.0)
         if dice and rng.random() < touching_prob and not tilted:
@@ -536,8 +593,10 @@ def random_dice(rng: np.random.Generator, n: int, kinds: list[str], style: TrayS
         else:
             x = float(rng.uniform(margin, style.width - margin))
             y = float(rng.uniform(margin, style.height - margin))
+            if oblique:
+                x, y = tray_point(x, y, style)
             yaw = float(rng.uniform(0, 2 * math.pi))
-        if not (margin <= x <= style.width - margin and margin <= y <= style.height - margin):
+        if not seen(x, y):
             continue
         clear = True
         for o in dice:
@@ -551,7 +610,8 @@ def random_dice(rng: np.random.Generator, n: int, kinds: list[str], style: TrayS
         if not clear:
             continue
         face = spec.faces[int(rng.integers(len(spec.faces)))]
-        colour = spec.colours[int(rng.integers(len(spec.colours)))]
+        colours = pip_colours if pip_colours and kind == "d6pips" else spec.colours
+        colour = colours[int(rng.integers(len(colours)))]
         tilt = float(rng.uniform(14, 40)) if tilted else 0.0
         dice.append(SceneDie(kind, face, colour, x, y, yaw, tilt,
                              float(rng.uniform(0, 2 * math.pi)), size))
@@ -560,12 +620,18 @@ def random_dice(rng: np.random.Generator, n: int, kinds: list[str], style: TrayS
 
 def random_tray(seed: int, n_dice: int | None = None, kinds: list[str] | None = None,
                 tilted_prob: float = 0.15, bad: str | None = None, width: int = 640,
-                height: int = 480):
-    """A random tray: (frame, truth, style). Deterministic for ``seed``."""
+                height: int = 480, oblique: bool = False):
+    """A random tray: (frame, truth, style). Deterministic for ``seed``. ``oblique``: dice on
+    a desk seen by a webcam from the side (see :func:`random_style`), of other sizes and
+    colours."""
     rng = np.random.default_rng(seed)
-    style = random_style(rng, width, height, bad)
+    style = random_style(rng, width, height, bad, oblique)
     n = n_dice if n_dice is not None else int(rng.integers(1, 9))
-    dice = random_dice(rng, n, kinds or list(KINDS), style, tilted_prob)
+    if oblique:
+        dice = random_dice(rng, n, kinds or list(KINDS), style, tilted_prob,
+                           scale=float(rng.uniform(0.55, 1.3)), pip_colours=DESK_PIP_COLOURS)
+    else:
+        dice = random_dice(rng, n, kinds or list(KINDS), style, tilted_prob)
     if bad == "glare" and dice:
         d = dice[0]
         style = _replace(style, glare=(d.x, d.y, KINDS[d.kind].side_px * 0.9))
