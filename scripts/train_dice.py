@@ -11,7 +11,14 @@ and a calibration part that sets how sure the reader must be to call a face ``cl
   resized to 320 pixels on its long side; at every 4x4 cell it says how likely a die's centre
   is there and how big the die is (CenterNet-style heat map and size).
 - ``faces.npz``: which face is up. A classifier of a 48x48 crop centred on a found die (1.4 x
-  its size): faces 1 to 6, or "no die here".
+  its size): faces 1 to 6, or "no die here". It also learns from this project's renders of
+  dice seen from the side (a webcam on a desk), their crops kept upright.
+
+``faces-above.npz``, the classifier of views from above that vision/dice/pips.py pairs with
+``faces.npz``, is not trained by this script as it is: it is the ``faces.npz`` that
+``make train-dice`` wrote at commit 17de880 (no side views, the last two layers 64 and 96
+wide, 35 % renders). The shipped ``finder.npz`` is also that commit's; this script's defaults
+train it the same way, and ``--finder-from`` keeps it while the classifiers are trained.
 
 Heavy augmentation stands in for more photographs: any rotation, mirror, scale (dice of 10 to
 45 pixels at the finder's resolution), centre offsets as large as the finder's, colour, light,
@@ -47,12 +54,6 @@ NO_DIE = len(FACES)          # the classifier's last class
 
 def fold_of(name: str, folds: int) -> int:
     return hashlib.sha256(("fold:" + Path(name).name).encode()).digest()[0] * folds // 256
-
-
-def export_net(model: nn.Module, folder: Path):
-    folder.mkdir(parents=True, exist_ok=True)
-    export(model, folder / "finder-now.npz", {})
-    return load_net(folder / "finder-now.npz")
 
 
 def load_net(path: Path):
@@ -92,8 +93,11 @@ class Faces(nn.Module):
         super().__init__()
         self.body = nn.Sequential(*block(3, 16), *block(16, 24), nn.MaxPool2d(2),
                                   *block(24, 32), *block(32, 48), nn.MaxPool2d(2),
-                                  *block(48, 64), nn.MaxPool2d(2), *block(64, 96))
-        self.fc = nn.Linear(96, NO_DIE + 1)
+                                  *block(48, 96), nn.MaxPool2d(2), *block(96, 128))
+        # the last two layers are wider since it learned side views too: at 64 and 96 it
+        # read 3 % fewer of the real top-down photographs kept apart (they are the cheap
+        # ones: 12x12 and 6x6 cells)
+        self.fc = nn.Linear(128, NO_DIE + 1)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.fc(self.body(x).mean(dim=(2, 3)))
@@ -132,6 +136,15 @@ def export(model: nn.Module, path: Path, meta: dict) -> None:
             layers.append({"op": "linear", "w": f"w{n}", "b": f"b{n}"})
         i += 1
     np.savez_compressed(path, spec=np.array(json.dumps({"layers": layers, "meta": meta})), **arrays)
+
+
+def with_meta(src: Path, dst: Path, meta: dict) -> None:
+    """``src``'s network written to ``dst`` with ``meta`` as its provenance."""
+    with np.load(src) as f:
+        arrays = {k: f[k] for k in f.files if k != "spec"}
+        spec = json.loads(str(f["spec"]))
+    spec["meta"] = meta
+    np.savez_compressed(dst, spec=np.array(json.dumps(spec)), **arrays)
 
 
 # ----------------------------------------------------------------------------- augmentation
@@ -192,9 +205,14 @@ class Photos:
     but no face to learn) or "" for a die of another kind (not a pip die: nothing to find, and
     "no die" for the classifier)."""
 
-    def __init__(self, photos: list[LabelledPhoto], images: list[np.ndarray] | None = None) -> None:
+    def __init__(self, photos: list[LabelledPhoto], images: list[np.ndarray] | None = None,
+                 upright: bool = False) -> None:
         self.photos = photos
         self.images = images if images is not None else [cv2.imread(str(p.path)) for p in photos]
+        # upright: seen from the side by a camera standing up (a webcam on a desk). The top
+        # face is then the one above the side faces, so the classifier's crops are only
+        # turned a little: turned any way, a side face could pass for the top
+        self.upright = upright
 
     # -- the finder's examples: a patch of the photograph at a random scale ------------------
     def finder_example(self, rng: np.random.Generator, size: int = 192
@@ -266,7 +284,7 @@ class Photos:
                 return self.face_example(rng)
         side = size * CROP_SCALE
         scale = CROP / side
-        angle = rng.uniform(0, 360)
+        angle = rng.uniform(-15, 15) if self.upright else rng.uniform(0, 360)
         crop, _m = view(img, cx, cy, angle, scale, CROP, mirror=rng.random() < 0.5)
         return colour_jitter(crop, rng), label
 
@@ -275,7 +293,7 @@ class Mix:
     """Examples drawn from several sets, each with its share."""
 
     def __init__(self, parts: list[tuple[Photos, float]]) -> None:
-        self.parts = [(p, w) for p, w in parts if p.photos]
+        self.parts = [(p, w) for p, w in parts if p.photos and w > 0]
         total = sum(w for _, w in self.parts)
         self.weights = [w / total for _, w in self.parts]
 
@@ -289,23 +307,32 @@ class Mix:
         return self._pick(rng).face_example(rng)
 
 
-def rendered_trays(n: int, seed: int) -> Photos:
+# a die seen from the side is labelled this much larger than its edge: its outline holds the
+# top face and one or two side faces (a die from above is labelled by its edge, as before)
+OBLIQUE_SIZE = 1.2
+
+
+def rendered_trays(n: int, seed: int, oblique: bool = False) -> Photos:
     """Trays of this project's renderer (vision/dice/render.py): felts and lights the real set
     lacks, and the games' other dice (D12s, symbol dice) in the same tray, as not pip dice.
-    Never the independent renderer (bench/tray_renderer.py): that one only measures."""
+    ``oblique``: dice on a desk seen by a webcam from 25 to 65 degrees above it, where the
+    side faces show. Never the independent renderers (bench/tray_renderer.py,
+    bench/webcam_renderer.py): those only measure."""
     from vision.dice.realphotos import LabelledDie
     from vision.dice.render import KINDS as RENDER_KINDS
     from vision.dice.render import random_tray
 
     photos, images = [], []
     for k in range(n):
-        frame, truth, _style = random_tray(seed * 100000 + k,
-                                           kinds=["d6pips", "d6pips", "d12", "kotd", "spawn"])
+        frame, truth, _style = random_tray(seed * 100000 + k + (50000 if oblique else 0),
+                                           kinds=["d6pips", "d6pips", "d12", "kotd", "spawn"],
+                                           oblique=oblique)
         dice = tuple(LabelledDie(("?" if not t.flat else t.face) if t.kind == "d6pips" else "",
-                                 t.x, t.y, RENDER_KINDS[t.kind].side_px) for t in truth)
+                                 t.x, t.y, t.size_px * OBLIQUE_SIZE if oblique
+                                 else RENDER_KINDS[t.kind].side_px) for t in truth)
         photos.append(LabelledPhoto(Path(f"render-{k}.png"), dice))
         images.append(frame)
-    return Photos(photos, images)
+    return Photos(photos, images, upright=oblique)
 
 
 # ----------------------------------------------------------------------------- training
@@ -383,7 +410,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--folds", type=int, default=3, help="out-of-fold reads for the threshold")
     ap.add_argument("--renders", type=int, default=400,
                     help="trays of vision/dice/render.py mixed in (0: the real photographs only)")
-    ap.add_argument("--render-share", type=float, default=0.35)
+    ap.add_argument("--oblique-renders", type=int, default=400,
+                    help="trays of vision/dice/render.py seen from the side, as by a webcam")
+    # each network's share of rendered examples (from above, from the side); the rest are
+    # the real photographs. The finder learns from no side views: taught them (a quarter of
+    # its examples), it found fewer dice on the webcam renders of bench/webcam_renderer.py
+    # and cut the tower's dice worse (bench/independent_dice_bench.py's towers)
+    ap.add_argument("--render-share", type=float, default=0.35, help="the finder's")
+    ap.add_argument("--oblique-share", type=float, default=0.0, help="the finder's")
+    ap.add_argument("--faces-render-share", type=float, default=0.12)
+    ap.add_argument("--faces-oblique-share", type=float, default=0.23)
+    ap.add_argument("--finder-from", type=Path,
+                    help="a finder.npz this script trained with the same arguments: only the "
+                         "face classifiers are trained (the result is the same: each network "
+                         "has its own random seed)")
     ap.add_argument("--calibrate-only", action="store_true",
                     help="keep the networks in --out, set the finder's score again")
     ap.add_argument("--precision", type=float, default=0.99,
@@ -400,13 +440,29 @@ def main(argv: list[str] | None = None) -> int:
     if args.calibrate_only:
         return calibrate_finder(args.out, calib)
     renders = rendered_trays(args.renders, args.seed) if args.renders else Photos([], [])
-    share = args.render_share if args.renders else 0.0
-    print(f"{len(renders.photos)} rendered trays, {share:.0%} of the examples", flush=True)
+    oblique = (rendered_trays(args.oblique_renders, args.seed, oblique=True)
+                if args.oblique_renders else Photos([], []))
+    shares = {net: (share if args.renders else 0.0, side if args.oblique_renders else 0.0)
+              for net, share, side in (("finder", args.render_share, args.oblique_share),
+                                       ("faces", args.faces_render_share, args.faces_oblique_share))}
+    print(f"{len(renders.photos)} rendered trays, {len(oblique.photos)} seen from the side; "
+          f"shares of the examples (from above, from the side): {shares}", flush=True)
 
-    def mixed(real: Photos) -> Mix:
-        return Mix([(real, 1.0 - share), (renders, share)])
+    def mixed(real: Photos, net: str) -> Mix:
+        share, side = shares[net]
+        return Mix([(real, 1.0 - share - side), (renders, share), (oblique, side)])
 
-    finder = train_finder(mixed(learn), rng, args.finder_steps)
+    if args.finder_from:
+        finder_file = args.finder_from
+    else:
+        finder = train_finder(mixed(learn, "finder"), rng, args.finder_steps)
+        finder_file = args.out / "finder-new.npz"
+        args.out.mkdir(parents=True, exist_ok=True)
+        export(finder, finder_file, {"work": WORK, "stride": STRIDE})
+    # the face classifiers draw from a generator of their own, so that training them alone
+    # (--finder-from) gives what a whole run gives
+    torch.manual_seed(args.seed + 1000)
+    rng = np.random.default_rng(args.seed + 1000)
     # out-of-fold faces: each fold's photographs read by a classifier that never saw them
     # (the finder's own photographs, but its job is where, not which face): the confidence
     # threshold is set on about a thousand dice, not on a handful
@@ -419,26 +475,33 @@ def main(argv: list[str] | None = None) -> int:
         fold = [p for p in learn.photos if fold_of(p.path.name, args.folds) == k]
         rest = Photos([p for p in learn.photos if fold_of(p.path.name, args.folds) != k])
         print(f"fold {k + 1}/{args.folds}: {len(fold)} photographs", flush=True)
-        faces_k = train_faces(mixed(rest), rng, args.fold_steps)
+        faces_k = train_faces(mixed(rest, "faces"), rng, args.fold_steps)
         export(faces_k, args.out / "faces-fold.npz", {})
-        reader_k = PipReader(export_net(finder, args.out), load_net(args.out / "faces-fold.npz"))
+        reader_k = PipReader(load_net(finder_file), load_net(args.out / "faces-fold.npz"))
         pairs, total = reading_pairs(reader_k, fold)
         oof += pairs
         oof_total += total
     (args.out / "faces-fold.npz").unlink(missing_ok=True)
-    (args.out / "finder-now.npz").unlink(missing_ok=True)
-    faces = train_faces(mixed(learn), rng, args.faces_steps)
+    faces = train_faces(mixed(learn, "faces"), rng, args.faces_steps)
     args.out.mkdir(parents=True, exist_ok=True)
-    provenance = {"trained_on": f"{args.data.name}: tuning part, {len(learn.photos)} photographs"
-                                + (f"; {args.renders} trays of vision/dice/render.py, "
-                                   f"{share:.0%} of the examples" if args.renders else ""),
-                  "calibrated_on": f"{len(learn.photos)} photographs read out of fold, "
+    def trained_on(net: str) -> str:
+        share, side = shares[net]
+        return (f"{args.data.name}: tuning part, {len(learn.photos)} photographs"
+                + (f"; {args.renders} trays of vision/dice/render.py, {share:.0%} of the examples"
+                   if args.renders else "")
+                + (f"; {args.oblique_renders} of its trays seen from the side, {side:.0%}"
+                   if args.oblique_renders and side else ""))
+
+    provenance = {"calibrated_on": f"{len(learn.photos)} photographs read out of fold, "
                                    f"{len(calib)} more kept apart",
                   "seed": args.seed, "finder_steps": args.finder_steps,
                   "faces_steps": args.faces_steps, "torch": torch.__version__}
-    export(finder, args.out / "finder.npz", {"work": WORK, "stride": STRIDE, **provenance})
-    export(faces, args.out / "faces.npz", {"crop": CROP, "crop_scale": CROP_SCALE,
-                                           "faces": list(FACES), **provenance})
+    with_meta(finder_file, args.out / "finder.npz",
+              {"work": WORK, "stride": STRIDE, "trained_on": trained_on("finder"), **provenance})
+    if finder_file.name == "finder-new.npz":
+        finder_file.unlink()
+    export(faces, args.out / "faces.npz", {"crop": CROP, "crop_scale": CROP_SCALE, "faces": list(FACES),
+                                           "trained_on": trained_on("faces"), **provenance})
     from npz_to_onnx import convert  # the same networks for OpenCV's dnn module
 
     for name in ("finder", "faces"):
@@ -453,6 +516,10 @@ def main(argv: list[str] | None = None) -> int:
               "out_of_fold": clean_figures(oof, oof_total, threshold),
               "kept_apart": clean_figures(calib_pairs, calib_total, threshold),
               "calibrated_on": provenance["calibrated_on"]}
+    try:   # the classifier of views from above (faces-above.npz) is not trained here: kept
+        report["above"] = json.loads((args.out / "threshold.json").read_text())["above"]
+    except (OSError, ValueError, KeyError):
+        pass
     (args.out / "threshold.json").write_text(json.dumps(report, indent=1) + "\n")
     print(f"clean confidence threshold {threshold:.3f}: {report}", flush=True)
     calibrate_finder(args.out, calib)

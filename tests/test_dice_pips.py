@@ -15,8 +15,9 @@ import pytest
 
 from tests.real_photos import missing
 from vision.dice.netrun import ModelError, Net, conv2d
-from vision.dice.pips import MODELS, PipReader, shipped_reader
+from vision.dice.pips import MODELS, Above, Found, PipReader, PipReading, shipped_reader
 from vision.dice.realphotos import DEFAULT_SET, evaluate, load
+from vision.dice.render import random_tray
 
 ROOT = Path(__file__).resolve().parent.parent
 DICE = json.loads((ROOT / "tests" / "data" / "dice" / "real.json").read_text())
@@ -51,6 +52,21 @@ def test_a_model_file_that_cannot_be_used_is_named(tmp_path):
         {"layers": [{"op": "conv", "w": "w0", "b": "b0"}]})))
     with pytest.raises(ModelError, match=r"half.npz: layers\[0\].w: no array 'w0'"):
         Net.load(tmp_path / "half.npz")
+
+
+def test_a_threshold_file_without_the_pairs_numbers_is_named(tmp_path):
+    import shutil
+
+    for f in MODELS.glob("*.np*"):
+        shutil.copy(f, tmp_path / f.name)
+    data = json.loads((MODELS / "threshold.json").read_text())
+    data["above"] = {"agree": 0.3}                       # its threshold left out
+    (tmp_path / "threshold.json").write_text(json.dumps(data))
+    with pytest.raises(ModelError, match=r"threshold.json: .*above's clean_confidence"):
+        PipReader.load(tmp_path, onnx=False)
+    del data["above"]                                    # no pair: the one classifier alone
+    (tmp_path / "threshold.json").write_text(json.dumps(data))
+    assert PipReader.load(tmp_path, onnx=False).above is None
 
 
 def test_the_shipped_networks_say_where_they_come_from():
@@ -112,3 +128,45 @@ def test_held_out_real_photographs_are_read_and_never_misread_clean():
     f = evaluate(PipReader.load(MODELS).read, load(DEFAULT_SET, "held_out")).figures()
     assert f["wrong_clean_rate"] <= 0.01, f
     assert f["clean_right_rate"] >= 0.8, f            # 86.6 % when the networks were trained
+
+
+def test_a_die_seen_from_the_side_is_read_by_its_top_face():
+    """A webcam on a desk sees each die's top face and one or two side faces, as large. The
+    classifier learned side views from this project's renderer (scripts/train_dice.py); these
+    trays are not among the ones it learned from (seeds from 930000). Before it did, it read
+    6 of these 113 flat dice clean and right, and 6 dice clean by a side face; now 24 and 5,
+    of which 3 cocked dice (the networks have no notion of a cocked die yet: docs/vision.md)."""
+    reader = shipped_reader()
+    flat = right = wrong_flat = 0
+    for seed in range(930_000, 930_030):
+        frame, truth, _style = random_tray(seed, kinds=["d6pips"], oblique=True)
+        readings = reader.read(frame)
+        for t in truth:
+            if not t.flat:
+                continue
+            near = [r for r in readings if r.status == "clean"
+                    and math.hypot(r.x - t.x, r.y - t.y) < max(20.0, 0.6 * t.size_px)]
+            flat += 1
+            right += any(r.face == t.face for r in near)
+            wrong_flat += sum(r.face != t.face for r in near)
+    assert flat == 113
+    assert right >= 20 and wrong_flat <= 3, (right, wrong_flat)
+
+
+def test_the_classifier_of_views_from_above_counts_only_where_the_other_agrees():
+    """faces-above.npz is sure of top-down photographs and, seen from the side, sure of a side
+    face: its face is clean only when the classifier of all views names the same face with at
+    least `agree`; the classifier of all views is clean alone at its own threshold."""
+    found = Found(10, 10, 20, 0.9)
+    above = Above(shipped_reader().faces, confidence=0.45, agree=0.3)
+
+    def reading(faces, above_face):
+        return PipReading(found, faces, 0.01, above_face)
+
+    assert reading((("5", 0.6), ("6", 0.2)), None).clean_face(0.55, above) == "5"
+    assert reading((("5", 0.35), ("6", 0.3)), ("5", 0.9)).clean_face(0.55, above) == "5"
+    assert reading((("5", 0.25), ("6", 0.2)), ("5", 0.9)).clean_face(0.55, above) is None
+    assert reading((("6", 0.4), ("5", 0.35)), ("5", 0.9)).clean_face(0.55, above) is None
+    assert reading((("5", 0.4), ("6", 0.3)), ("5", 0.4)).clean_face(0.55, above) is None
+    assert reading((("5", 0.4), ("6", 0.3)), ("5", 0.9)).clean_face(0.55, None) is None
+    assert shipped_reader().above is not None   # the shipped models pair them
