@@ -169,12 +169,20 @@ class PipReader:
                 crops.append(crop)
             crops.append(cv2.flip(crops[-2], 1))
         x = np.stack(crops).astype(np.float32).transpose(0, 3, 1, 2) / 255.0 - 0.5
+        views = _views(self.faces, x, len(found))
+        # the classifier of views from above looks only at the dice the other is not sure of
+        # (it cannot change a clean face): most dice of a photograph from above are
+        unsure = [k for k, (probs, _) in enumerate(views)
+                  if self.above is not None and probs[:len(FACES)].max() < self.clean_confidence]
+        tops: dict[int, tuple[np.ndarray, float]] = {}
+        if unsure and self.above is not None:
+            pick = np.concatenate([np.arange(k * VIEWS, (k + 1) * VIEWS) for k in unsure])
+            tops = dict(zip(unsure, _views(self.above.net, x[pick], len(unsure))))
         out = []
-        tops = _views(self.above.net, x, len(found)) if self.above is not None else None
-        for k, (f, (probs, no_die)) in enumerate(zip(found, _views(self.faces, x, len(found)))):
+        for k, (f, (probs, no_die)) in enumerate(zip(found, views)):
             order = np.argsort(-probs[:len(FACES)])
             above = None
-            if tops is not None:
+            if k in tops:
                 p_above, no_die_above = tops[k]
                 best = int(np.argmax(p_above[:len(FACES)]))
                 if no_die_above < p_above[best]:
