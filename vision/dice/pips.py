@@ -1,4 +1,4 @@
-"""Pip dice read without teaching: two small networks learned from real photographs.
+"""Pip dice read without teaching: small networks learned from real photographs (and renders).
 
 The finder looks at the photograph resized to :data:`WORK` pixels on its long side and says,
 every :data:`STRIDE` pixels, how likely a die's centre is there and how big the die is. Each
