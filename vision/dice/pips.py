@@ -170,8 +170,8 @@ class PipReader:
             crops.append(cv2.flip(crops[-2], 1))
         x = np.stack(crops).astype(np.float32).transpose(0, 3, 1, 2) / 255.0 - 0.5
         views = _views(self.faces, x, len(found))
-        # the classifier of views from above looks only at the dice the other is not sure of
-        # (it cannot change a clean face): most dice of a photograph from above are
+        # the classifier of views from above looks only at the dice the other is not sure of:
+        # it cannot change a clean face, and most dice of a photograph from above are clean
         unsure = [k for k, (probs, _) in enumerate(views)
                   if self.above is not None and probs[:len(FACES)].max() < self.clean_confidence]
         tops: dict[int, tuple[np.ndarray, float]] = {}
