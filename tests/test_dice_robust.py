@@ -95,12 +95,16 @@ def test_a_teaching_picture_with_a_hard_shadow_is_one_die_of_its_size(plain, sha
     assert len(blobs) == 1
 
 
+def four_symbol_dice(colour: str) -> list[SceneDie]:
+    """Four King of Tokyo dice, apart, one in each quarter of the tray."""
+    return [SceneDie("kotd", face, colour, x, y, yaw) for face, x, y, yaw in
+            (("CLAW", 150, 150, 0.2), ("HEART", 420, 140, 1.1), ("POWER", 200, 340, 2.0),
+             ("ENERGY", 470, 330, 0.7))]
+
+
 def test_dice_with_hard_shadows_are_read_where_they_lie(shadowed):
     s = dataclasses.replace(STYLE, seed=21)
-    dice = [SceneDie("kotd", "CLAW", "white", 150, 150, 0.2),
-            SceneDie("kotd", "HEART", "white", 420, 140, 1.1),
-            SceneDie("kotd", "POWER", "white", 200, 340, 2.0),
-            SceneDie("kotd", "ENERGY", "white", 470, 330, 0.7)]
+    dice = four_symbol_dice("white")
     frame, truth = render_tray(dice, s)
     readings = DiceReader(shadowed).read(with_hard_shadows(frame, s))
     assert len(readings) == 4
@@ -248,10 +252,7 @@ def test_a_black_die_on_coloured_felt_is_not_taken_for_its_own_shadow():
     assert shadowed.kinds["kotd"].size_px == pytest.approx(plain.kinds["kotd"].size_px,
                                                           rel=0.08)
     s = dataclasses.replace(RED_FELT, seed=23)
-    dice = [SceneDie("kotd", "CLAW", "black", 150, 150, 0.2),
-            SceneDie("kotd", "HEART", "black", 420, 140, 1.1),
-            SceneDie("kotd", "POWER", "black", 200, 340, 2.0),
-            SceneDie("kotd", "ENERGY", "black", 470, 330, 0.7)]
+    dice = four_symbol_dice("black")
     frame, truth = render_tray(dice, s)
     reader = DiceReader(shadowed)
     shaded = with_hard_shadows(frame, s)

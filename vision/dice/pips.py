@@ -96,8 +96,10 @@ class PipReader:
 
     @classmethod
     def load(cls, folder: Path = MODELS, onnx: bool = True) -> PipReader:
-        finder = load(folder / "finder.npz") if onnx else Net.load(folder / "finder.npz")
-        faces = load(folder / "faces.npz") if onnx else Net.load(folder / "faces.npz")
+        def net(name: str) -> Net | OnnxNet:
+            return load(folder / name) if onnx else Net.load(folder / name)
+
+        finder, faces = net("finder.npz"), net("faces.npz")
         threshold, find = 1.01, FIND_THRESHOLD    # uncalibrated: nothing is called clean
         above = None
         path = folder / "threshold.json"
@@ -108,8 +110,7 @@ class PipReader:
                 find = float(data.get("find_score", FIND_THRESHOLD))
                 top = data.get("above")
                 if top is not None and (folder / "faces-above.npz").exists():
-                    net = load(folder / "faces-above.npz") if onnx else Net.load(folder / "faces-above.npz")
-                    above = Above(net, float(top["clean_confidence"]),
+                    above = Above(net("faces-above.npz"), float(top["clean_confidence"]),
                                   float(top.get("agree", ABOVE_AGREE)))
             except (ValueError, KeyError, TypeError, AttributeError):
                 raise ModelError(f"{path}: clean_confidence and find_score (and above's "
