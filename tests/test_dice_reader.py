@@ -193,3 +193,70 @@ def test_every_ranked_die_has_its_likeliest_faces_clean_or_not(reader):
     assert got[2].status != "clean" and got[2].kind == "kotd"
     plain = dataclasses.replace(got[0], likely=())
     assert "likely" not in plain.to_json()
+
+
+def test_pip_dice_the_count_misses_are_read_by_the_face_classifier(monkeypatch):
+    """Where counting the pips fails (pips merged with a side face, a soft camera), the face
+    classifier of the reader without a profile reads the square die again; counting is
+    switched off here, so every face comes from the classifier."""
+    from vision.dice import reader as reader_module
+
+    monkeypatch.setattr(reader_module, "read_pips", lambda blob: (None, 0.0))
+    p = Profile()
+    p.add_background(empty_tray(STYLE, seed=1))
+    dice = [SceneDie("d6pips", str(i + 1), "white", 90 + 95 * i, 150 + 40 * (i % 2), 0.4 * i)
+            for i in range(6)]
+    frame, truth = frame_of(dice)
+    got = by_position(DiceReader(p).read(frame), truth)
+    clean = [(r.face, t.face) for r, t in zip(got, truth) if r is not None and r.status == "clean"]
+    assert len(clean) >= 5 and all(face == true for face, true in clean), got
+    assert all(r.kind == "d6pips" for r in got if r is not None)
+
+
+class _Classifier:
+    """Stands in for the pip reader's face classifier: each die's (face, probability)."""
+
+    clean_confidence, above = 0.55, None
+
+    def __init__(self, faces):
+        self.faces = faces
+
+    def classify(self, frame, found):
+        from vision.dice.pips import PipReading
+        return [PipReading(f, ((face, p),) + tuple((x, 0.0) for x in "123456" if x != face),
+                           0.01) for f, (face, p) in zip(found, self.faces)]
+
+
+def test_the_classifier_settles_only_dice_left_unsure_and_never_overrules_the_count(monkeypatch):
+    from vision.dice import reader as reader_module
+    from vision.dice.segment import Blob
+
+    blob = Blob(0, 0, np.zeros((4, 4), np.uint8), np.zeros((4, 4), np.uint8), 3600.0, 50.0,
+                50.0, 3600.0, 50.0, 50.0, ((50, 50), (60, 60), 0), ((50, 50), (60, 60), 0),
+                0.785, 1.0, np.zeros((4, 4)), np.zeros((4, 4)))
+    frame = np.zeros((100, 100, 3), np.uint8)
+    best = [("d6pips", "4", 0.9, ("4",)),          # counted surely: stays
+            ("d6pips", "2", 0.3, ("2",)),          # counted unsure, the classifier says 5
+            ("d6pips", "3", 0.3, ("3",)),          # counted unsure, the classifier agrees
+            ("kotd", "CLAW", 0.95, ("CLAW",)),     # a taught face, sure: stays
+            ("d12", "9", 0.2, ("9", "6")),         # an unsure taught face, a sure pip face
+            (None, None, 0.0, ()),                 # nothing, and the classifier unsure too
+            ]
+    says = [("6", 0.99), ("5", 0.9), ("3", 0.7), ("1", 0.99), ("6", 0.8), ("2", 0.4)]
+    asked = []
+
+    def classifier():
+        c = _Classifier([says[i] for i in range(len(best)) if i not in (0, 3)])
+        original = c.classify
+        c.classify = lambda frame, found: asked.append(len(found)) or original(frame, found)
+        return c
+
+    monkeypatch.setattr(reader_module, "_finder", classifier)
+    DiceReader._second_look(frame, [blob] * len(best), list(range(len(best))), best)
+    assert asked == [4]  # the two settled dice are not asked about
+    assert best[0] == ("d6pips", "4", 0.9, ("4",))
+    assert best[1] == ("d6pips", "2", 0.3, ("2",))
+    assert best[2][:3] == ("d6pips", "3", 0.7)
+    assert best[3] == ("kotd", "CLAW", 0.95, ("CLAW",))
+    assert best[4][:2] == ("d6pips", "6") and best[4][2] >= 0.5 and best[4][3][0] == "6"
+    assert best[5] == (None, None, 0.0, ())

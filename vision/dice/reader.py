@@ -35,7 +35,7 @@ from .features import (
     verify,
 )
 from .model import MAX_LIKELY, DiceError, DieReading
-from .pips import WORK
+from .pips import WORK, Found
 from .profile import PIPS, KindModel, Profile
 from .segment import (
     MIN_AREA_PX,
@@ -174,7 +174,7 @@ class DiceReader:
         blobs, gain = self.blobs(frame, name)
         square_ref = self._frame_square_size(blobs)
         shapes = [self.shape_of(b) for b in blobs]
-        faces = self._faces(blobs, shapes)
+        faces = self._faces(blobs, shapes, frame)
         return [self._read_one(frame, gain, b, shape, face, square_ref)
                 for b, shape, face in zip(blobs, shapes, faces)]
 
@@ -226,7 +226,8 @@ class DiceReader:
                 or b.top_fraction < t["top_fraction"] or b.rectangularity < t["rectangularity"]
                 or (ref is not None and not t["size_min"] * ref <= b.size <= t["size"] * ref))
 
-    def _faces(self, blobs: list[Blob], shapes: list[str]) -> list[Reading]:
+    def _faces(self, blobs: list[Blob], shapes: list[str], frame: np.ndarray | None = None
+               ) -> list[Reading]:
         """(kind, face, confidence, likeliest faces) of each die. Pips first; a
         die the pips do not settle is compared with every taught face: by the directions
         of its edges (all taught kinds, whatever the die's outline looks like), and upright
@@ -264,7 +265,33 @@ class DiceReader:
             found = self._combine(grads.get(i), found)
             if found is not None and (found[2] > best[i][2] or best[i][0] is None):
                 best[i] = found  # the kind stands even when the face does not
+        if frame is not None and PIPS in self.profile.kinds:
+            self._second_look(frame, blobs, [i for i in todo if shapes[i] == "square"], best)
         return best
+
+    @staticmethod
+    def _second_look(frame: np.ndarray, blobs: list[Blob], square: list[int],
+                     best: list[Reading]) -> None:
+        """The square dice that counting the pips and the taught faces leave unsure, looked
+        at again by the face classifier of the reader without a profile (vision/dice/pips.py,
+        learned from real photographs): where it is sure of a pip face, and counting the pips
+        named no other, the die is a pip die showing that face. A die it takes for no pip die
+        (a symbol die) keeps its reading. Only those dice are asked: most are settled before."""
+        ask = [i for i in square if not _settled(best[i])]
+        pips = _finder() if ask else None
+        if pips is None:
+            return
+        found = [Found(blobs[i].cx, blobs[i].cy, blobs[i].size, 1.0) for i in ask]
+        for i, r in zip(ask, pips.classify(frame, found)):
+            face = r.clean_face(pips.clean_confidence, pips.above)
+            if face is None:
+                continue
+            kind, counted, _, _ = best[i]
+            if kind == PIPS and counted is not None and counted != face:
+                continue  # two readings of the pips that disagree: a person decides
+            p = max(r.faces[0][1], r.above[1] if r.above is not None else 0.0)
+            best[i] = (PIPS, face, max(CLEAN_CONFIDENCE, min(p, 1.0)),
+                       tuple(f for f, _ in r.faces[:MAX_LIKELY]))
 
     def _gradient_ranks(self, blobs: list[Blob], todo: list[int]
                         ) -> dict[int, list[tuple[float, str, str]]]:
@@ -364,6 +391,15 @@ def _finder():
         return shipped_reader()
     except ModelError:
         return None
+
+
+def _settled(r: Reading) -> bool:
+    """A reading clean enough to stand: a pip face at CLEAN_CONFIDENCE, a taught face at
+    TAUGHT_CLEAN_CONFIDENCE."""
+    kind, face, conf, _ = r
+    if kind is None or face is None:
+        return False
+    return conf >= (CLEAN_CONFIDENCE if kind == PIPS else TAUGHT_CLEAN_CONFIDENCE)
 
 
 def _clip(v: float) -> float:
