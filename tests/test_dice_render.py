@@ -97,3 +97,17 @@ def test_the_towers_camera_is_the_side_cameras_limit():
     straight = _top_face_quad(die, style)
     nearly = _top_face_quad(die, dataclasses.replace(style, camera_elevation_deg=89.9999))
     assert np.abs(straight - nearly).max() < 0.05
+
+
+def test_a_low_webcam_is_asked_for_and_the_default_trays_do_not_move():
+    """``elevation`` sets how high the side camera is (the classifier's training asks for a
+    webcam low on a desk); the default draws the same trays, pixel for pixel."""
+    low_frame, low_truth, low = random_tray(910_100, oblique=True, elevation=(12.0, 14.0))
+    assert 12 <= low.camera_elevation_deg <= 14
+    frame, truth, style = random_tray(910_100, oblique=True)
+    again, _, _ = random_tray(910_100, oblique=True, elevation=(25.0, 65.0))
+    assert np.array_equal(frame, again) and 25 <= style.camera_elevation_deg <= 65
+    # the same dice on the same desk, only the camera lower
+    assert len(low_truth) == len(truth) and not np.array_equal(low_frame, frame)
+    for t_low, t in zip(low_truth, truth):
+        assert (t_low.kind, t_low.face) == (t.kind, t.face)

@@ -522,10 +522,12 @@ def _warp(img, truth, style):
 # ---------------------------------------------------------------- random trays
 
 def random_style(rng: np.random.Generator, width: int = 640, height: int = 480,
-                 bad: str | None = None, oblique: bool = False) -> TrayStyle:
+                 bad: str | None = None, oblique: bool = False,
+                 elevation: tuple[float, float] = (25.0, 65.0)) -> TrayStyle:
     """A tray's look: felt colour, light, blur, noise, JPEG. ``bad``: "dark", "blur" or
     "glare" for a frame the reader must not guess on (the glare spot is placed later).
-    ``oblique``: a webcam's view of dice on a desk instead, 25 to 65 degrees above it."""
+    ``oblique``: a webcam's view of dice on a desk instead, ``elevation`` degrees above it
+    (by default 25 to 65)."""
     style = TrayStyle(
         width=width, height=height,
         tray_bgr=TRAY_COLOURS[int(rng.integers(len(TRAY_COLOURS)))],
@@ -546,7 +548,7 @@ def random_style(rng: np.random.Generator, width: int = 640, height: int = 480,
         raise ValueError(f"no such bad frame: {bad!r}")
     if oblique:
         style = _replace(
-            style, camera_elevation_deg=float(rng.uniform(25, 65)),
+            style, camera_elevation_deg=float(rng.uniform(*elevation)),
             camera_height_px=float(rng.uniform(450, 1000)), perspective=0.0,
             tray_bgr=DESK_COLOURS[int(rng.integers(len(DESK_COLOURS)))],
             light_dir=(float(rng.uniform(-0.8, 0.8)), float(rng.uniform(-0.8, 0.8))),
@@ -620,12 +622,13 @@ def random_dice(rng: np.random.Generator, n: int, kinds: list[str], style: TrayS
 
 def random_tray(seed: int, n_dice: int | None = None, kinds: list[str] | None = None,
                 tilted_prob: float = 0.15, bad: str | None = None, width: int = 640,
-                height: int = 480, oblique: bool = False):
+                height: int = 480, oblique: bool = False,
+                elevation: tuple[float, float] = (25.0, 65.0)):
     """A random tray: (frame, truth, style). Deterministic for ``seed``. ``oblique``: dice on
-    a desk seen by a webcam from the side (see :func:`random_style`), of other sizes and
-    colours."""
+    a desk seen by a webcam from the side, ``elevation`` degrees above it (see
+    :func:`random_style`), of other sizes and colours."""
     rng = np.random.default_rng(seed)
-    style = random_style(rng, width, height, bad, oblique)
+    style = random_style(rng, width, height, bad, oblique, elevation)
     n = n_dice if n_dice is not None else int(rng.integers(1, 9))
     if oblique:
         dice = random_dice(rng, n, kinds or list(KINDS), style, tilted_prob,
