@@ -251,7 +251,7 @@ def test_the_classifier_settles_only_dice_left_unsure_and_never_overrules_the_co
         c.classify = lambda frame, found: asked.append(len(found)) or original(frame, found)
         return c
 
-    monkeypatch.setattr(reader_module, "_finder", classifier)
+    monkeypatch.setattr(reader_module, "_learned", classifier)
     DiceReader._second_look(frame, [blob] * len(best), list(range(len(best))), best)
     assert asked == [4]  # the two settled dice are not asked about
     assert best[0] == ("d6pips", "4", 0.9, ("4",))

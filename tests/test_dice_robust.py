@@ -184,9 +184,9 @@ def test_dice_touching_with_no_seam_are_cut_apart_at_the_finders_centres(monkeyp
                     for (x, y), st in zip(centres[1:], stats[1:]) if st[cv2.CC_STAT_AREA] > 50]
 
     reader = DiceReader(plain)
-    monkeypatch.setattr(reader_module, "_finder", lambda: None)
+    monkeypatch.setattr(reader_module, "_learned", lambda: None)
     assert len(reader.blobs(frame)[0]) == 1  # without the finder: one part
-    monkeypatch.setattr(reader_module, "_finder", lambda: Finder())
+    monkeypatch.setattr(reader_module, "_learned", lambda: Finder())
     blobs = reader.blobs(frame)[0]
     centres = sorted((b.cx, b.cy) for b in blobs)
     assert len(centres) == 2
@@ -286,7 +286,7 @@ def test_a_black_die_cut_from_its_neighbour_keeps_its_body(monkeypatch, plain):
             return [Found(float(x), float(y), 56.0, 0.9)
                     for (x, y), st in zip(centres[1:], stats[1:]) if st[cv2.CC_STAT_AREA] > 50]
 
-    monkeypatch.setattr(reader_module, "_finder", lambda: Finder())
+    monkeypatch.setattr(reader_module, "_learned", lambda: Finder())
     blobs = sorted(DiceReader(plain).blobs(frame)[0], key=lambda b: b.cx)
     assert len(blobs) == 2
     assert all(b.area == pytest.approx(56 * 56, rel=0.15) for b in blobs)

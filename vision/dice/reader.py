@@ -140,7 +140,7 @@ class DiceReader:
         when a part is large enough to hold two of the smallest taught dice (or nothing is
         taught yet): most frames need no second look."""
         large = [self.least_die is None or b.area >= 1.5 * self.least_die for b in blobs]
-        finder = _finder() if any(large) else None
+        finder = _learned() if any(large) else None
         if finder is None:
             return blobs
         fh, fw = frame.shape[:2]
@@ -278,7 +278,7 @@ class DiceReader:
         named no other, the die is a pip die showing that face. A die it takes for no pip die
         (a symbol die) keeps its reading. Only those dice are asked: most are settled before."""
         ask = [i for i in square if not _settled(best[i])]
-        pips = _finder() if ask else None
+        pips = _learned() if ask else None
         if pips is None:
             return
         found = [Found(blobs[i].cx, blobs[i].cy, blobs[i].size, 1.0) for i in ask]
@@ -384,7 +384,9 @@ SHADOW_KEEPS = 0.6  # of the smallest taught die: what a part cut free of a shad
 
 
 @lru_cache(maxsize=1)
-def _finder():
+def _learned():
+    """The pip reader without a profile (its finder cuts touching dice apart, its face
+    classifier takes a second look at unsure square dice), or None without its networks."""
     from .netrun import ModelError
     from .pips import shipped_reader
     try:
