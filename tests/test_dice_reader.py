@@ -241,8 +241,11 @@ def test_the_classifier_settles_only_dice_left_unsure_and_never_overrules_the_co
             ("kotd", "CLAW", 0.95, ("CLAW",)),     # a taught face, sure: stays
             ("d12", "9", 0.2, ("9", "6")),         # an unsure taught face, a sure pip face
             (None, None, 0.0, ()),                 # nothing, and the classifier unsure too
+            ("d12", "7", 0.1, ("7", "1")),         # a round kind, unsure; a pip die, unsure
+            ("kotd", "CLAW", 0.5, ("CLAW",)),      # a square kind, unsure: stays
             ]
-    says = [("6", 0.99), ("5", 0.9), ("3", 0.7), ("1", 0.99), ("6", 0.8), ("2", 0.4)]
+    says = [("6", 0.99), ("5", 0.9), ("3", 0.7), ("1", 0.99), ("6", 0.8), ("2", 0.4),
+            ("3", 0.3), ("2", 0.3)]
     asked = []
 
     def classifier():
@@ -252,11 +255,14 @@ def test_the_classifier_settles_only_dice_left_unsure_and_never_overrules_the_co
         return c
 
     monkeypatch.setattr(reader_module, "_learned", classifier)
-    DiceReader._second_look(frame, [blob] * len(best), list(range(len(best))), best)
-    assert asked == [4]  # the two settled dice are not asked about
+    DiceReader._second_look(frame, [blob] * len(best), list(range(len(best))), best, {"d12"})
+    assert asked == [6]  # the two settled dice are not asked about
     assert best[0] == ("d6pips", "4", 0.9, ("4",))
     assert best[1] == ("d6pips", "2", 0.3, ("2",))
     assert best[2][:3] == ("d6pips", "3", 0.7)
     assert best[3] == ("kotd", "CLAW", 0.95, ("CLAW",))
     assert best[4][:2] == ("d6pips", "6") and best[4][2] >= 0.5 and best[4][3][0] == "6"
     assert best[5] == (None, None, 0.0, ())
+    # not read, but what a player picks from is a pip die's faces, the classifier's first
+    assert best[6] == ("d6pips", None, 0.0, ("3", "1", "2"))
+    assert best[7] == ("kotd", "CLAW", 0.5, ("CLAW",))

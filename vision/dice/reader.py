@@ -266,17 +266,24 @@ class DiceReader:
             if found is not None and (found[2] > best[i][2] or best[i][0] is None):
                 best[i] = found  # the kind stands even when the face does not
         if frame is not None and PIPS in self.profile.kinds:
-            self._second_look(frame, blobs, [i for i in todo if shapes[i] == "square"], best)
+            rounds = {k for k, m in self.profile.kinds.items() if m.shape == "round"}
+            self._second_look(frame, blobs, [i for i in todo if shapes[i] == "square"], best,
+                              rounds)
         return best
 
     @staticmethod
     def _second_look(frame: np.ndarray, blobs: list[Blob], square: list[int],
-                     best: list[Reading]) -> None:
+                     best: list[Reading], round_kinds: set[str] | frozenset[str] = frozenset()
+                     ) -> None:
         """The square dice that counting the pips and the taught faces leave unsure, looked
         at again by the face classifier of the reader without a profile (vision/dice/pips.py,
         learned from real photographs): where it is sure of a pip face, and counting the pips
         named no other, the die is a pip die showing that face. A die it takes for no pip die
-        (a symbol die) keeps its reading. Only those dice are asked: most are settled before."""
+        (a symbol die) keeps its reading. Only those dice are asked: most are settled before.
+        A square die it takes for a pip die, unsure of the face, that the taught faces called
+        a round kind (on another renderer's towers, pip dice the count missed were mostly
+        taken for D12s, unsure) is a pip die with the classifier's likeliest faces: those are
+        what a player is offered to pick from."""
         ask = [i for i in square if not _settled(best[i])]
         pips = _learned() if ask else None
         if pips is None:
@@ -284,9 +291,11 @@ class DiceReader:
         found = [Found(blobs[i].cx, blobs[i].cy, blobs[i].size, 1.0) for i in ask]
         for i, r in zip(ask, pips.classify(frame, found)):
             face = r.clean_face(pips.clean_confidence, pips.above)
-            if face is None:
-                continue
             kind, counted, _, _ = best[i]
+            if face is None:
+                if kind in round_kinds and r.no_die < r.faces[0][1]:
+                    best[i] = (PIPS, None, 0.0, tuple(f for f, _ in r.faces[:MAX_LIKELY]))
+                continue
             if kind == PIPS and counted is not None and counted != face:
                 continue  # two readings of the pips that disagree: a person decides
             p = max(r.faces[0][1], r.above[1] if r.above is not None else 0.0)
