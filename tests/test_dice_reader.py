@@ -59,13 +59,19 @@ def by_position(readings, truth):
     return out
 
 
-def test_pip_d6_is_read_without_teaching():
+def six_pip_dice_read_untaught():
+    """Six white pip dice, faces 1 to 6, read with a profile that knows only the empty tray:
+    (each die's reading by position, the truth)."""
     p = Profile()
     p.add_background(empty_tray(STYLE, seed=1))
     dice = [SceneDie("d6pips", str(i + 1), "white", 90 + 95 * i, 150 + 40 * (i % 2), 0.4 * i)
             for i in range(6)]
     frame, truth = frame_of(dice)
-    got = by_position(DiceReader(p).read(frame), truth)
+    return by_position(DiceReader(p).read(frame), truth), truth
+
+
+def test_pip_d6_is_read_without_teaching():
+    got, _ = six_pip_dice_read_untaught()
     assert [(r.kind, r.face, r.status) for r in got] == \
         [("d6pips", str(i + 1), "clean") for i in range(6)]
     assert all(r.colour is None and r.confidence >= 0.5 for r in got)  # no colour taught
@@ -202,12 +208,7 @@ def test_pip_dice_the_count_misses_are_read_by_the_face_classifier(monkeypatch):
     from vision.dice import reader as reader_module
 
     monkeypatch.setattr(reader_module, "read_pips", lambda blob: (None, 0.0))
-    p = Profile()
-    p.add_background(empty_tray(STYLE, seed=1))
-    dice = [SceneDie("d6pips", str(i + 1), "white", 90 + 95 * i, 150 + 40 * (i % 2), 0.4 * i)
-            for i in range(6)]
-    frame, truth = frame_of(dice)
-    got = by_position(DiceReader(p).read(frame), truth)
+    got, truth = six_pip_dice_read_untaught()
     clean = [(r.face, t.face) for r, t in zip(got, truth) if r is not None and r.status == "clean"]
     assert len(clean) >= 5 and all(face == true for face, true in clean), got
     assert all(r.kind == "d6pips" for r in got if r is not None)

@@ -88,6 +88,15 @@ class PipReading:
             return face
         return None
 
+    def clean(self, confidence: float, above: Above | None) -> tuple[str, float] | None:
+        """(face, confidence) when the face is clean: the confidence of the classifier that
+        made it so (the one of all views, else the one of views from above); else None."""
+        face = self.clean_face(confidence, above)
+        if face is None:
+            return None
+        p = self.faces[0][1]
+        return face, (self.above[1] if p < confidence and self.above is not None else p)
+
 
 @dataclass(frozen=True)
 class Above:
@@ -214,12 +223,10 @@ class PipReader:
         """Every pip die in ``frame`` (BGR, any size)."""
         out = []
         for r in self.read_raw(frame):
-            face, p = r.faces[0]
-            clean = r.clean_face(self.clean_confidence, self.above) is not None
-            if clean and p < self.clean_confidence and r.above is not None:
-                p = r.above[1]            # clean by the classifier of views from above
-            out.append(DieReading(KIND, face if clean else None, None,
-                                  "clean" if clean else "unreadable", p, r.found.x, r.found.y,
+            clean = r.clean(self.clean_confidence, self.above)
+            face, p = clean if clean is not None else (None, r.faces[0][1])
+            out.append(DieReading(KIND, face, None, "clean" if clean else "unreadable", p,
+                                  r.found.x, r.found.y,
                                   tuple(f for f, _ in r.faces[:MAX_LIKELY])))
         return out
 

@@ -290,15 +290,15 @@ class DiceReader:
             return
         found = [Found(blobs[i].cx, blobs[i].cy, blobs[i].size, 1.0) for i in ask]
         for i, r in zip(ask, pips.classify(frame, found)):
-            face = r.clean_face(pips.clean_confidence, pips.above)
+            clean = r.clean(pips.clean_confidence, pips.above)
             kind, counted, _, _ = best[i]
-            if face is None:
+            if clean is None:
                 if kind in round_kinds and r.no_die < r.faces[0][1]:
                     best[i] = (PIPS, None, 0.0, tuple(f for f, _ in r.faces[:MAX_LIKELY]))
                 continue
+            face, p = clean
             if kind == PIPS and counted is not None and counted != face:
                 continue  # two readings of the pips that disagree: a person decides
-            p = max(r.faces[0][1], r.above[1] if r.above is not None else 0.0)
             best[i] = (PIPS, face, max(CLEAN_CONFIDENCE, min(p, 1.0)),
                        tuple(f for f, _ in r.faces[:MAX_LIKELY]))
 
