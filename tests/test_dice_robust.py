@@ -290,3 +290,61 @@ def test_a_black_die_cut_from_its_neighbour_keeps_its_body(monkeypatch, plain):
     blobs = sorted(DiceReader(plain).blobs(frame)[0], key=lambda b: b.cx)
     assert len(blobs) == 2
     assert all(b.area == pytest.approx(56 * 56, rel=0.15) for b in blobs)
+
+
+def grey_tray(level: int, noise: float = 2.5) -> tuple[Background, np.ndarray]:
+    """An empty grey tray's background, and a frame of it to draw dice on (a camera's noise
+    is added after drawing: see ``noisy``)."""
+    style = dataclasses.replace(STYLE, tray_bgr=(level,) * 3, noise_sigma=noise)
+    p = Profile()
+    for k in range(3):
+        p.add_background(empty_tray(style, seed=100 + k))
+    frame, _ = render_tray([], dataclasses.replace(style, seed=33))
+    return Background(p.background), frame.copy()
+
+
+def noisy(frame: np.ndarray, sigma: float = 2.5) -> np.ndarray:
+    noise = np.random.default_rng(1).normal(0, sigma, frame.shape)
+    return np.clip(frame + noise, 0, 255).astype(np.uint8)
+
+
+def test_a_white_die_a_little_lighter_than_a_grey_tray_is_found():
+    # cardboard under an overhead light (another renderer's towers): the die's top is only
+    # about 7 lighter than the tray (in L), under the old threshold of 10 pixel by pixel,
+    # while a person sees the whole square at once. "0 dice found" refused its teaching
+    bg, frame = grey_tray(160)
+    cv2.rectangle(frame, (260, 220), (315, 275), (180, 180, 180), -1)
+    cv2.circle(frame, (288, 248), 5, (40, 40, 40), -1)  # its pip
+    blobs, _ = teaching_blobs(noisy(frame), bg)
+    assert len(blobs) == 1
+    assert blobs[0].area == pytest.approx(56 * 56, rel=0.1)
+    assert (blobs[0].cx, blobs[0].cy) == pytest.approx((287.5, 247.5), abs=2)
+    # the same tray with nothing on it is empty (the camera's noise is no die)
+    assert teaching_blobs(noisy(grey_tray(160)[1]), bg)[0] == []
+
+
+def test_a_black_die_whose_light_symbol_is_the_trays_lightness_is_no_shadow():
+    # a black die on a light tray: its white symbol is barely lighter than the tray, so the
+    # die looked like a dark region with nothing on it, a shadow, and was dropped
+    bg, frame = grey_tray(200)
+    cv2.rectangle(frame, (260, 220), (315, 275), (30, 30, 30), -1)
+    cv2.circle(frame, (288, 248), 14, (212, 212, 212), -1)
+    blobs, _ = teaching_blobs(noisy(frame), bg)
+    assert len(blobs) == 1
+    assert blobs[0].area == pytest.approx(56 * 56, rel=0.1)
+
+
+def test_a_shadow_cut_off_a_black_die_is_no_second_die():
+    # a black die's body and its shadow make one dark region (with the die's symbol in it);
+    # cut along the die's edge, the shadow's piece, with nothing on it, was a second die
+    bg, frame = grey_tray(112, noise=1.5)
+    shade = np.zeros(frame.shape[:2], np.float32)
+    cv2.rectangle(shade, (316, 222), (360, 273), 1.0, -1)
+    shade = cv2.GaussianBlur(shade, (0, 0), 2.0)
+    frame = (frame * (1 - 0.6 * shade)[:, :, None]).astype(np.uint8)
+    cv2.rectangle(frame, (260, 220), (315, 275), (30, 30, 30), -1)
+    cv2.line(frame, (315, 220), (315, 275), (12, 12, 12), 2)  # its edge
+    cv2.circle(frame, (288, 248), 14, (225, 225, 225), -1)  # its symbol
+    blobs, _ = teaching_blobs(frame, bg)
+    assert len(blobs) == 1
+    assert blobs[0].area == pytest.approx(56 * 56, rel=0.1)

@@ -18,6 +18,10 @@ from .model import DiceError
 # foreground thresholds (CIE Lab, L in 0..100)
 CHROMA_T = 9.0  # a die whose colour differs from the tray's by this much
 LIGHTER_T = 10.0  # a die this much lighter than the tray
+# or, over a window of LIGHTER_WINDOW pixels, lighter by LIGHTER_SOFT on average and each
+# pixel by LIGHTER_LEAST: a white die on a light grey tray (cardboard under an overhead
+# light) is only 5 to 10 lighter, a coherent step a camera's noise of a few units hides
+LIGHTER_SOFT, LIGHTER_WINDOW, LIGHTER_LEAST = 5.0, 5, 3.0
 DARKER_RATIO = 0.60  # a die darker than this fraction of the tray's L (shadows stay above it)
 SEAM_RATIO = 0.09  # a dark line (edge between dice or faces) this much darker than around it
 SAME_SHADE = 0.06  # parts of a die this close in lightness are one face
@@ -30,6 +34,7 @@ NEUTRAL_LEAST = 14.0  # where the tray at its lightness would be this colourful 
 SHADOW_TINT = 25.0  # (a, b) this far from the line from grey to the tray's colour: no shadow
 SHADOW_FEATURES = 0.03  # share of a dark region lighter, coloured or inked: a die, not shadow
 SHADOW_LEAST = 0.15  # of the part: a shadow is this large
+LIT_OF_TRAY = 0.8  # inside a dark region, this share of the tray's lightness is no shadow
 # ink on a die's shaded side: a mark this much darker than around it, and than the side
 INK_RATIO, INK_FLOOR, INK_SHADE = 0.3, 6.0, 0.6
 TEXTURE_WINDOW = 9  # pixels: the tray's texture compared over squares this large
@@ -175,8 +180,12 @@ def _differences(lab: np.ndarray, lab_bg: np.ndarray, gain: float
     chroma2 = cv2.transform(cv2.multiply(d, d), _CHROMA2)
     lighter = cv2.transform(d, _L_ONLY)
     darker = cv2.transform(cv2.scaleAdd(lab_bg, -DARKER_RATIO * k, lab), _L_ONLY)
+    soft = cv2.blur(lighter, (LIGHTER_WINDOW, LIGHTER_WINDOW))
+    light = cv2.compare(lighter, LIGHTER_T, cv2.CMP_GT) | (
+        cv2.compare(soft, LIGHTER_SOFT, cv2.CMP_GT) & cv2.compare(lighter, LIGHTER_LEAST,
+                                                                   cv2.CMP_GT))
     return (cv2.compare(chroma2, CHROMA_T ** 2, cv2.CMP_GT),
-            cv2.compare(lighter, LIGHTER_T, cv2.CMP_GT), cv2.compare(darker, 0, cv2.CMP_LT), k)
+            light, cv2.compare(darker, 0, cv2.CMP_LT), k)
 
 
 def _fg(lab: np.ndarray, lab_bg: np.ndarray, gain: float) -> np.ndarray:
@@ -309,8 +318,11 @@ def find_blobs(frame: np.ndarray, bg: Background, gain: float, min_area: float =
         for c in cs:  # dice joined at half size may stand apart at full size
             sil = np.zeros_like(fg)
             cv2.drawContours(sil, [c], -1, 255, -1)
-            sil = _without_shadow(sil, shown, L, ink, least_area)
+            sil = _without_shadow(sil, shown, L, ink, least_area, Lbg)
             parts = [sil] if _single(sil, die_area) else _split(sil, seam, die_area, min_area)
+            if len(parts) > 1:  # a dark piece with nothing on it is a shadow cut off a die
+                whole = (slice(0, fg.shape[0]), slice(0, fg.shape[1]))
+                parts = [q for q in parts if _marked(q, whole, shown, L, ink, Lbg)] or parts
             for part in parts:
                 b = _measure(x0, y0, part, seam, L, Lbg)
                 if b is not None and b.area >= min_area:
@@ -350,11 +362,35 @@ def covering(frame: np.ndarray, bg: Background, gain: float) -> np.ndarray | Non
     return cv2.erode(hidden, _WINDOW_PAST)
 
 
+def _marked(region: np.ndarray, box: tuple[slice, slice], shown: np.ndarray, L: np.ndarray,
+            ink: np.ndarray, Lbg: np.ndarray | None) -> bool:
+    """Whether a dark region (``region``: its mask over ``box`` of the part) holds what a die
+    shows and a shadow does not: something lighter or coloured (``shown``), nearly as light as
+    the tray, or inked, off its edge (where a shadow's edge meets a die, it looks like ink)."""
+    core = cv2.erode(region, _ELLIPSE7)
+    n_core = cv2.countNonZero(core)
+    if not n_core:
+        return False
+    enough = SHADOW_FEATURES * n_core
+    inside = cv2.countNonZero(cv2.bitwise_and(core, shown[box]))
+    if inside < enough and Lbg is not None:
+        inside += int(np.count_nonzero((core > 0) & (L[box] > LIT_OF_TRAY * Lbg[box])))
+    if inside < enough:
+        # ink: a mark much darker than around it and than the region's own shade (a
+        # shadow is even; where it meets a die its edge looks like a mark)
+        Lr = L[box]
+        shade = quantiles(Lr[core > 0], (50,))[0]
+        inside += int(np.count_nonzero((core > 0) & (ink[box] > 0) & (Lr < INK_SHADE * shade)))
+    return inside >= enough
+
+
 def _without_shadow(sil: np.ndarray, shown: np.ndarray, L: np.ndarray, ink: np.ndarray,
-                    least: float) -> np.ndarray:
+                    least: float, Lbg: np.ndarray | None = None) -> np.ndarray:
     """The part without its shadows: a dark region with nothing lighter, coloured or inked
     inside it (a black die has its pips, symbol or lit edges, a die's shaded side its ink; a
-    shadow has none)."""
+    shadow has none). Lighter is lighter than the tray, or (``Lbg``: the tray's L at the
+    frame's light) nearly as light as the tray inside the dark region: no shadow holds that,
+    a black die's light symbol on a light tray does."""
     # broad, not a seam or a pip: what a 7-pixel disc fits in
     dark = cv2.morphologyEx(cv2.bitwise_and(sil, cv2.bitwise_not(shown)), cv2.MORPH_OPEN,
                             _ELLIPSE7)
@@ -369,18 +405,7 @@ def _without_shadow(sil: np.ndarray, shown: np.ndarray, L: np.ndarray, ink: np.n
         region = _fill((lab[box] == j).astype(np.uint8) * 255)
         # what lies inside it, off its edge (where a shadow's edge meets a die, it looks
         # like ink)
-        core = cv2.erode(region, _ELLIPSE7)
-        n_core = cv2.countNonZero(core)
-        enough = SHADOW_FEATURES * max(n_core, 1)
-        inside = cv2.countNonZero(cv2.bitwise_and(core, shown[box]))
-        if inside < enough and n_core:
-            # ink: a mark much darker than around it and than the region's own shade (a
-            # shadow is even; where it meets a die its edge looks like a mark)
-            Lr = L[box]
-            shade = quantiles(Lr[core > 0], (50,))[0]
-            inside += int(np.count_nonzero((core > 0) & (ink[box] > 0)
-                                           & (Lr < INK_SHADE * shade)))
-        if inside < enough:
+        if not _marked(region, box, shown, L, ink, Lbg):
             if out is sil:
                 out = sil.copy()
             out[box][region > 0] = 0
