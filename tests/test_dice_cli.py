@@ -103,3 +103,34 @@ def test_unknown_kind_and_damaged_profile(images):
     assert err.startswith("u.yaml:") and "not valid YAML" in err
     r = dice("read", "--profile", "none.yaml", "tray.jpg", cwd=images)
     assert r.returncode == 2 and "none.yaml: no such profile" in r.stderr
+
+
+def test_teach_leaves_out_a_picture_it_cannot_use_and_keeps_the_others(images):
+    # one picture of three that shows two dice used to throw the other two away with it
+    dice("background", "--profile", "t.yaml", "empty0.png", "empty1.png", cwd=images)
+    r = dice("teach", "--profile", "t.yaml", "--kind", "kotd", "--face", "CLAW",
+             "CLAW0.png", "tray.jpg", "CLAW2.png", "--json", cwd=images)
+    assert r.returncode == 2
+    out = json.loads(r.stdout)
+    assert out["ok"] is False and out["examples"] == 2
+    assert out["error"].startswith("tray.jpg: 2 dice found; a teaching image shows exactly one")
+    assert out["missing"]["CLAW"] == 1
+    # they were saved: one more picture completes the face
+    r = dice("teach", "--profile", "t.yaml", "--kind", "kotd", "--face", "CLAW", "CLAW1.png",
+             "--json", cwd=images)
+    assert r.returncode == 0 and json.loads(r.stdout)["examples"] == 3
+    # without --json, the refused picture is named on stderr, what was taught on stdout
+    r = dice("teach", "--profile", "t.yaml", "--kind", "kotd", "--face", "HEART",
+             "junk.png", "HEART0.png", cwd=images)
+    assert r.returncode == 2 and "HEART: 1 example(s)" in r.stdout
+    assert "error: junk.png: not an image OpenCV can read" in r.stderr
+    assert "this picture was not taught" in r.stderr
+    # nothing usable: nothing saved, one error naming every picture
+    before = (images / "t.yaml").read_text()
+    r = dice("teach", "--profile", "t.yaml", "--kind", "kotd", "--face", "FAME",
+             "junk.png", "tray.jpg", "--json", cwd=images)
+    assert r.returncode == 2
+    err = json.loads(r.stdout)
+    assert err["ok"] is False and err["error"].startswith("junk.png: ")
+    assert "; tray.jpg: 2 dice found" in err["error"]
+    assert (images / "t.yaml").read_text() == before

@@ -6,7 +6,8 @@
                                                         profile: pip D6 dice on any surface
 
 Every failure exits non-zero and names the file at fault (with ``--json``:
-``{"ok": false, "error": "..."}`` on stdout).
+``{"ok": false, "error": "..."}`` on stdout). ``teach`` teaches every picture it can use: one
+it cannot (two dice in it, say) is named in the error and left out, the others are saved.
 """
 
 from __future__ import annotations
@@ -62,18 +63,35 @@ def cmd_teach(args: argparse.Namespace) -> int:
         raise DiceError(f"{args.profile}: no such profile (start with `dice background`)")
     profile = Profile.load(args.profile)
     faces = [f.strip() for f in args.faces.split(",")] if args.faces else None
+    # each picture on its own: one the reader cannot use (two dice in it, a blurred one) is
+    # named and left out, and the others are still taught
+    refused: list[str] = []
     for path in args.images:
-        profile.add_example(args.kind, args.face, read_image(path), colour=args.colour,
-                            name=path, faces=faces)
+        try:
+            profile.add_example(args.kind, args.face, read_image(path), colour=args.colour,
+                                name=path, faces=faces)
+        except DiceError as exc:
+            if len(refused) + 1 == len(args.images):
+                if not refused:
+                    raise  # nothing taught (an unknown kind or face fails every picture)
+                raise DiceError("; ".join([*refused, str(exc)])) from None
+            refused.append(str(exc))
     saved = profile.save(args.profile)
     missing = profile.missing(args.kind)
     m = profile.kinds[args.kind]
-    _out(args, {"ok": True, "profile": str(saved), "kind": args.kind, "face": args.face,
-                "examples": len(m.examples.get(args.face, [])), "missing": missing},
-         f"{saved}: {args.kind} {args.face}: {len(m.examples.get(args.face, []))} example(s)"
-         + ("; still needed: " + ", ".join(f"{f} x{n}" for f, n in missing.items())
+    n = len(m.examples.get(args.face, []))
+    result = {"ok": not refused, "profile": str(saved), "kind": args.kind, "face": args.face,
+              "examples": n, "missing": missing}
+    if refused:
+        result["error"] = "; ".join(refused)
+    _out(args, result,
+         f"{saved}: {args.kind} {args.face}: {n} example(s)"
+         + ("; still needed: " + ", ".join(f"{f} x{k}" for f, k in missing.items())
             if missing else "; every face known"))
-    return 0
+    if refused and not args.json:
+        for message in refused:
+            print(f"error: {message} (this picture was not taught)", file=sys.stderr, flush=True)
+    return 2 if refused else 0
 
 
 def cmd_read(args: argparse.Namespace) -> int:
