@@ -184,6 +184,7 @@ def test_dice_touching_with_no_seam_are_cut_apart_at_the_finders_centres(monkeyp
                     for (x, y), st in zip(centres[1:], stats[1:]) if st[cv2.CC_STAT_AREA] > 50]
 
     reader = DiceReader(plain)
+    monkeypatch.setattr(reader_module, "SEVERAL_DICE", 99.0)  # no cut by area (below)
     monkeypatch.setattr(reader_module, "_learned", lambda: None)
     assert len(reader.blobs(frame)[0]) == 1  # without the finder: one part
     monkeypatch.setattr(reader_module, "_learned", lambda: Finder())
@@ -348,3 +349,39 @@ def test_a_shadow_cut_off_a_black_die_is_no_second_die():
     blobs, _ = teaching_blobs(frame, bg)
     assert len(blobs) == 1
     assert blobs[0].area == pytest.approx(56 * 56, rel=0.1)
+
+
+class SeesNothing:
+    """Stands in for the finder network on dice it was not taught: no centre anywhere."""
+
+    def find(self, image, scale=None):
+        return []
+
+
+@pytest.mark.parametrize("finder", [None, SeesNothing()], ids=["no finder", "finder blind"])
+def test_dice_pressed_together_that_the_finder_misses_are_cut_by_their_area(monkeypatch, plain,
+                                                                           finder):
+    # another renderer's D12s and symbol dice pressed against a neighbour, no seam between
+    # them and no centre from the finder (taught on pip dice): one part, read as one die at
+    # neither die's place, so both were missed. A part as large as two of the largest taught
+    # dice is two dice
+    monkeypatch.setattr(reader_module, "_learned", lambda: finder)
+    reader = DiceReader(plain)
+    side = round(plain.kinds["kotd"].size_px)  # the taught dice's size (48 pixels)
+    s = dataclasses.replace(STYLE, seed=31)
+    frame, _ = render_tray([], s)
+    frame = frame.copy()
+    a, b = (260, 220), (260 + side - 6, 220 + side // 2)  # touching, half a die lower
+    for x, y in (a, b):
+        cv2.rectangle(frame, (x, y), (x + side - 1, y + side - 1), (215, 215, 215), -1)
+    blobs = reader.blobs(frame)[0]
+    assert len(blobs) == 2
+    centres = sorted((b.cx, b.cy) for b in blobs)
+    for (x, y), (tx, ty) in zip(centres, [(x + side / 2, y + side / 2) for x, y in (a, b)]):
+        assert math.hypot(x - tx, y - ty) < 0.12 * side
+    # one die seen a third larger (a tilted die shows its sides) is still one die
+    frame, _ = render_tray([], s)
+    frame = frame.copy()
+    cv2.rectangle(frame, (260, 220), (260 + round(1.35 * side), 220 + side - 1),
+                  (215, 215, 215), -1)
+    assert len(reader.blobs(frame)[0]) == 1

@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
+import cv2
 import numpy as np
 
 from .features import (
@@ -142,7 +143,7 @@ class DiceReader:
         large = [self.least_die is None or b.area >= 1.5 * self.least_die for b in blobs]
         finder = _learned() if any(large) else None
         if finder is None:
-            return blobs
+            return [p for b in blobs for p in self._by_area(frame, b)]
         fh, fw = frame.shape[:2]
         scale = WORK / max(fh, fw)  # the finder sees each part at the whole frame's scale
         out = []
@@ -159,8 +160,27 @@ class DiceReader:
                 bx, by = int(x) - b.x0, int(y) - b.y0  # in the part's box
                 if f.score >= GUIDE_SCORE and 0 <= by < h and 0 <= bx < w and b.mask[by, bx]:
                     inside.append((x, y, f.size))
-            out.extend(split_at(frame, b, inside) if len(inside) >= 2 else [b])
+            out.extend(split_at(frame, b, inside) if len(inside) >= 2 else
+                       self._by_area(frame, b))
         return out
+
+    def _by_area(self, frame: np.ndarray, b: Blob) -> list[Blob]:
+        """A part as large as several of the largest taught dice, that neither its seams nor
+        the finder cut (dice of a kind the finder was not taught, pressed together: a D12
+        against a cube), cut into that many dice: a watershed grown from the centres of as
+        many clusters of its pixels."""
+        if self.die_area is None or b.area < SEVERAL_DICE * self.die_area:
+            return [b]
+        n = min(MAX_BY_AREA, int(round(b.area / self.die_area)))
+        n = max(2, n)
+        ys, xs = np.nonzero(b.mask)
+        pts = np.column_stack([xs, ys]).astype(np.float32)
+        criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)
+        cv2.setRNGSeed(0)  # the same cut of the same frame every time
+        _, _, centres = cv2.kmeans(pts, n, None, criteria, 3, cv2.KMEANS_PP_CENTERS)
+        size = math.sqrt(self.die_area)
+        return split_at(frame, b, [(float(x) + b.x0, float(y) + b.y0, size)
+                                   for x, y in centres])
 
     @staticmethod
     def shape_of(b: Blob) -> str:
@@ -388,6 +408,10 @@ class DiceReader:
 
 
 GUIDE_SCORE = 0.4  # the finder's least score for a die's centre
+# a part this many times the largest taught die's area holds more than one die (a single die,
+# tilted, shows its sides: up to about 1.35), cut by area into at most MAX_BY_AREA
+SEVERAL_DICE = 1.45
+MAX_BY_AREA = 4
 GUIDE_PAD = 24  # pixels of tray around a part the finder sees (its field reaches that far)
 SHADOW_KEEPS = 0.6  # of the smallest taught die: what a part cut free of a shadow keeps
 
