@@ -171,6 +171,8 @@ class DiceReader:
         many clusters of its pixels."""
         if self.die_area is None or b.area < SEVERAL_DICE * self.die_area:
             return [b]
+        if glare_fraction(frame, b) > MAX_GLARE:
+            return [b]  # a glare's light spreads the part: one unreadable part, where it is
         n = min(MAX_BY_AREA, int(round(b.area / self.die_area)))
         n = max(2, n)
         ys, xs = np.nonzero(b.mask)
