@@ -113,6 +113,8 @@ class DiceReader:
         # smaller is a crumb (a sliver of shadow, a rim): not a die
         self.min_area = max(MIN_AREA_PX, 0.3 * min(sizes) ** 2) if sizes else MIN_AREA_PX
         self.least_die = min(sizes) ** 2 if sizes else None  # the smallest die's area
+        # what a cut leaves over is a die too when this large (and compact: split_at)
+        self._rest = REST_OF_DIE * self.least_die if self.least_die else 0.0
         # each kind's least sharpness: the fixed one, or less where the tower's taught
         # pictures are softer (this camera's dice, not this project's renders)
         self._least_sharp = {name: min(MIN_SHARPNESS, SHARP_OF_USUAL * m.usual_sharpness)
@@ -160,7 +162,7 @@ class DiceReader:
                 bx, by = int(x) - b.x0, int(y) - b.y0  # in the part's box
                 if f.score >= GUIDE_SCORE and 0 <= by < h and 0 <= bx < w and b.mask[by, bx]:
                     inside.append((x, y, f.size))
-            out.extend(split_at(frame, b, inside) if len(inside) >= 2 else
+            out.extend(split_at(frame, b, inside, rest=self._rest) if len(inside) >= 2 else
                        self._by_area(frame, b))
         return out
 
@@ -182,7 +184,7 @@ class DiceReader:
         _, _, centres = cv2.kmeans(pts, n, None, criteria, 3, cv2.KMEANS_PP_CENTERS)
         size = math.sqrt(self.die_area)
         return split_at(frame, b, [(float(x) + b.x0, float(y) + b.y0, size)
-                                   for x, y in centres])
+                                   for x, y in centres], rest=self._rest)
 
     @staticmethod
     def shape_of(b: Blob) -> str:
@@ -413,6 +415,7 @@ GUIDE_SCORE = 0.4  # the finder's least score for a die's centre
 # a part this many times the largest taught die's area holds more than one die (a single die,
 # tilted, shows its sides: up to about 1.35), cut by area into at most MAX_BY_AREA
 SEVERAL_DICE = 1.45
+REST_OF_DIE = 0.6  # of the smallest taught die's area
 MAX_BY_AREA = 4
 GUIDE_PAD = 24  # pixels of tray around a part the finder sees (its field reaches that far)
 SHADOW_KEEPS = 0.6  # of the smallest taught die: what a part cut free of a shadow keeps

@@ -608,13 +608,18 @@ def _measure(x0, y0, sil, seam, L, Lbg) -> Blob | None:
 # a symbol and some of the body around it: grown from a light symbol alone, a black die's
 # body went to its shadow, which shades into it more gently than the symbol's edge does
 SPLIT_SEED = 0.35
+REST_CORE = 0.4  # of a die's size: the disc the rest of a cut must hold
+REST_SOLIDITY = 0.85  # a piece no centre took is a die when this compact (a shadow's rest is
+# ragged)
 
 
-def split_at(frame: np.ndarray, blob: Blob, centres: list[tuple[float, float, float]]
-             ) -> list[Blob]:
+def split_at(frame: np.ndarray, blob: Blob, centres: list[tuple[float, float, float]],
+             rest: float = 0.0) -> list[Blob]:
     """A part holding the centres of several dice (each ``(x, y, size)`` in frame pixels, from
     the die finder): cut apart by a watershed grown from each centre, along the edges between
-    the dice."""
+    the dice. With ``rest`` (pixels), what no centre took (the tray around the part floods
+    it: a die the finder did not see) is a die too where a piece of it that large and
+    compact is left."""
     h, w = blob.mask.shape
     crop = np.ascontiguousarray(frame[blob.y0:blob.y0 + h, blob.x0:blob.x0 + w])
     markers = np.zeros((h, w), np.int32)
@@ -635,4 +640,20 @@ def split_at(frame: np.ndarray, blob: Blob, centres: list[tuple[float, float, fl
         b = _measure(blob.x0, blob.y0, part, seam, blob.L, blob.Lbg)
         if b is not None:
             out.append(b)
+    if rest and out:
+        taken = (markers >= 2).astype(np.uint8) * 255
+        left = cv2.bitwise_and(blob.mask, cv2.bitwise_not(cv2.dilate(taken, _ELLIPSE3)))
+        # what a disc of a third of a die fits in: a die's body, not the bands of shadow
+        # around the dice the centres took
+        d = max(7, int(REST_CORE * float(np.median([c[2] for c in centres]))) | 1)
+        disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (d, d))
+        left = cv2.bitwise_and(cv2.dilate(cv2.erode(left, disc), disc), left)
+        n, lab, st, _ = cv2.connectedComponentsWithStats(left, connectivity=4)
+        for j in range(1, n):
+            if st[j, cv2.CC_STAT_AREA] < rest:
+                continue
+            piece = _fill((lab == j).astype(np.uint8) * 255)
+            b = _measure(blob.x0, blob.y0, piece, seam, blob.L, blob.Lbg)
+            if b is not None and b.solidity >= REST_SOLIDITY:
+                out.append(b)
     return out or [blob]
