@@ -249,3 +249,25 @@ def test_an_example_taught_after_a_load_is_in_the_features(saved, tmp_path):
     frame, _ = single_die("kotd", "FAME", "black", 77, STYLE)
     p.add_example("kotd", "FAME", frame, colour="black")
     assert len(p.kinds["kotd"].gradients()[0]) == before + 1
+
+
+def test_each_kind_keeps_the_colours_it_was_taught_in(saved, tmp_path):
+    # the reader prefers a die's own kind's colours (vision/dice/reader.py: _colour)
+    p, path = saved
+    loaded = Profile.load(path)
+    assert loaded.kinds["kotd"].colours == ["black"]
+    assert loaded.kinds["d6pips"].colours == ["red"]
+    assert "    colours:\n    - black\n" in path.read_text()
+    # a profile taught before they were kept has none: every colour is a candidate
+    old = fresh_copy(saved, tmp_path)
+    old.write_text(old.read_text().replace("    colours:\n    - black\n", "")
+                   .replace("    colours:\n    - red\n", ""))
+    assert all(m.colours == [] for m in Profile.load(old).kinds.values())
+    # a kind's colour the profile has no measure of is named with its key and line
+    old.write_text(path.read_text().replace("    colours:\n    - black\n",
+                                            "    colours:\n    - blue\n"))
+    line = line_of(old, "    - blue")
+    with pytest.raises(ProfileError, match=re.escape(
+            f"{old}:{line - 1}: kinds.kotd.colours: colour 'blue' is not among the "
+            f"profile's colours")):
+        Profile.load(old)

@@ -12,6 +12,7 @@ import math
 import numpy as np
 import pytest
 
+import vision.dice.reader as reader_module
 from vision.dice import DiceError, DiceReader, Profile
 from vision.dice.render import KINDS, SYMBOLS, SceneDie, TrayStyle, empty_tray, render_tray, single_die
 
@@ -267,3 +268,37 @@ def test_the_classifier_settles_only_dice_left_unsure_and_never_overrules_the_co
     # not read, but what a player picks from is a pip die's faces, the classifier's first
     assert best[6] == ("d6pips", None, 0.0, ("3", "1", "2"))
     assert best[7] == ("kotd", "CLAW", 0.5, ("CLAW",))
+
+
+def test_a_die_sure_of_its_kind_takes_a_colour_its_kind_was_taught_in(monkeypatch, profile):
+    # another renderer's black symbol dice, their large white symbol in the body's measure,
+    # came nearer the white of the pip dice than the black they were taught in
+    reader = DiceReader(profile)
+    assert profile.kinds["kotd"].colours == ["black"]
+    assert profile.kinds["d12"].colours == ["red", "yellow"]
+    one = np.ones(3, np.float32)
+    # taught colours as (mean, spread) of the body's measure, set here to known places
+    reader._colours = {"white": (np.array([1.0, 0, 0], np.float32), one),
+                       "black": (np.array([-1.0, 0, 0], np.float32), one),
+                       "red": (np.array([0, 0, 10.0], np.float32), one)}
+    frame, _ = frame_of([SceneDie("kotd", "HEART", "black", 320, 240, 0.3)])
+    blob = reader.blobs(frame)[0][0]
+
+    def measured(value):
+        monkeypatch.setattr(reader_module, "body_feature",
+                            lambda *a: np.array(value, np.float32))
+
+    measured([0.4, 0, 0])  # nearer white, black near enough too
+    assert reader._colour(frame, 1.0, blob, None) == "white"
+    assert reader._colour(frame, 1.0, blob, "d6pips") == "white"
+    assert reader._colour(frame, 1.0, blob, "kotd") == "black"
+    # a colour its kind was never taught in is still named when none of the kind's is near
+    # (a red symbol die in a tower taught only red pip dice)
+    measured([0, 0, 10.0])
+    assert reader._colour(frame, 1.0, blob, "kotd") == "red"
+    measured([0, 0, 30.0])  # near nothing taught
+    assert reader._colour(frame, 1.0, blob, "kotd") is None
+    # in a read: the die is read clean as a symbol die, so its kind's colour is named
+    measured([0.4, 0, 0])
+    (die,) = reader.read(frame)
+    assert (die.kind, die.face, die.status, die.colour) == ("kotd", "HEART", "clean", "black")

@@ -52,6 +52,7 @@ class KindModel:
     sizes: list[float] = field(default_factory=list)
     shapes: list[str] = field(default_factory=list)
     sharpness: list[float] = field(default_factory=list)  # of each taught picture's die
+    colours: list[str] = field(default_factory=list)  # the colours it was taught in
     # the examples' edge-direction features at every turn (features.gradient_bank), in the
     # order of ``examples`` (faces, then crops): worked out when first needed, or read ready
     # from PROFILE.d/examples.npz; None when not yet worked out or an example was added
@@ -203,6 +204,8 @@ class Profile:
         if colour is not None:
             self.colours.setdefault(colour, []).append(
                 body_feature(frame, self.background, gain, b))
+            if colour not in model.colours:
+                model.colours.append(colour)
 
     def missing(self, kind: str) -> dict[str, int]:
         if kind not in self.kinds:
@@ -234,6 +237,8 @@ class Profile:
                     entry["sharpness"] = [round(float(v), 4) for v in m.sharpness]
             if m.patch_radius_px:
                 entry["patch_radius_px"] = round(float(m.patch_radius_px), 3)
+            if m.colours:
+                entry["colours"] = list(m.colours)
             if m.examples:
                 ex = {}
                 for face, crops in m.examples.items():
@@ -457,7 +462,7 @@ class _Loader:
                 raise self.fail(str(exc), keys) from None
             for key in entry:
                 if key not in ("faces", "shape", "sizes_px", "shapes", "sharpness",
-                               "patch_radius_px", "examples"):
+                               "patch_radius_px", "colours", "examples"):
                     raise self.fail(f"unknown key {key!r}", keys + (key,))
             if "shape" in entry:
                 m.shape = self.get(entry, "shape", str, keys)
@@ -473,6 +478,12 @@ class _Loader:
                     m.sharpness = self.numbers(entry, "sharpness", keys)
             if "patch_radius_px" in entry:
                 m.patch_radius_px = self.get(entry, "patch_radius_px", float, keys)
+            if "colours" in entry:  # profiles taught before it was kept have none
+                m.colours = [str(c) for c in self.get(entry, "colours", list, keys)]
+                unknown = [c for c in m.colours if c not in p.colours]
+                if unknown:
+                    raise self.fail(f"colour {unknown[0]!r} is not among the profile's "
+                                    f"colours", keys + ("colours",))
             ex = entry.get("examples") or {}
             if ex and m.patch_radius_px is None:
                 raise self.fail("examples without patch_radius_px", keys)

@@ -215,8 +215,9 @@ class DiceReader:
     def _read_one(self, frame, gain, b: Blob, shape: str,
                   reading: Reading, square_ref) -> DieReading:
         x, y = b.cx, b.cy
-        colour = self._colour(frame, gain, b)
         kind, face, conf, likely = reading
+        # the kind's own colours only where the kind is sure (a face read clean enough)
+        colour = self._colour(frame, gain, b, kind if _settled(reading) else None)
 
         def result(status, face=None, conf=0.0, kind=kind):
             # the ranking is kept whatever the verdict: a person picks from it
@@ -397,18 +398,26 @@ class DiceReader:
         likely = tuple(f for (k, f), _ in ranked if k == kind)[:MAX_LIKELY]
         return kind, face, conf, likely
 
-    def _colour(self, frame, gain, b: Blob) -> str | None:
+    def _colour(self, frame, gain, b: Blob, kind: str | None = None) -> str | None:
+        """The taught colour nearest the die's body, within COLOUR_MAX_DISTANCE. A colour
+        its kind was taught in is preferred where one is that near: a black symbol die's
+        large white symbol takes its body towards the white of the pip dice, but no white
+        symbol die was ever taught. A colour taught only with other kinds is still named
+        where none of its kind's is near (a red symbol die in a tower taught only red pip
+        dice)."""
         background = self.profile.background
         if not self._colours or background is None:
             return None
         f = body_feature(frame, background, gain, b)
         w = np.array([0.5, 1.0, 1.0], np.float32)
-        best, bd = None, math.inf
-        for c, (mu, sd) in self._colours.items():
-            d = float((((f - mu) / sd * w) ** 2).sum())
-            if d < bd:
-                best, bd = c, d
-        return best if bd <= COLOUR_MAX_DISTANCE else None
+        far = {c: float((((f - mu) / sd * w) ** 2).sum()) for c, (mu, sd) in self._colours.items()}
+        own = self.profile.kinds[kind].colours if kind in self.profile.kinds else []
+        for pool in ([c for c in own if c in far], list(far)):
+            if pool:
+                best = min(pool, key=far.__getitem__)
+                if far[best] <= COLOUR_MAX_DISTANCE:
+                    return best
+        return None
 
 
 GUIDE_SCORE = 0.4  # the finder's least score for a die's centre
