@@ -226,8 +226,9 @@ def test_the_tray_view_shows_the_towers_snapshot(app, camera_tower):
     wait_for(lambda: tower.source.idle, what="the dice taken out")
     shown = tray.snapshots
     tap(panel.ids.tray)
-    assert not tray.has_picture
-    assert tray.ids.caption.text == "Asking the tower for a picture…"
+    if tray.snapshots == shown:  # (on a loaded machine the answer can come within the tap)
+        assert not tray.has_picture
+        assert tray.ids.caption.text == "Asking the tower for a picture…"
     wait_for(lambda: tray.snapshots > shown, timeout=10, what="this visit's snapshot")
     assert tray.ids.caption.text == "What the tower sees: the tray is empty"
 

@@ -16,10 +16,16 @@ import pytest
 BENCH = Path(__file__).resolve().parent.parent / "bench"
 
 
-def last_json(args: list[str]) -> dict:
+def last_json(args: list[str], target_may_be_missed: bool = False) -> dict:
+    """The benchmark's last line. ``target_may_be_missed``: a benchmark that exits 1 when its
+    speed target is missed (a loaded or slower machine) still ran: its exit follows its
+    ``meets_targets``, and anything else is a failure."""
     proc = subprocess.run([sys.executable, *args], capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    assert proc.returncode in ((0, 1) if target_may_be_missed else (0,)), proc.stderr[-2000:]
+    figures = json.loads(proc.stdout.strip().splitlines()[-1])
+    if target_may_be_missed:
+        assert proc.returncode == (0 if figures["meets_targets"] else 1)
+    return figures
 
 
 def test_replay_bench_small():
@@ -101,7 +107,7 @@ def test_dice_bench_small():
 
 
 def test_camera_tower_bench_small():
-    figures = last_json([str(BENCH / "camera_tower_bench.py"), "2"])
+    figures = last_json([str(BENCH / "camera_tower_bench.py"), "2"], target_may_be_missed=True)
     assert figures["benchmark"] == "camera_tower" and figures["throws"] == 2
     assert figures["rolls_on_wire"] == figures["rolls_right"] == 2
     assert figures["held_still_to_wire_ms_p95"] > 0 and "meets_targets" in figures
