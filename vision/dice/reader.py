@@ -422,7 +422,7 @@ class DiceReader:
 
 GUIDE_SCORE = 0.4  # the finder's least score for a die's centre
 # a part this many times the largest taught die's area holds more than one die (a single die,
-# tilted, shows its sides: up to about 1.35), cut by area into at most MAX_BY_AREA
+# tilted, shows its sides: up to about 1.4), cut by area into at most MAX_BY_AREA
 SEVERAL_DICE = 1.45
 REST_OF_DIE = 0.6  # of the smallest taught die's area
 MAX_BY_AREA = 4

@@ -643,7 +643,7 @@ def split_at(frame: np.ndarray, blob: Blob, centres: list[tuple[float, float, fl
     if rest and out:
         taken = (markers >= 2).astype(np.uint8) * 255
         left = cv2.bitwise_and(blob.mask, cv2.bitwise_not(cv2.dilate(taken, _ELLIPSE3)))
-        # what a disc of a third of a die fits in: a die's body, not the bands of shadow
+        # what a disc of REST_CORE of a die fits in: a die's body, not the bands of shadow
         # around the dice the centres took
         d = max(7, int(REST_CORE * float(np.median([c[2] for c in centres]))) | 1)
         disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (d, d))
