@@ -71,11 +71,9 @@ def cmd_teach(args: argparse.Namespace) -> int:
             profile.add_example(args.kind, args.face, read_image(path), colour=args.colour,
                                 name=path, faces=faces)
         except DiceError as exc:
-            if len(refused) + 1 == len(args.images):
-                if not refused:
-                    raise  # nothing taught (an unknown kind or face fails every picture)
-                raise DiceError("; ".join([*refused, str(exc)])) from None
             refused.append(str(exc))
+    if len(refused) == len(args.images):  # nothing taught (an unknown kind fails every one)
+        raise DiceError("; ".join(refused))
     saved = profile.save(args.profile)
     missing = profile.missing(args.kind)
     m = profile.kinds[args.kind]

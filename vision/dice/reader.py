@@ -175,8 +175,7 @@ class DiceReader:
             return [b]
         if glare_fraction(frame, b) > MAX_GLARE:
             return [b]  # a glare's light spreads the part: one unreadable part, where it is
-        n = min(MAX_BY_AREA, int(round(b.area / self.die_area)))
-        n = max(2, n)
+        n = max(2, min(MAX_BY_AREA, round(b.area / self.die_area)))
         ys, xs = np.nonzero(b.mask)
         pts = np.column_stack([xs, ys]).astype(np.float32)
         criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)
