@@ -26,7 +26,14 @@ from vision.dice.render import (
     single_die,
     throw_sequence,
 )
-from vision.dice.segment import DARKER_RATIO, Background, covering, teaching_blobs
+from vision.dice.segment import (
+    DARKER_RATIO,
+    Background,
+    covering,
+    exposure_gain,
+    find_blobs,
+    teaching_blobs,
+)
 
 STYLE = TrayStyle(tray_bgr=(96, 110, 112), light_dir=(0.1, -0.05), vignette=0.1,
                   gradient=(0.03, -0.02), blur_sigma=0.6, noise_sigma=1.5, jpeg_quality=0,
@@ -417,3 +424,79 @@ def test_a_die_the_finder_missed_beside_two_it_found_is_not_lost(monkeypatch, pl
     got = sorted((b.cx, b.cy) for b in blobs)
     for (x, y), (tx, ty) in zip(got, sorted((x + side / 2, y + side / 2) for x, y in corners)):
         assert math.hypot(x - tx, y - ty) < 0.15 * side
+
+
+def test_a_black_dies_symbol_the_finder_takes_for_a_small_die_is_no_die(monkeypatch, plain):
+    # the finder took a black die's large light symbol for a small die of its own: the
+    # watershed grown from it stopped at the symbol's edge, and the rest of the die, a ring too
+    # thin for a die's body, was lost. The die was read as its symbol alone, and named white
+    side = round(plain.kinds["kotd"].size_px)
+    s = dataclasses.replace(STYLE, seed=35)
+    frame, _ = render_tray([], s)
+    frame = frame.copy()
+    black, light = (200, 200), (200 + side - 2, 200 + side // 3)  # touching
+    cv2.rectangle(frame, black, (black[0] + side - 1, black[1] + side - 1), (24, 24, 24), -1)
+    symbol = (black[0] + side // 2, black[1] + side // 2)
+    cv2.circle(frame, symbol, side // 4, (120, 215, 230), -1)  # a cream symbol
+    cv2.rectangle(frame, light, (light[0] + side - 1, light[1] + side - 1), (215, 215, 215), -1)
+    cv2.circle(frame, (light[0] + side // 2, light[1] + side // 2), 6, (20, 20, 20), -1)
+
+    class SymbolIsADie:
+        """Stands in for the finder network: the light die's pip is a die's centre, and so is
+        the black die's symbol, a die of the symbol's size."""
+
+        def find(self, image, scale=None):
+            out = []
+            for mask, size in (((image.max(axis=2) < 60), float(side)),
+                               ((image[:, :, 0] < 160) & (image[:, :, 2] > 200), side / 2)):
+                n, _, stats, centres = cv2.connectedComponentsWithStats(mask.astype(np.uint8))
+                out += [Found(float(x), float(y), size, 0.9) for (x, y), st
+                        in zip(centres[1:], stats[1:]) if 50 < st[cv2.CC_STAT_AREA] < 800]
+            return out
+
+    monkeypatch.setattr(reader_module, "_learned", lambda: SymbolIsADie())
+    monkeypatch.setattr(reader_module, "SEVERAL_DICE", 99.0)  # the finder's cut, not the area's
+    blobs = sorted(DiceReader(plain).blobs(frame)[0], key=lambda b: b.cx)
+    assert len(blobs) == 2
+    for b, (x, y) in zip(blobs, (black, light)):
+        assert b.area == pytest.approx(side * side, rel=0.15)
+        assert math.hypot(b.cx - (x + side / 2), b.cy - (y + side / 2)) < 0.1 * side
+
+
+def test_a_shadow_beside_one_of_several_dice_pressed_together_is_cut_off():
+    # a shadow is broad, and a dark region narrower than a share of the part was taken for
+    # ink. Beside one of several dice pressed together, a shadow as large as half a die was
+    # under that share of the whole part: it stayed, and the part's cut gave it to a die
+    bg, frame = grey_tray(112, noise=1.5)
+    side = 48
+    shade = np.zeros(frame.shape[:2], np.float32)
+    cv2.rectangle(shade, (200 + side, 200 + side), (200 + 2 * side, 200 + side + side // 2),
+                  1.0, -1)  # under the middle die
+    shade = cv2.GaussianBlur(shade, (0, 0), 2.0)
+    frame = (frame * (1 - 0.6 * shade)[:, :, None]).astype(np.uint8)
+    for i in range(3):
+        x = 200 + i * (side - 1)
+        cv2.rectangle(frame, (x, 200), (x + side - 1, 200 + side - 1), (200, 200, 200), -1)
+        cv2.circle(frame, (x + side // 2, 200 + side // 2), 5, (20, 20, 20), -1)
+    (part,) = find_blobs(frame, bg, exposure_gain(frame, bg), die_area=side * side)
+    assert part.area == pytest.approx(3 * side * side, rel=0.04)
+    assert part.cy == pytest.approx(200 + side / 2, abs=1.5)
+
+
+def test_a_shadow_flecked_with_light_is_no_second_die():
+    # a shadow on felt whose loose fibres catch the light: each fleck is both lighter than the
+    # tray and lit as the tray is, and was counted twice as a die's mark, so the shadow was
+    # cut off as a second die
+    bg, frame = grey_tray(112, noise=1.5)
+    shade = np.zeros(frame.shape[:2], np.float32)
+    cv2.rectangle(shade, (316, 222), (372, 273), 1.0, -1)
+    shade = cv2.GaussianBlur(shade, (0, 0), 2.0)
+    frame = (frame * (1 - 0.6 * shade)[:, :, None]).astype(np.uint8)
+    rng = np.random.default_rng(3)
+    for _ in range(60):
+        frame[rng.integers(228, 268), rng.integers(322, 366)] = (150, 150, 150)
+    cv2.rectangle(frame, (260, 220), (315, 275), (200, 200, 200), -1)
+    cv2.circle(frame, (288, 248), 6, (20, 20, 20), -1)
+    blobs, _ = teaching_blobs(frame, bg)
+    assert len(blobs) == 1
+    assert blobs[0].area == pytest.approx(56 * 56, rel=0.05)

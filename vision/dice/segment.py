@@ -318,7 +318,7 @@ def find_blobs(frame: np.ndarray, bg: Background, gain: float, min_area: float =
         for c in cs:  # dice joined at half size may stand apart at full size
             sil = np.zeros_like(fg)
             cv2.drawContours(sil, [c], -1, 255, -1)
-            sil = _without_shadow(sil, shown, L, ink, least_area, Lbg)
+            sil = _without_shadow(sil, shown, L, ink, least_area, Lbg, die_area)
             parts = [sil] if _single(sil, die_area) else _split(sil, seam, die_area, min_area)
             if len(parts) > 1:  # a dark piece with nothing on it is a shadow cut off a die
                 whole = (slice(0, fg.shape[0]), slice(0, fg.shape[1]))
@@ -372,9 +372,10 @@ def _marked(region: np.ndarray, box: tuple[slice, slice], shown: np.ndarray, L: 
     if not n_core:
         return False
     enough = SHADOW_FEATURES * n_core
-    inside = cv2.countNonZero(cv2.bitwise_and(core, shown[box]))
-    if inside < enough and Lbg is not None:
-        inside += int(np.count_nonzero((core > 0) & (L[box] > LIT_OF_TRAY * Lbg[box])))
+    marks = cv2.bitwise_and(core, shown[box])
+    if Lbg is not None:  # a pixel both lighter and lit counts once
+        marks |= core & cv2.compare(L[box], LIT_OF_TRAY * Lbg[box], cv2.CMP_GT)
+    inside = cv2.countNonZero(marks)
     if inside < enough:
         # ink: a mark much darker than around it and than the region's own shade (a
         # shadow is even; where it meets a die its edge looks like a mark)
@@ -385,12 +386,14 @@ def _marked(region: np.ndarray, box: tuple[slice, slice], shown: np.ndarray, L: 
 
 
 def _without_shadow(sil: np.ndarray, shown: np.ndarray, L: np.ndarray, ink: np.ndarray,
-                    least: float, Lbg: np.ndarray | None = None) -> np.ndarray:
+                    least: float, Lbg: np.ndarray | None = None,
+                    die_area: float | None = None) -> np.ndarray:
     """The part without its shadows: a dark region with nothing lighter, coloured or inked
     inside it (a black die has its pips, symbol or lit edges, a die's shaded side its ink; a
     shadow has none). Lighter is lighter than the tray, or (``Lbg``: the tray's L at the
     frame's light) nearly as light as the tray inside the dark region: no shadow holds that,
-    a black die's light symbol on a light tray does."""
+    a black die's light symbol on a light tray does. A shadow is broad: a share of the part,
+    or of a die (``die_area``, when known) where the part holds several."""
     # broad, not a seam or a pip: what a 7-pixel disc fits in
     dark = cv2.morphologyEx(cv2.bitwise_and(sil, cv2.bitwise_not(shown)), cv2.MORPH_OPEN,
                             _ELLIPSE7)
@@ -399,7 +402,8 @@ def _without_shadow(sil: np.ndarray, shown: np.ndarray, L: np.ndarray, ink: np.n
     out = sil
     for j in range(1, n):
         x, y, w, h, area = st[j]
-        if area < SHADOW_LEAST * total:  # ink, not a shadow: shadows are broad
+        # ink, not a shadow: shadows are broad (beside one die, or round several)
+        if area < SHADOW_LEAST * (min(total, die_area) if die_area else total):
             continue
         box = (slice(y, y + h), slice(x, x + w))
         region = _fill((lab[box] == j).astype(np.uint8) * 255)
@@ -608,9 +612,21 @@ def _measure(x0, y0, sil, seam, L, Lbg) -> Blob | None:
 # a symbol and some of the body around it: grown from a light symbol alone, a black die's
 # body went to its shadow, which shades into it more gently than the symbol's edge does
 SPLIT_SEED = 0.35
+# a centre's region under this share of ``rest`` (split_at), with the silhouette and no other
+# centre's region round RINGED of it, is a mark on a die, not a die
+MARK_OF_REST, RINGED = 0.5, 0.8
 REST_CORE = 0.4  # of a die's size: the disc the rest of a cut must hold
 REST_SOLIDITY = 0.85  # a piece no centre took is a die when this compact (a shadow's rest is
 # ragged)
+
+
+def _ringed(part: np.ndarray, mask: np.ndarray, markers: np.ndarray, own: int) -> bool:
+    """Whether ``part`` (the watershed's region ``own``) lies inside the silhouette ``mask``
+    with no other centre's region round it."""
+    ring = cv2.dilate(part, _ELLIPSE7) & cv2.bitwise_not(part)
+    n = cv2.countNonZero(ring)
+    inside = (ring > 0) & (mask > 0) & ((markers < 2) | (markers == own))
+    return n > 0 and np.count_nonzero(inside) >= RINGED * n
 
 
 def split_at(frame: np.ndarray, blob: Blob, centres: list[tuple[float, float, float]],
@@ -632,16 +648,22 @@ def split_at(frame: np.ndarray, blob: Blob, centres: list[tuple[float, float, fl
     cv2.watershed(crop, markers)
     seam = seams(blob.L)
     out = []
+    taken = np.zeros((h, w), np.uint8)
     for k in range(len(centres)):
         part = ((markers == k + 2) & (blob.mask > 0)).astype(np.uint8) * 255
         part = _fill(cv2.morphologyEx(part, cv2.MORPH_OPEN, _ELLIPSE3))
         if not cv2.countNonZero(part):
             continue
+        if cv2.countNonZero(part) < MARK_OF_REST * rest and _ringed(part, blob.mask, markers,
+                                                                      k + 2):
+            # a mark the finder took for a die (a black die's white symbol, its edge a ring
+            # the watershed does not cross): the die is what is left round it
+            continue
         b = _measure(blob.x0, blob.y0, part, seam, blob.L, blob.Lbg)
         if b is not None:
             out.append(b)
+            taken |= part
     if rest and out:
-        taken = (markers >= 2).astype(np.uint8) * 255
         left = cv2.bitwise_and(blob.mask, cv2.bitwise_not(cv2.dilate(taken, _ELLIPSE3)))
         # what a disc of REST_CORE of a die fits in: a die's body, not the bands of shadow
         # around the dice the centres took
