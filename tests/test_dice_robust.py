@@ -28,7 +28,10 @@ from vision.dice.render import (
 )
 from vision.dice.segment import (
     DARKER_RATIO,
+    TEXTURE_STEP,
+    TEXTURE_WINDOW,
     Background,
+    _windows_at,
     covering,
     exposure_gain,
     find_blobs,
@@ -500,3 +503,16 @@ def test_a_shadow_flecked_with_light_is_no_second_die():
     blobs, _ = teaching_blobs(frame, bg)
     assert len(blobs) == 1
     assert blobs[0].area == pytest.approx(56 * 56, rel=0.05)
+
+
+def test_the_sampled_weave_windows_are_the_filters_windows():
+    # whether a tray's weave is seen is decided on every 8th pixel's window, not on the whole
+    # frame filtered: the same windows as OpenCV's box filters, borders included
+    gray = np.random.default_rng(5).uniform(0, 255, (61, 83)).astype(np.float32)
+    wins = _windows_at(gray)
+    k = (TEXTURE_WINDOW, TEXTURE_WINDOW)
+    mean = cv2.boxFilter(gray, -1, k)[::TEXTURE_STEP, ::TEXTURE_STEP].ravel()
+    square = cv2.sqrBoxFilter(gray, -1, k)[::TEXTURE_STEP, ::TEXTURE_STEP].ravel()
+    assert wins.shape == (mean.size, TEXTURE_WINDOW ** 2)
+    assert np.allclose(wins.mean(axis=1), mean, atol=1e-3)
+    assert np.allclose((wins * wins).mean(axis=1), square, rtol=1e-5)

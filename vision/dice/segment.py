@@ -121,6 +121,8 @@ class Background:
         small = cv2.resize(self.mean, self.half, interpolation=cv2.INTER_AREA)
         self.lab_half = _lab8(np.clip(small + 0.5, 0, 255).astype(np.uint8))  # as frames are
         self._texture: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._sampled: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._sampled_yet = False
         step = 4
         self._sub = (slice(None, None, step), slice(None, None, step))
         self._gray_sub = np.maximum(self.gray[self._sub], 1.0)
@@ -129,6 +131,18 @@ class Background:
         """CIE Lab of the empty tray over a box (worked out where dice lie, not over the
         whole frame: a reader is made for every `dice read`)."""
         return cv2.cvtColor(np.clip(self.mean[y0:y1, x0:x1] / 255.0, 0, 1), cv2.COLOR_BGR2Lab)
+
+    def sampled_texture(self) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """On every TEXTURE_STEP-th pixel's window: (which are woven, their pixels, their
+        spread) where the tray has a weave to see over half of them, else None."""
+        if not self._sampled_yet:
+            self._sampled_yet = True
+            wins = _windows_at(self.gray)
+            spread = wins.std(axis=1)
+            woven = spread > TEXTURE_LEAST
+            self._sampled = (woven, wins[woven], spread[woven]) \
+                if np.count_nonzero(woven) >= 0.5 * woven.size else None
+        return self._sampled
 
     def texture(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(grey level, its local mean, its local spread) over TEXTURE_WINDOW squares: what
@@ -335,13 +349,38 @@ _WINDOW_PAST = cv2.getStructuringElement(cv2.MORPH_ELLIPSE,
 _WINDOW_BACK = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (TEXTURE_WINDOW, TEXTURE_WINDOW))
 
 
+TEXTURE_STEP = 8  # pixels between the windows that decide whether a tray's weave is seen
+
+
+def _windows_at(gray: np.ndarray) -> np.ndarray:
+    """The TEXTURE_WINDOW square round every TEXTURE_STEP-th pixel (from the first), the
+    border reflected as OpenCV's filters reflect it: one row of pixels each (N x window²)."""
+    r = TEXTURE_WINDOW // 2
+    padded = np.pad(gray, r, mode="reflect")
+    win = np.lib.stride_tricks.sliding_window_view(padded, (TEXTURE_WINDOW, TEXTURE_WINDOW))
+    return win[::TEXTURE_STEP, ::TEXTURE_STEP].reshape(-1, TEXTURE_WINDOW * TEXTURE_WINDOW
+                                                      ).astype(np.float64)
+
+
 def covering(frame: np.ndarray, bg: Background, gain: float) -> np.ndarray | None:
     """Where something hides the tray's own texture (felt, wood grain): the frame's fine
     detail no longer correlates with the empty tray's, though the light would show it. A die
     the colour and lightness of the tray (a black die on dark felt) stands out so; a shadow
     keeps the texture. None on a tray with no texture to see (most of the frame, the tray
     itself, does not correlate with the empty tray's either)."""
+    # whether there is a weave to see, and the frame shows it, is decided on every 8th
+    # pixel's window alone (most trays have none: the frame is then not filtered at all)
+    sampled = bg.sampled_texture()
+    if sampled is None:
+        return None
     g = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    woven_at, b_at, sb_at = sampled
+    g_at = _windows_at(g)[woven_at]
+    mg_at = g_at.mean(axis=1)
+    cov_at = (g_at * b_at).mean(axis=1) - mg_at * b_at.mean(axis=1)
+    sg_at = np.sqrt(np.maximum((g_at * g_at).mean(axis=1) - mg_at * mg_at, 1e-6))
+    if quantiles(cov_at / (sg_at * sb_at), (50,))[0] < TEXTURE_SEEN:
+        return None
     b, mb, sb = bg.texture()  # the correlation does not change with the light's gain
     k = (TEXTURE_WINDOW, TEXTURE_WINDOW)
     mg = cv2.boxFilter(g, -1, k)
@@ -350,9 +389,6 @@ def covering(frame: np.ndarray, bg: Background, gain: float) -> np.ndarray | Non
     # a weave to see: fine detail stronger than a camera's noise (a smooth tray's light
     # gradient correlates too, but hides nothing)
     woven = sb > TEXTURE_LEAST
-    if np.count_nonzero(woven[::8, ::8]) < 0.5 * woven[::8, ::8].size \
-            or quantiles(ncc[::8, ::8][woven[::8, ::8]], (50,))[0] < TEXTURE_SEEN:
-        return None
     hidden = cv2.compare(ncc, TEXTURE_HIDDEN, cv2.CMP_LT) & cv2.compare(
         mg, 0.5 * gain * mb, cv2.CMP_GT) & woven.astype(np.uint8) * 255
     hidden = cv2.morphologyEx(_fill(cv2.morphologyEx(hidden, cv2.MORPH_CLOSE, _ELLIPSE5)),
