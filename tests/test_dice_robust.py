@@ -16,7 +16,7 @@ import pytest
 
 import vision.dice.reader as reader_module
 from vision.dice import DiceReader, Profile
-from vision.dice.features import sharpness
+from vision.dice.features import glare_fraction, sharpness
 from vision.dice.pips import Found
 from vision.dice.render import (
     SceneDie,
@@ -516,3 +516,19 @@ def test_the_sampled_weave_windows_are_the_filters_windows():
     assert wins.shape == (mean.size, TEXTURE_WINDOW ** 2)
     assert np.allclose(wins.mean(axis=1), mean, atol=1e-3)
     assert np.allclose((wins * wins).mean(axis=1), square, rtol=1e-5)
+
+
+def test_a_white_die_under_a_bright_light_is_no_glare_and_a_glare_on_a_grey_die_is():
+    # a white die under a bright lamp is saturated all over, its pips still plain to see: it
+    # was refused as glared (14 flat white dice on the independent renderer's tuning towers).
+    # A glare is light the die's body does not have
+    bg, frame = grey_tray(112, noise=1.5)
+    cv2.rectangle(frame, (200, 200), (255, 255), (252, 252, 252), -1)
+    for x, y in ((214, 214), (241, 214), (214, 241), (241, 241)):
+        cv2.circle(frame, (x, y), 5, (20, 20, 20), -1)
+    cv2.rectangle(frame, (360, 200), (415, 255), (190, 190, 190), -1)
+    cv2.circle(frame, (387, 227), 5, (20, 20, 20), -1)
+    cv2.circle(frame, (372, 212), 11, (255, 255, 255), -1)  # a lamp's reflection
+    white, grey = sorted(find_blobs(frame, bg, exposure_gain(frame, bg)), key=lambda b: b.cx)
+    assert glare_fraction(frame, white) == 0.0
+    assert glare_fraction(frame, grey) > reader_module.MAX_GLARE

@@ -380,11 +380,24 @@ def body_feature(frame: np.ndarray, bg_mean: np.ndarray, gain: float, blob: Blob
     return np.array([r.mean(), r[0] - r[1], r[2] - r[1]], np.float32)
 
 
+# a die whose body (its top face's median) is this light in every channel is white under a
+# bright light: its saturated pixels are its body, not a glare on it (on the independent
+# renderer's tuning towers, 14 flat white pip dice a person reads at a glance were refused as
+# glared, and none of them is misread now)
+GLARE_BODY = 235
+
+
 def glare_fraction(frame: np.ndarray, blob: Blob) -> float:
+    """The share of the die's pixels saturated in every channel: a glare hiding what is on
+    it. None on a die whose own body is that light (GLARE_BODY): a glare on it cannot be
+    told from it, and its pips or symbols still stand out, as a person sees them."""
     h, w = blob.mask.shape
     roi = frame[blob.y0:blob.y0 + h, blob.x0:blob.x0 + w]
     sat = cv2.inRange(roi, (250, 250, 250), (255, 255, 255)) & blob.mask
-    return cv2.countNonZero(sat) / max(1.0, blob.area)
+    n = cv2.countNonZero(sat)
+    if n and np.median(roi[blob.top > 0], axis=0).min() >= GLARE_BODY:
+        return 0.0
+    return n / max(1.0, blob.area)
 
 
 _BAND = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
