@@ -520,7 +520,7 @@ def test_the_sampled_weave_windows_are_the_filters_windows():
 
 def test_a_white_die_under_a_bright_light_is_no_glare_and_a_glare_on_a_grey_die_is():
     # a white die under a bright lamp is saturated all over, its pips still plain to see: it
-    # was refused as glared (14 flat white dice on the independent renderer's tuning towers).
+    # was refused as glared (16 flat white dice on the independent renderer's tuning towers).
     # A glare is light the die's body does not have
     bg, frame = grey_tray(112, noise=1.5)
     cv2.rectangle(frame, (200, 200), (255, 255), (252, 252, 252), -1)

@@ -382,8 +382,8 @@ def body_feature(frame: np.ndarray, bg_mean: np.ndarray, gain: float, blob: Blob
 
 # a die whose body (its top face's median) is this light in every channel is white under a
 # bright light: its saturated pixels are its body, not a glare on it (on the independent
-# renderer's tuning towers, 14 flat white pip dice a person reads at a glance were refused as
-# glared, and none of them is misread now)
+# renderer's tuning towers, 16 flat white pip dice a person reads at a glance were refused as
+# glared: 14 are now read right, and none of them is misread)
 GLARE_BODY = 235
 
 
