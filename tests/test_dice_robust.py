@@ -532,3 +532,24 @@ def test_a_white_die_under_a_bright_light_is_no_glare_and_a_glare_on_a_grey_die_
     white, grey = sorted(find_blobs(frame, bg, exposure_gain(frame, bg)), key=lambda b: b.cx)
     assert glare_fraction(frame, white) == 0.0
     assert glare_fraction(frame, grey) > reader_module.MAX_GLARE
+
+
+def test_a_die_whose_outline_a_soft_shadow_blurs_but_whose_face_is_sharp_is_not_blurred():
+    # a black die on a grey tray takes in its soft shadow: its outline is soft, its top face
+    # and symbol as sharp as any, and it was refused as blurred. A blur softens every edge, so
+    # when a die is read its top face's own outline counts too (the taught pictures' usual
+    # sharpness stays their outline's). A blurred frame still is blurred
+    bg, frame = grey_tray(150, noise=1.0)
+    die = np.zeros(frame.shape[:2], np.float32)
+    cv2.rectangle(die, (200, 200), (263, 263), 1.0, -1)
+    soft = cv2.GaussianBlur(die, (0, 0), 3.0)
+    shot = (frame * (1 - soft[:, :, None]) + 40 * soft[:, :, None]).astype(np.uint8)
+    cv2.rectangle(shot, (206, 206), (257, 257), (70, 70, 70), -1)  # the top face
+    cv2.rectangle(shot, (206, 206), (257, 257), (25, 25, 25), 2)  # its rim
+    cv2.circle(shot, (231, 231), 9, (230, 230, 230), -1)  # its symbol
+    (b,) = find_blobs(shot, bg, exposure_gain(shot, bg))
+    assert b.top_area < 0.7 * b.area
+    assert sharpness(b) < reader_module.MIN_SHARPNESS < sharpness(b, face=True)
+    blurred = cv2.GaussianBlur(shot, (0, 0), 3.0)
+    (b,) = find_blobs(blurred, bg, exposure_gain(blurred, bg))
+    assert sharpness(b, face=True) < reader_module.MIN_SHARPNESS

@@ -403,10 +403,13 @@ def glare_fraction(frame: np.ndarray, blob: Blob) -> float:
 _BAND = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
 
 
-def sharpness(blob: Blob) -> float:
+def sharpness(blob: Blob, face: bool = False) -> float:
     """How steep the die's outline is: the median gradient on the silhouette's contour over
     the die/tray contrast (about 1/(2.5 sigma) for a Gaussian blur of sigma pixels; ink
-    inside the face does not count)."""
+    inside the face does not count). With ``face``, where the top face stands apart from the
+    rest of the die (TOP_APART), the steeper of that and the top face's own outline against
+    the rest of the die: a blur softens every edge, a soft shadow the silhouette takes in only
+    its outline."""
     roi = blob.L
     inner = cv2.erode(blob.mask, _BAND)
     outside = cv2.bitwise_not(cv2.dilate(blob.mask, _BAND, iterations=2))
@@ -419,10 +422,26 @@ def sharpness(blob: Blob) -> float:
         if not cs:
             return 0.0
         pts = max(cs, key=len).reshape(-1, 2)
-    # the 3x3 Sobel gradient at the contour's points only
-    x, y = pts[:, 0], pts[:, 1]
-    g = cv2.magnitude(cv2.Sobel(roi, cv2.CV_32F, 1, 0), cv2.Sobel(roi, cv2.CV_32F, 0, 1))[y, x]
-    g *= 0.125
+    # the 3x3 Sobel gradient (at the outlines' points only)
+    grad = cv2.magnitude(cv2.Sobel(roi, cv2.CV_32F, 1, 0), cv2.Sobel(roi, cv2.CV_32F, 0, 1))
     contrast = abs(cv2.mean(roi, inner)[0] - cv2.mean(blob.Lbg, outside)[0])
-    # the upper quartile: a side touching another die has no edge against the tray
+    steep = _steepness(grad, pts, contrast)
+    if face and blob.top_area < TOP_APART * blob.area:
+        top_inner = cv2.erode(blob.top, _BAND)
+        ring = cv2.dilate(blob.top, _BAND, iterations=2) & cv2.bitwise_not(
+            cv2.dilate(blob.top, _BAND)) & blob.mask
+        cs, _ = cv2.findContours(blob.top, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+        if cs and cv2.countNonZero(top_inner) and cv2.countNonZero(ring):
+            across = abs(cv2.mean(roi, top_inner)[0] - cv2.mean(roi, ring)[0])
+            steep = max(steep, _steepness(grad, max(cs, key=len).reshape(-1, 2), across))
+    return steep
+
+
+TOP_APART = 0.95  # a top face under this share of the silhouette has an outline of its own
+
+
+def _steepness(grad: np.ndarray, pts: np.ndarray, contrast: float) -> float:
+    """The upper quartile of the gradient at an outline's points (a side touching another
+    die has no edge against the tray), over the contrast across it."""
+    g = grad[pts[:, 1], pts[:, 0]] * 0.125
     return quantiles(g, (75,))[0] / max(contrast, 4.0)

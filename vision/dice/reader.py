@@ -230,7 +230,7 @@ class DiceReader:
             m = self.profile.kinds[kind]
             ref = m.size_px or (square_ref if kind == PIPS else None)
         least_sharp = self._least_sharp.get(kind, MIN_SHARPNESS) if kind else MIN_SHARPNESS
-        if glare_fraction(frame, b) > MAX_GLARE or sharpness(b) < least_sharp:
+        if glare_fraction(frame, b) > MAX_GLARE or sharpness(b, face=True) < least_sharp:
             return result("unreadable")
         if self._tilted(b, shape, ref):
             return result("cocked", face if conf >= CLEAN_CONFIDENCE else None,
