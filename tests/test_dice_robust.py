@@ -314,6 +314,15 @@ def grey_tray(level: int, noise: float = 2.5) -> tuple[Background, np.ndarray]:
     return Background(p.background), frame.copy()
 
 
+def shaded(frame: np.ndarray, corner: tuple[int, int], far: tuple[int, int]) -> np.ndarray:
+    """The frame with a soft shadow (60 % of the light gone) over the box from ``corner`` to
+    ``far``."""
+    shade = np.zeros(frame.shape[:2], np.float32)
+    cv2.rectangle(shade, corner, far, 1.0, -1)
+    shade = cv2.GaussianBlur(shade, (0, 0), 2.0)
+    return (frame * (1 - 0.6 * shade)[:, :, None]).astype(np.uint8)
+
+
 def noisy(frame: np.ndarray, sigma: float = 2.5) -> np.ndarray:
     noise = np.random.default_rng(1).normal(0, sigma, frame.shape)
     return np.clip(frame + noise, 0, 255).astype(np.uint8)
@@ -349,10 +358,7 @@ def test_a_shadow_cut_off_a_black_die_is_no_second_die():
     # a black die's body and its shadow make one dark region (with the die's symbol in it);
     # cut along the die's edge, the shadow's piece, with nothing on it, was a second die
     bg, frame = grey_tray(112, noise=1.5)
-    shade = np.zeros(frame.shape[:2], np.float32)
-    cv2.rectangle(shade, (316, 222), (360, 273), 1.0, -1)
-    shade = cv2.GaussianBlur(shade, (0, 0), 2.0)
-    frame = (frame * (1 - 0.6 * shade)[:, :, None]).astype(np.uint8)
+    frame = shaded(frame, (316, 222), (360, 273))
     cv2.rectangle(frame, (260, 220), (315, 275), (30, 30, 30), -1)
     cv2.line(frame, (315, 220), (315, 275), (12, 12, 12), 2)  # its edge
     cv2.circle(frame, (288, 248), 14, (225, 225, 225), -1)  # its symbol
@@ -472,11 +478,8 @@ def test_a_shadow_beside_one_of_several_dice_pressed_together_is_cut_off():
     # under that share of the whole part: it stayed, and the part's cut gave it to a die
     bg, frame = grey_tray(112, noise=1.5)
     side = 48
-    shade = np.zeros(frame.shape[:2], np.float32)
-    cv2.rectangle(shade, (200 + side, 200 + side), (200 + 2 * side, 200 + side + side // 2),
-                  1.0, -1)  # under the middle die
-    shade = cv2.GaussianBlur(shade, (0, 0), 2.0)
-    frame = (frame * (1 - 0.6 * shade)[:, :, None]).astype(np.uint8)
+    # under the middle die
+    frame = shaded(frame, (200 + side, 200 + side), (200 + 2 * side, 200 + side + side // 2))
     for i in range(3):
         x = 200 + i * (side - 1)
         cv2.rectangle(frame, (x, 200), (x + side - 1, 200 + side - 1), (200, 200, 200), -1)
@@ -491,10 +494,7 @@ def test_a_shadow_flecked_with_light_is_no_second_die():
     # tray and lit as the tray is, and was counted twice as a die's mark, so the shadow was
     # cut off as a second die
     bg, frame = grey_tray(112, noise=1.5)
-    shade = np.zeros(frame.shape[:2], np.float32)
-    cv2.rectangle(shade, (316, 222), (372, 273), 1.0, -1)
-    shade = cv2.GaussianBlur(shade, (0, 0), 2.0)
-    frame = (frame * (1 - 0.6 * shade)[:, :, None]).astype(np.uint8)
+    frame = shaded(frame, (316, 222), (372, 273))
     rng = np.random.default_rng(3)
     for _ in range(60):
         frame[rng.integers(228, 268), rng.integers(322, 366)] = (150, 150, 150)
