@@ -389,7 +389,7 @@ GLARE_BODY = 235
 
 def glare_fraction(frame: np.ndarray, blob: Blob) -> float:
     """The share of the die's pixels saturated in every channel: a glare hiding what is on
-    it. None on a die whose own body is that light (GLARE_BODY): a glare on it cannot be
+    it. Nothing (0) on a die whose own body is that light (GLARE_BODY): a glare on it cannot be
     told from it, and its pips or symbols still stand out, as a person sees them."""
     h, w = blob.mask.shape
     roi = frame[blob.y0:blob.y0 + h, blob.x0:blob.x0 + w]
