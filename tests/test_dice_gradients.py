@@ -21,6 +21,7 @@ from vision.dice.features import (
 from vision.dice.reader import (
     CLEAN_CONFIDENCE,
     GRAD_AGREED,
+    GRAD_LIKENESS,
     GRAD_SURE,
     TAUGHT_CLEAN_CONFIDENCE,
     DiceReader,
@@ -122,6 +123,19 @@ def test_a_narrow_lead_is_not_clean_alone_but_is_when_the_upright_check_agrees()
     # a lead too small even for agreement
     close = ranked((0.95, "7"), (0.95 - GRAD_AGREED / 2, "1"))
     assert DiceReader._combine(close, agrees)[2] < TAUGHT_CLEAN_CONFIDENCE
+
+
+def test_a_face_the_die_looks_little_like_is_never_clean_however_far_ahead():
+    # a D12's 5 seen small can be likelier than every other face without looking like a 5
+    below = GRAD_LIKENESS - 0.01
+    far = ranked((below, "5"), (below - 2 * GRAD_SURE, "3"))
+    agrees = ("d12", "5", 1.0, ("5", "3"))
+    kind, face, conf, likely = DiceReader._combine(far, agrees)
+    assert (face, likely) == ("5", ("5", "3"))  # still the likeliest, offered first
+    assert conf < TAUGHT_CLEAN_CONFIDENCE
+    at = GRAD_LIKENESS + 0.01
+    assert DiceReader._combine(ranked((at, "5"), (at - 2 * GRAD_SURE, "3")), agrees)[2] \
+        >= TAUGHT_CLEAN_CONFIDENCE
 
 
 def test_without_a_taught_face_to_compare_the_upright_reading_stands():
