@@ -80,10 +80,10 @@ GRAD_AGREED = 0.02
 # ... and only when the die looks like that face at all: its best likeness at least
 # GRAD_LIKENESS. A lead says the face is likelier than the others, not that the die shows
 # it: a numeral none of the taught faces shows well (a D12's 3 and 5, 11 and 12, seen
-# small) can lead by chance. (Chosen on 26 towers of the independent renderer: the wrong
-# faces' best likeness was 0.79 to 0.85, the right ones' 0.85 or more in 95 in 100; at 0.84
-# the wrong faces went from 0.28 and 0.61 % to 0.21 and 0.14 %, the flat dice read from
-# 45.3 and 42.8 % to 44.0 and 42.1 %.)
+# small) can lead by chance. (Chosen on 26 towers of the independent renderer: the best
+# likeness of all wrong faces but one was 0.79 to 0.85, the right ones' 0.85 or more in 95
+# in 100; at 0.84 the wrong faces went from 0.28 and 0.61 % to 0.21 and 0.14 %, the flat
+# dice read from 45.3 and 42.8 % to 44.0 and 42.1 %.)
 GRAD_LIKENESS = 0.84
 SHORTLIST = 3  # faces compared upright after the polar shortlist
 EXAMPLES_VERIFIED = 1  # examples of each of those faces compared upright (2: no better since
