@@ -54,6 +54,25 @@ def test_a_model_file_that_cannot_be_used_is_named(tmp_path):
         Net.load(tmp_path / "half.npz")
 
 
+def test_a_network_run_from_its_onnx_twin_reads_only_its_provenance_from_the_npz(tmp_path):
+    import shutil
+
+    from vision.dice.netrun import OnnxNet
+    from vision.dice.netrun import load as load_net
+
+    shutil.copy(MODELS / "finder.onnx", tmp_path / "finder.onnx")
+    spec = np.load(MODELS / "finder.npz")["spec"]
+    np.savez(tmp_path / "finder.npz", spec=spec)         # the weights left out: not needed
+    net = load_net(tmp_path / "finder.npz")
+    assert isinstance(net, OnnxNet) and "tuning part" in net.meta["trained_on"]
+    (tmp_path / "finder.npz").write_bytes(b"not a zip")  # a damaged file is still named
+    with pytest.raises(ModelError, match="finder.npz: not a model file"):
+        load_net(tmp_path / "finder.npz")
+    np.savez(tmp_path / "finder.npz", other=np.zeros(2))
+    with pytest.raises(ModelError, match="finder.npz: spec: the layers are missing"):
+        load_net(tmp_path / "finder.npz")
+
+
 def test_a_threshold_file_without_the_pairs_numbers_is_named(tmp_path):
     import shutil
 
