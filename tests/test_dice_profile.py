@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import struct
 
 import cv2
 import numpy as np
@@ -204,6 +205,36 @@ def test_the_ready_pictures_are_the_pngs_and_never_stale(saved, tmp_path):
     for damaged in (b"not a numpy file", whole[:len(whole) // 2]):
         ready.write_bytes(damaged)
         assert np.array_equal(Profile.load(path).kinds["kotd"].examples["HEART"][0], changed)
+
+
+def test_a_ready_file_damaged_inside_is_not_used(saved, tmp_path):
+    # read in one go for speed, each array is still checked against its CRC-32: a flipped
+    # byte in a crop is not taken for the picture
+    import zipfile
+
+    path = fresh_copy(saved, tmp_path)
+    ready = path.with_suffix(".d") / "examples.npz"
+    whole = bytearray(ready.read_bytes())
+    with zipfile.ZipFile(ready) as z:
+        info = z.getinfo("crops.npy")
+    name_len, extra_len = struct.unpack_from("<HH", whole, info.header_offset + 26)
+    data = info.header_offset + 30 + name_len + extra_len
+    whole[data + info.file_size - 100] ^= 0x40  # in the last crop's pixels
+    ready.write_bytes(bytes(whole))
+    damaged = Profile.load(path)
+    ready.unlink()
+    pngs = Profile.load(path)
+    for kind, m in pngs.kinds.items():
+        assert m.example_crops()[0] == damaged.kinds[kind].example_crops()[0]
+        assert all(np.array_equal(a, b) for a, b in
+                   zip(m.example_crops()[1], damaged.kinds[kind].example_crops()[1]))
+    # and a ready file written by numpy, compressed, is read as well (or not at all)
+    Profile.load(path).save(path)
+    with np.load(ready) as z:
+        arrays = {k: z[k] for k in z.files}
+    np.savez_compressed(ready, **arrays)
+    again = Profile.load(path)
+    assert np.array_equal(again.background, pngs.background)
 
 
 def test_the_ready_file_keeps_the_examples_features_and_never_stale_ones(saved, tmp_path):

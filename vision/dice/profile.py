@@ -10,10 +10,13 @@ path and the line. Format: ``docs/vision.md``.
 from __future__ import annotations
 
 import hashlib
+import io
 import math
 import os
 import re
+import struct
 import zipfile
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -321,6 +324,50 @@ def _write_ready(path: Path, ready: list[tuple[str, bytes, np.ndarray]],
     os.replace(tmp, path)
 
 
+_LOCAL_HEADER = struct.Struct("<4s22xHH")  # a zip member's local header: signature, ...,
+# the lengths of its name and of its extra field (the data follows them)
+_NPY_HEADER_MAX = 4096  # bytes: np.savez writes a few dozen
+
+
+def _read_stored_npz(path: Path) -> dict[str, np.ndarray]:
+    """The arrays of an uncompressed ``.npz`` (as ``np.savez`` writes it), each read straight
+    into its array and its member's CRC-32 checked as ``np.load`` checks it. ``np.load``
+    reads a member in many small pieces: on a profile's 5.7 MB it took 3.3 ms of a `dice
+    read`. Raises ValueError (or zipfile.BadZipFile) for anything else: a damaged file, a
+    compressed member, an array of objects."""
+    out = {}
+    with zipfile.ZipFile(path) as z, open(path, "rb") as f:
+        for info in z.infolist():
+            if info.compress_type != zipfile.ZIP_STORED or not info.filename.endswith(".npy"):
+                raise ValueError(f"{info.filename}: not a stored array")
+            f.seek(info.header_offset)
+            magic, name_len, extra_len = _LOCAL_HEADER.unpack(f.read(_LOCAL_HEADER.size))
+            if magic != b"PK\x03\x04":
+                raise ValueError(f"{info.filename}: no local header")
+            f.seek(name_len + extra_len, os.SEEK_CUR)
+            head = io.BytesIO(f.read(min(info.file_size, _NPY_HEADER_MAX)))
+            version = np.lib.format.read_magic(head)
+            shape, fortran, dtype = (np.lib.format.read_array_header_1_0(head)
+                                     if version == (1, 0)
+                                     else np.lib.format.read_array_header_2_0(head))
+            if dtype.hasobject:
+                raise ValueError(f"{info.filename}: objects")
+            header = head.getbuffer()[:head.tell()]
+            # the array's own (aligned) memory, filled from the file
+            arr = np.empty(shape, dtype, order="F" if fortran else "C")
+            raw = (memoryview(arr.reshape(-1, order="A").view(np.uint8))  # type: ignore[arg-type]
+                   if arr.size else memoryview(b""))
+            if len(header) + len(raw) != info.file_size:
+                raise ValueError(f"{info.filename}: its size is not its array's")
+            f.seek(info.header_offset + _LOCAL_HEADER.size + name_len + extra_len + len(header))
+            if raw.nbytes and f.readinto(raw) != raw.nbytes:
+                raise ValueError(f"{info.filename}: truncated")
+            if zlib.crc32(raw, zlib.crc32(header)) != info.CRC:
+                raise ValueError(f"{info.filename}: damaged (CRC-32)")
+            out[info.filename[:-4]] = arr
+    return out
+
+
 class _Loader:
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -531,8 +578,7 @@ class _Loader:
         if self._ready is None:
             path = self.path.with_suffix(".d") / READY_FILE
             try:
-                with np.load(path) as z:
-                    self._ready = {key: z[key] for key in z.files}
+                self._ready = _read_stored_npz(path)
             except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
                 self._ready = {}
         return self._ready
