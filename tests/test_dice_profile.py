@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import struct
 
@@ -235,6 +236,46 @@ def test_a_ready_file_damaged_inside_is_not_used(saved, tmp_path):
     np.savez_compressed(ready, **arrays)
     again = Profile.load(path)
     assert np.array_equal(again.background, pngs.background)
+
+
+def test_pictures_unchanged_since_the_save_are_not_read_and_a_changed_one_is(saved, tmp_path,
+                                                                             monkeypatch):
+    # a `dice read` compares each picture's size and times with the ready file's instead of
+    # reading its bytes; a copied profile, or a picture written again, is read as before
+    from vision.dice import profile as profile_module
+
+    path = fresh_copy(saved, tmp_path)
+    reads: list[str] = []
+    real_read = profile_module._Loader.read
+
+    def counted(self, rel, keys):
+        reads.append(rel)
+        return real_read(self, rel, keys)
+
+    monkeypatch.setattr(profile_module._Loader, "read", counted)
+    copied = Profile.load(path)
+    # copied: new files, so every picture is read and compared
+    assert {"tower.d/background.png", "tower.d/kotd/HEART-0.png"} <= set(reads)
+    copied.save(path)
+    reads.clear()
+    fast = Profile.load(path)
+    assert reads == []
+    assert np.array_equal(fast.background, copied.background)
+    # a picture changed in place, its size and modification time put back as they were:
+    # its change time tells, so its bytes are read (here damaged: the file is named)
+    heart = path.with_suffix(".d") / "kotd" / "HEART-0.png"
+    before = heart.stat()
+    data = bytearray(heart.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    heart.write_bytes(bytes(data))
+    os.utime(heart, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert heart.stat().st_size == before.st_size
+    with pytest.raises(ProfileError, match="HEART-0.png"):
+        Profile.load(path)
+    # a picture gone is named as before, unread or not
+    heart.unlink()
+    with pytest.raises(ProfileError, match=r"cannot read .*HEART-0.png"):
+        Profile.load(path)
 
 
 def test_the_ready_file_keeps_the_examples_features_and_never_stale_ones(saved, tmp_path):

@@ -300,6 +300,13 @@ def _digest(files: list[tuple[str, bytes]]) -> str:
     return h.hexdigest()
 
 
+def _stat_of(path: Path) -> tuple[int, int, int]:
+    """What says a file is the one written: its size, and when it was last changed (its
+    change time no one can set back: a file written again, or copied, has another)."""
+    st = path.stat()
+    return st.st_size, st.st_mtime_ns, st.st_ctime_ns
+
+
 def _write_ready(path: Path, ready: list[tuple[str, bytes, np.ndarray]],
                  background: tuple[str, bytes, np.ndarray],
                  gradients: list[tuple[np.ndarray, np.ndarray]]) -> None:
@@ -316,11 +323,15 @@ def _write_ready(path: Path, ready: list[tuple[str, bytes, np.ndarray]],
              else np.zeros((0, GRAD_TURNS, GRAD_DIM), np.float32)).astype(np.float16)
     coarse = (np.concatenate([c for _, c in gradients]) if gradients
               else np.zeros((0, GRAD_TURNS, GRAD_COARSE_DIM), np.float32)).astype(np.float32)
+    base = path.parent.parent  # the profile's YAML is there: the files are named from it
+    stats = np.array([_stat_of(base / r) for r in [r for r, _, _ in ready] + [background[0]]],
+                     np.int64).reshape(-1, 3)
     tmp = path.with_name(path.name + ".tmp.npz")
-    np.savez(tmp, digest=np.array(_digest([(r, d) for r, d, _ in ready])),
+    np.savez(tmp, digest=np.array(_digest([(r, d) for r, d, _ in ready])), stats=stats,
              files=np.array([r for r, _, _ in ready], dtype=str), crops=crops,
              gradients=grads, gradients_coarse=coarse,
-             background_digest=np.array(_digest([background[:2]])), background=background[2])
+             background_digest=np.array(_digest([background[:2]])), background=background[2],
+             background_file=np.array(background[0]))
     os.replace(tmp, path)
 
 
@@ -373,6 +384,7 @@ class _Loader:
         self.path = path
         self.root_node: yaml.Node | None = None
         self._ready: dict[str, np.ndarray] | None = None
+        self._stats: dict[str, tuple[int, ...]] | None = None  # the ready file's, by file
 
     def fail(self, problem: str, keys: tuple = ()) -> ProfileError:
         return ProfileError(str(self.path), problem, ".".join(map(str, keys)), self._line(keys))
@@ -472,10 +484,11 @@ class _Loader:
             raise self.fail(f"expected [width, height], got {size!r}", ("image_size",))
         bgd = self.get(data, "background", dict, ())
         bg_rel = self.get(bgd, "file", str, ("background",))
-        bg_data = self.read(bg_rel, ("background", "file"))
-        bg = self.ready_background(bg_rel, bg_data)
+        bg_keys = ("background", "file")
+        bg = self.ready_background(bg_rel, self.read(bg_rel, bg_keys)) \
+            if not self.unchanged(bg_rel, bg_keys) else self.ready_background(bg_rel, None)
         if bg is None:
-            bg = self.decode(bg_rel, ("background", "file"), bg_data, cv2.IMREAD_COLOR)
+            bg = self.decode(bg_rel, bg_keys, self.read(bg_rel, bg_keys), cv2.IMREAD_COLOR)
         if (bg.shape[1], bg.shape[0]) != tuple(size):
             raise self.fail(f"the background image is {bg.shape[1]}x{bg.shape[0]}, "
                             f"image_size says {size[0]}x{size[1]}", ("background", "file"))
@@ -542,13 +555,19 @@ class _Loader:
                 if not isinstance(files, list):
                     raise self.fail("expected a list of image files", fk)
                 for i, rel in enumerate(files):
-                    wanted.append((str(rel), fk + (i,), self.read(str(rel), fk + (i,)), m,
-                                   face))
-        crops = self.ready([(rel, data) for rel, _, data, _, _ in wanted])
+                    wanted.append((str(rel), fk + (i,), b"", m, face))
+        # each picture's bytes are read (to compare them with the ready file's) unless none
+        # changed since the ready file was written
+        if not all([self.unchanged(rel, keys_i) for rel, keys_i, _, _, _ in wanted]):
+            wanted = [(rel, keys_i, self.read(rel, keys_i), m, face)
+                      for rel, keys_i, _, m, face in wanted]
+            crops = self.ready([(rel, data) for rel, _, data, _, _ in wanted])
+        else:
+            crops = self.ready([(rel, None) for rel, _, _, _, _ in wanted])
         grads = self.ready_gradients(len(wanted)) if crops is not None else None
         for j, (rel, keys_i, data, m, face) in enumerate(wanted):
-            crop = crops[j] if crops is not None else self.decode(rel, keys_i, data,
-                                                                  cv2.IMREAD_GRAYSCALE)
+            crop = crops[j] if crops is not None else self.decode(
+                rel, keys_i, data or self.read(rel, keys_i), cv2.IMREAD_GRAYSCALE)
             if crop.shape != (64, 64):
                 raise self.fail(f"{rel} is {crop.shape[1]}x{crop.shape[0]}, a face "
                                 f"example is 64x64", keys_i)
@@ -583,10 +602,32 @@ class _Loader:
                 self._ready = {}
         return self._ready
 
-    def ready_background(self, rel: str, data: bytes) -> np.ndarray | None:
-        """The empty tray saved ready, if it is exactly this PNG's picture."""
+    def unchanged(self, rel: str, keys: tuple) -> bool:
+        """Whether the file ``rel`` is the one the ready file was written with (its size and
+        times as then: :func:`_stat_of`), so its bytes need not be read to compare them. A
+        file that cannot be read is named."""
+        f = self.path.parent / rel
+        try:
+            now = _stat_of(f)
+        except OSError as exc:
+            raise self.fail(f"cannot read {f} ({exc.strerror or exc})", keys) from None
+        if self._stats is None:
+            z = self._ready_file()
+            stats, files = z.get("stats"), z.get("files")
+            self._stats = {}
+            if stats is not None and files is not None and stats.ndim == 2 \
+                    and stats.shape == (len(files) + 1, 3):
+                names = [str(r) for r in files] + [str(z.get("background_file", ""))]
+                self._stats = {n: tuple(int(v) for v in row) for n, row in zip(names, stats)}
+        return self._stats.get(rel) == now
+
+    def ready_background(self, rel: str, data: bytes | None) -> np.ndarray | None:
+        """The empty tray saved ready, if it is exactly this PNG's picture (``data``: its
+        bytes; None where the file is unchanged since the ready file was written)."""
         z = self._ready_file()
-        if "background" not in z or str(z.get("background_digest")) != _digest([(rel, data)]):
+        if "background" not in z or (
+                str(z.get("background_file")) != rel if data is None
+                else str(z.get("background_digest")) != _digest([(rel, data)])):
             return None
         bg = np.asarray(z["background"], np.uint8)
         return bg if bg.ndim == 3 and bg.shape[2] == 3 else None
@@ -604,11 +645,14 @@ class _Loader:
             return None
         return g, c
 
-    def ready(self, files: list[tuple[str, bytes]]) -> np.ndarray | None:
+    def ready(self, files: list[tuple[str, bytes | None]]) -> np.ndarray | None:
         """The crops saved ready beside the examples, if they are of exactly these files
-        (else None: each is decoded)."""
+        (else None: each is decoded). The files' bytes, or None for all where none changed
+        since the ready file was written."""
         z = self._ready_file()
-        if not files or "crops" not in z or str(z.get("digest")) != _digest(files) \
+        unchanged = all(d is None for _, d in files)
+        if not files or "crops" not in z or (not unchanged and str(z.get("digest")) != _digest(
+                [(r, d) for r, d in files if d is not None])) \
                 or [str(f) for f in z.get("files", [])] != [r for r, _ in files]:
             return None
         crops = np.asarray(z["crops"], np.uint8)
