@@ -85,8 +85,12 @@ def test_teaching_a_new_kind_over_a_pty_saves_a_profile_that_reads_it(tmp_path, 
             assert seed < 125, f"not saved after 25 throws: {statuses(rec)[-1]}"
             frames, truth = spawn_throw(seed)
             seed += 1
-            before = after_throw(rec)
             tower.play(frames)
+            # the tower says its status again every second, with the last throw's message:
+            # only a status said once this throw's frames are all taken in tells of it (the
+            # teacher takes a settled throw in before the frame after it is read)
+            rec.wait(lambda: tower.source.idle, timeout=30, what="the throw's frames taken in")
+            before = after_throw(rec)
             rec.wait(lambda before=before: after_throw(rec) > before, timeout=30,
                      what="the throw's status")
             said = next(s.message for s in reversed(statuses(rec))
