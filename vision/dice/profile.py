@@ -485,10 +485,11 @@ class _Loader:
         bgd = self.get(data, "background", dict, ())
         bg_rel = self.get(bgd, "file", str, ("background",))
         bg_keys = ("background", "file")
-        bg = self.ready_background(bg_rel, self.read(bg_rel, bg_keys)) \
-            if not self.unchanged(bg_rel, bg_keys) else self.ready_background(bg_rel, None)
-        if bg is None:
-            bg = self.decode(bg_rel, bg_keys, self.read(bg_rel, bg_keys), cv2.IMREAD_COLOR)
+        bg_data = None if self.unchanged(bg_rel, bg_keys) else self.read(bg_rel, bg_keys)
+        bg = self.ready_background(bg_rel, bg_data)
+        if bg is None:  # (its bytes read once)
+            bg = self.decode(bg_rel, bg_keys, bg_data if bg_data is not None
+                             else self.read(bg_rel, bg_keys), cv2.IMREAD_COLOR)
         if (bg.shape[1], bg.shape[0]) != tuple(size):
             raise self.fail(f"the background image is {bg.shape[1]}x{bg.shape[0]}, "
                             f"image_size says {size[0]}x{size[1]}", ("background", "file"))
