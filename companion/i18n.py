@@ -235,7 +235,7 @@ def _make_tr() -> Any:
 
         def funbind(self, name: str, func: Callable[..., Any], *largs: Any, **kwargs: Any) -> None:
             if name in ("_", "ngettext"):
-                for uid, seen in list(self._observers.items()):
+                for uid, seen in self._rules():
                     if seen == (func, largs, kwargs):
                         del self._observers[uid]
                 return
@@ -247,8 +247,22 @@ def _make_tr() -> Any:
                 return
             super().unbind_uid(name, uid)
 
+        def _rules(self) -> list[tuple[int, tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]]]:
+            """The rules recorded, listed with the collector held off: listing them makes
+            objects, so it could run in the middle and let go of a collected widget's rule
+            (Kivy calls unbind_uid then), changing what is being listed."""
+            import gc
+
+            was = gc.isenabled()
+            gc.disable()
+            try:
+                return list(self._observers.items())
+            finally:
+                if was:
+                    gc.enable()
+
         def switched(self) -> None:
-            for uid, (func, largs, kwargs) in list(self._observers.items()):
+            for uid, (func, largs, kwargs) in self._rules():
                 try:
                     func(*largs, self, None, **kwargs)
                 except ReferenceError:      # the rule's widget is gone

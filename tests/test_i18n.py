@@ -283,3 +283,30 @@ def test_french_tells_the_tower_from_a_turn_and_a_lap():
                 not any(re.search(r"\btours? de piste\b|\bLap\b", s or "", re.I) for s in strs):
             wrong.append(f"{ids[0]!r} -> {strs[0]!r}")
     assert not wrong, "\n".join(wrong)
+
+
+def test_a_language_switch_survives_rules_let_go_of_while_it_runs():
+    # a widget collected while the switch walks the recorded rules lets go of its rule (Kivy
+    # calls unbind_uid from the collector): the switch must not trip over the change
+    import gc
+
+    from companion.i18n import _make_tr
+
+    tr = _make_tr()
+    called = []
+    uids = [tr.fbind("_", lambda *a, i=i: called.append(i)) for i in range(2000)]
+    gone = list(reversed(uids))
+
+    def collector_lets_go(phase, info):
+        if phase == "start" and gone:
+            tr.unbind_uid("_", gone.pop())
+
+    threshold = gc.get_threshold()
+    gc.callbacks.append(collector_lets_go)
+    gc.set_threshold(1)
+    try:
+        tr.switched()
+    finally:
+        gc.set_threshold(*threshold)
+        gc.callbacks.remove(collector_lets_go)
+    assert called and len(called) <= 2000
