@@ -98,6 +98,25 @@ def test_light_across_the_die_and_either_contrast_change_nothing(bank):
     assert float((flat * lit).sum() / np.linalg.norm(flat) / np.linalg.norm(lit)) < 0.8
 
 
+def test_a_die_s_middles_are_cut_out_pixel_for_pixel_as_warping_them_gives(bank):
+    # the whole-pixel shifts of a die's crop are cut out, not warped: the same pixels
+    crops = np.stack([numeral(f, 17.0 * k) for k, f in enumerate(FACES)]).astype(np.float32)
+    crops += np.random.default_rng(3).random(crops.shape, dtype=np.float32)
+    shifts = [(0.0, float(dx), float(dy)) for dx, dy in GRAD_SHIFTS]
+    cut = _middles(crops, shifts)
+    warped = _middles(crops, shifts + [(0.0, 0.5, 0.0)])  # a half pixel: warped, all of them
+    assert np.array_equal(cut, warped[:, :len(shifts)])
+
+
+def test_a_profile_s_half_float_bank_scores_as_its_full_float_values_do(bank):
+    # a saved profile keeps the bank in float16; widening it (by OpenCV) changes no value
+    half = (bank[0].astype(np.float16), bank[1])
+    full = (half[0].astype(np.float32), bank[1])
+    crops = np.stack([numeral(f, 9.0 * k + 4.0) for k, f in enumerate(FACES)]
+                     ).astype(np.float32)
+    assert np.array_equal(gradient_scores(crops, half), gradient_scores(crops, full))
+
+
 def ranked(*pairs: tuple[float, str]) -> list[tuple[float, str, str]]:
     return [(v, "d12", f) for v, f in pairs]
 

@@ -169,12 +169,20 @@ GRAD_SHIFTS = [(dx, dy) for dy in (-3, 0, 3) for dx in (-3, 0, 3)]  # the centre
 GRAD_DIM = (GRAD_SIDE // GRAD_CELL) ** 2 * GRAD_BINS  # to a few pixels
 GRAD_COARSE_DIM = GRAD_DIM // 4
 _GRAD_PAD = GRAD_SIDE + 2  # a pixel more each side for the differences
+_GRAD_EDGE = (PATCH_SIDE - _GRAD_PAD) // 2  # the crop's pixels around its middle
 
 
 def _middles(crops: np.ndarray, moves: list[tuple[float, float, float]]) -> np.ndarray:
     """Each crop's middle (with its pad) after each (turn in degrees, dx, dy): N x M x P x P."""
     n = len(crops)
     out = np.empty((n, len(moves), _GRAD_PAD, _GRAD_PAD), np.float32)
+    if all(turn == 0 and float(dx).is_integer() and float(dy).is_integer()
+           and abs(dx) <= _GRAD_EDGE and abs(dy) <= _GRAD_EDGE for turn, dx, dy in moves):
+        # whole-pixel shifts, not turned (a die's crop): the same pixels, cut out
+        for j, (_, dx, dy) in enumerate(moves):
+            y, x = _GRAD_EDGE + int(dy), _GRAD_EDGE + int(dx)
+            out[:, j] = crops[:, y:y + _GRAD_PAD, x:x + _GRAD_PAD]
+        return out
     c = PATCH_SIDE / 2
     for j, (turn, dx, dy) in enumerate(moves):
         m = cv2.getRotationMatrix2D((c + dx, c + dy), turn, 1.0)
@@ -275,8 +283,21 @@ def gradient_scores(crops: np.ndarray, bank: tuple[np.ndarray, np.ndarray]) -> n
     shift, turn = best // GRAD_TURNS, best % GRAD_TURNS
     q = qf[np.arange(d)[:, None], shift]  # D x N x GRAD_DIM: each pair's best shift
     turns = (turn[:, :, None] + np.array([-1, 0, 1])) % GRAD_TURNS  # D x N x 3
-    t = fine[np.arange(n)[None, :, None], turns].astype(np.float32)  # D x N x 3 x GRAD_DIM
+    rows = (np.arange(n)[None, :, None] * GRAD_TURNS + turns).ravel()
+    t = _float32(np.take(fine.reshape(n * GRAD_TURNS, GRAD_DIM), rows, axis=0)
+                 ).reshape(d, n, 3, GRAD_DIM)  # D x N x 3 x GRAD_DIM
     return np.einsum("dnk,dnjk->dnj", q, t).max(axis=2)
+
+
+def _float32(rows: np.ndarray) -> np.ndarray:
+    """Rows of features (R x GRAD_DIM) as float32: a profile's ready bank is float16, which
+    numpy widens several times slower than OpenCV does (the same values: x + 0 is x)."""
+    if rows.dtype == np.float16 and len(rows):
+        try:
+            return cv2.add(rows, 0.0, dtype=cv2.CV_32F)
+        except cv2.error:  # an OpenCV without half-float arithmetic
+            pass
+    return rows.astype(np.float32, copy=False)
 
 
 # ---------------------------------------------------------------- pips
