@@ -124,7 +124,10 @@ class PipReader:
     @classmethod
     def load(cls, folder: Path = MODELS, onnx: bool = True) -> PipReader:
         def net(name: str) -> Net | OnnxNet:
-            return load(folder / name) if onnx else Net.load(folder / name)
+            # the face classifiers run many crops at once: OpenCV's classic engine is the
+            # faster there (netrun.OnnxNet)
+            return (load(folder / name, classic=name.startswith("faces")) if onnx
+                    else Net.load(folder / name))
 
         finder, faces = net("finder.npz"), net("faces.npz")
         threshold, find = 1.01, FIND_THRESHOLD    # uncalibrated: nothing is called clean
