@@ -73,6 +73,20 @@ def test_a_network_run_from_its_onnx_twin_reads_only_its_provenance_from_the_npz
         load_net(tmp_path / "finder.npz")
 
 
+@pytest.mark.parametrize("name", ["faces", "faces-above"])
+def test_a_face_classifier_says_the_same_on_either_opencv_engine_and_as_its_weights(name):
+    # the classifiers run on OpenCV's classic engine (the faster for them): it must say what
+    # the default engine and the weights themselves (numpy) say
+    from vision.dice.netrun import load as load_net
+
+    x = np.random.default_rng(5).random((6, 3, 48, 48), dtype=np.float32) - 0.5
+    classic = load_net(MODELS / f"{name}.npz", classic=True)(x)
+    default = load_net(MODELS / f"{name}.npz")(x)
+    weights = Net.load(MODELS / f"{name}.npz")(x)
+    assert np.abs(classic - default).max() < 1e-3
+    assert np.abs(classic - weights).max() < 1e-3
+
+
 def test_a_threshold_file_without_the_pairs_numbers_is_named(tmp_path):
     import shutil
 
