@@ -117,6 +117,30 @@ def test_a_profile_s_half_float_bank_scores_as_its_full_float_values_do(bank):
     assert np.array_equal(gradient_scores(crops, half), gradient_scores(crops, full))
 
 
+def test_each_pixel_s_edge_is_shared_between_its_two_nearest_directions_in_its_cell():
+    # the histograms against a plain loop over the pixels
+    from vision.dice.features import _GRAD_PAD, GRAD_BINS, GRAD_CELL, GRAD_SIDE, _histograms
+
+    rng = np.random.default_rng(11)
+    middles = (rng.random((2, _GRAD_PAD, _GRAD_PAD)) * 100).astype(np.float32)
+    cells = GRAD_SIDE // GRAD_CELL
+    want = np.zeros((2, cells, cells, GRAD_BINS))
+    for k, m in enumerate(middles.astype(np.float64)):
+        for y in range(GRAD_SIDE):
+            for x in range(GRAD_SIDE):
+                gx = m[y + 1, x + 2] - m[y + 1, x]
+                gy = m[y + 2, x + 1] - m[y, x + 1]
+                pos = (np.arctan2(gy, gx) % (2 * np.pi)) * GRAD_BINS / np.pi
+                low = int(pos)
+                strength, share = np.hypot(gx, gy), pos - low
+                cell = want[k, y // GRAD_CELL, x // GRAD_CELL]
+                cell[low % GRAD_BINS] += strength * (1 - share)
+                cell[(low + 1) % GRAD_BINS] += strength * share
+    got = _histograms(middles)
+    assert got.shape == want.shape
+    assert np.allclose(got, want, rtol=2e-3, atol=0.05)
+
+
 def ranked(*pairs: tuple[float, str]) -> list[tuple[float, str, str]]:
     return [(v, "d12", f) for v, f in pairs]
 

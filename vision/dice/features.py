@@ -202,15 +202,17 @@ def _histograms(middles: np.ndarray) -> np.ndarray:
     gx = np.ascontiguousarray(m[:, 1:-1, 2:] - m[:, 1:-1, :-2]).reshape(-1, GRAD_SIDE)
     gy = np.ascontiguousarray(m[:, 2:, 1:-1] - m[:, :-2, 1:-1]).reshape(-1, GRAD_SIDE)
     mag, angle = cv2.cartToPolar(gx, gy)  # angle 0..2 pi: a stroke's two sides fold below
-    pos = angle * (GRAD_BINS / np.pi)
+    pos = angle * np.float32(GRAD_BINS / np.pi)
     low = pos.astype(np.int32)
     w_high = mag * (pos - low)
     b0 = low % GRAD_BINS
-    b1 = (b0 + 1) % GRAD_BINS
+    b1 = b0 + 1
+    b1[b1 == GRAD_BINS] = 0
     base = _cell_base(n)
     size = n * _CELLS * _CELLS * GRAD_BINS
-    h = np.bincount(np.concatenate([(base + b0).ravel(), (base + b1).ravel()]),
-                    np.concatenate([(mag - w_high).ravel(), w_high.ravel()]), size)
+    # each side counted on its own (joining the two first took most of the time)
+    h = np.bincount((base + b0).ravel(), (mag - w_high).ravel(), size)
+    h += np.bincount((base + b1).ravel(), w_high.ravel(), size)
     return h.reshape(n, _CELLS, _CELLS, GRAD_BINS)
 
 
