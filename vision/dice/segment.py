@@ -114,7 +114,7 @@ class Background:
     def __init__(self, mean_bgr: np.ndarray) -> None:
         if mean_bgr.ndim != 3 or mean_bgr.shape[2] != 3:
             raise DiceError(f"the background must be a colour image, not shape {mean_bgr.shape}")
-        self.mean = mean_bgr.astype(np.float32)
+        self.mean = np.asarray(mean_bgr, np.float32)  # (read only: not copied again)
         self.height, self.width = self.mean.shape[:2]
         self.gray = cv2.cvtColor(self.mean, cv2.COLOR_BGR2GRAY)
         self.half = (self.width // 2, self.height // 2)
