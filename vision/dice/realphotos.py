@@ -171,6 +171,44 @@ def score_photo(photo: LabelledPhoto, readings: Iterable[DieReading], score: Sco
                              if i not in used and r.status == "clean")
 
 
+def close_cuts(photos: Iterable[LabelledPhoto], share: float, side: int = 256
+               ) -> Iterable[tuple[np.ndarray, LabelledPhoto]]:
+    """Each labelled die photographed close: a square around it ``share`` of its side a die
+    (1/3: the die a third of the picture), scaled to ``side`` pixels, with that die alone
+    as its label (the dice around it, cut by the picture's edge, are not scored). Dice too
+    near their photograph's edge for the square are left out."""
+    for photo in photos:
+        frame = cv2.imread(str(photo.path))
+        if frame is None:
+            raise PhotoSetError(f"{photo.path}: not an image OpenCV can read")
+        h, w = frame.shape[:2]
+        for k, die in enumerate(photo.dice):
+            cut = int(die.size / share)
+            x0, y0 = int(die.x - cut / 2), int(die.y - cut / 2)
+            if x0 < 0 or y0 < 0 or x0 + cut > w or y0 + cut > h:
+                continue
+            k_ = side / cut
+            image = cv2.resize(frame[y0:y0 + cut, x0:x0 + cut], (side, side),
+                               interpolation=cv2.INTER_CUBIC)
+            yield image, LabelledPhoto(photo.path.with_name(f"{photo.path.stem}-die{k}.png"), (
+                LabelledDie(die.face, (die.x - x0) * k_, (die.y - y0) * k_, die.size * k_),))
+
+
+def evaluate_images(reader: Reader, images: Iterable[tuple[np.ndarray, LabelledPhoto]]
+                    ) -> Score:
+    """:func:`evaluate` of pictures already made (:func:`close_cuts`): readings near no
+    labelled die are not counted (they are the cut neighbours)."""
+    score = Score()
+    for frame, photo in images:
+        t0 = time.perf_counter()
+        readings = reader(frame)
+        score.read_ms.append((time.perf_counter() - t0) * 1000)
+        extra = score.extra_clean
+        score_photo(photo, readings, score)
+        score.extra_clean = extra
+    return score
+
+
 def evaluate(reader: Reader, photos: Iterable[LabelledPhoto]) -> Score:
     score = Score()
     for photo in photos:
