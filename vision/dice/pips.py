@@ -191,10 +191,11 @@ class PipReader:
         on its long side, where a die photographed close (a third of the frame) is 100 and
         more, and its pips are what the finder takes for dice (read clean with a wrong face
         one time in ten). So the frame is also looked at at half, a quarter and an eighth of
-        that (:data:`LEVELS`, each with a margin of the frame's edge repeated, so that a die
-        filling the frame is not at the picture's edge). A level keeps the dice of the sizes
-        it learned (:data:`LEVEL_SIZES`) that the finder is sure of (:data:`COARSE_SCORE`)
-        and the finest level did not find at much their size; the classifier reads each:
+        that (:data:`LEVELS`; the two coarsest with a margin of the frame's edge repeated, so
+        that a die filling the frame is not at the picture's edge). A level keeps the dice of
+        the sizes it learned (:data:`LEVEL_SIZES`) that the finder is sure of
+        (:data:`COARSE_SCORE`) and the finest level did not find at much their size; the
+        classifier reads each:
         - a die with :data:`GROUP` or more of the finest level's sure dice inside it is a
           group of small dice that a level this coarse took for one: it is dropped;
         - a die it takes for a die hides the finest level's dice inside it much smaller
