@@ -71,14 +71,15 @@ def main() -> int:
     meets = figures["meets_targets"]
     if not args.no_real:
         if (args.real / "labels.json").exists():
-            score = evaluate(read_without_profile, load(args.real, "held_out"))
+            held_out = load(args.real, "held_out")
+            score = evaluate(read_without_profile, held_out)
             real = score.figures()
             real["meets_targets"] = (real["clean_right_rate"] >= REAL_TARGETS["clean_right_rate"]
                                      and real["wrong_clean_rate"] <= REAL_TARGETS["wrong_clean_rate"])
             for line in score.wrong[:10]:
                 print(f"wrong: {line}", file=sys.stderr)
             if args.compare:
-                before = evaluate(read_with_a_made_up_tray, load(args.real, "held_out")).figures()
+                before = evaluate(read_with_a_made_up_tray, held_out).figures()
                 real["profile_reader_made_up_tray"] = {
                     k: before[k] for k in ("clean_right_rate", "wrong_clean_rate", "flagged_rate",
                                            "missed_rate", "read_ms_p95")}
@@ -87,7 +88,7 @@ def main() -> int:
             # record): each die a third, then three fifths, of a 256-pixel picture
             for key, share in (("close_third", 1 / 3), ("close_three_fifths", 0.6)):
                 close = evaluate_images(read_without_profile,
-                                        close_cuts(load(args.real, "held_out"), share)).figures()
+                                        close_cuts(held_out, share)).figures()
                 real[key] = {k: close[k] for k in ("dice", "clean_right_rate",
                                                    "wrong_clean_rate", "missed_rate")}
         else:

@@ -95,6 +95,11 @@ def _near(a: Found, b: Found) -> bool:
     return math.hypot(a.x - b.x, a.y - b.y) <= 0.5 * max(a.size, b.size)
 
 
+def _inside(a: Found, die: Found) -> bool:
+    """``a``'s centre lies on ``die``: closer than half its size."""
+    return math.hypot(a.x - die.x, a.y - die.y) <= 0.5 * die.size
+
+
 @dataclass(frozen=True)
 class Found:
     x: float
@@ -206,16 +211,12 @@ class PipReader:
         fine = [f for f in self._find_at(frame, base) if f.size * base <= LEVEL_SIZES[1]]
         coarse: list[tuple[int, Found]] = []
         pad = round(COARSE_PAD * max(h, w))
-        raw: dict[int, list[Found]] = {}
         for level in range(1, LEVELS):
             scale = base / 2 ** level
             if max(h, w) * scale < LEAST_LEVEL:
                 break
-            raw[level] = self._find_at(frame, scale, pad if level > 1 else 0)
-        for level, found in raw.items():
-            scale = base / 2 ** level
-            last = level + 1 not in raw
-            for g in found:
+            last = level == LEVELS - 1 or max(h, w) * scale / 2 < LEAST_LEVEL
+            for g in self._find_at(frame, scale, pad if level > 1 else 0):
                 size = g.size * scale
                 if (g.score < COARSE_SCORE or size < LEVEL_SIZES[0]
                         or (size > LEVEL_SIZES[1] and not last)
@@ -227,14 +228,12 @@ class PipReader:
             return [(f, None) for f in fine]
         read = self.classify(frame, [g for _, g in coarse])
         dice = [(level, g, r) for (level, g), r in zip(coarse, read) if r.no_die < r.faces[0][1]
-                and sum(math.hypot(f.x - g.x, f.y - g.y) <= 0.5 * g.size
-                        and f.score >= GROUP_SCORE for f in fine) < GROUP]
+                and sum(_inside(f, g) and f.score >= GROUP_SCORE for f in fine) < GROUP]
         sure = sorted(((level, g, r) for level, g, r in dice
                        if r.faces[0][1] >= self.clean_confidence),
                       key=lambda lgr: (-lgr[0], -lgr[1].score))
-        fine = [f for f in fine if not any(
-            math.hypot(f.x - g.x, f.y - g.y) <= 0.5 * g.size and f.size < PIP_OF_DIE * g.size
-            for _, g, _ in dice)]
+        fine = [f for f in fine if not any(_inside(f, g) and f.size < PIP_OF_DIE * g.size
+                                           for _, g, _ in dice)]
         out: list[tuple[Found, PipReading | None]] = []
         for f, r in [(g, r) for _, g, r in sure] + [(f, None) for f in fine]:
             if all(not _near(f, g) for g, _ in out):  # one die, one reading: the coarser

@@ -194,29 +194,28 @@ def close_cuts(photos: Iterable[LabelledPhoto], share: float, side: int = 256
                 LabelledDie(die.face, (die.x - x0) * k_, (die.y - y0) * k_, die.size * k_),))
 
 
-def evaluate_images(reader: Reader, images: Iterable[tuple[np.ndarray, LabelledPhoto]]
-                    ) -> Score:
-    """:func:`evaluate` of pictures already made (:func:`close_cuts`): readings near no
-    labelled die are not counted (they are the cut neighbours)."""
+def evaluate_images(reader: Reader, images: Iterable[tuple[np.ndarray, LabelledPhoto]],
+                    extra: bool = False) -> Score:
+    """:func:`evaluate` of pictures already made (:func:`close_cuts`). ``extra``: count the
+    clean readings near no labelled die (not in close cuts: they are the cut neighbours)."""
     score = Score()
     for frame, photo in images:
         t0 = time.perf_counter()
         readings = reader(frame)
         score.read_ms.append((time.perf_counter() - t0) * 1000)
-        extra = score.extra_clean
+        before = score.extra_clean
         score_photo(photo, readings, score)
-        score.extra_clean = extra
+        if not extra:
+            score.extra_clean = before
     return score
 
 
 def evaluate(reader: Reader, photos: Iterable[LabelledPhoto]) -> Score:
-    score = Score()
-    for photo in photos:
-        frame = cv2.imread(str(photo.path))
-        if frame is None:
-            raise PhotoSetError(f"{photo.path}: not an image OpenCV can read")
-        t0 = time.perf_counter()
-        readings = reader(frame)
-        score.read_ms.append((time.perf_counter() - t0) * 1000)
-        score_photo(photo, readings, score)
-    return score
+    def images() -> Iterable[tuple[np.ndarray, LabelledPhoto]]:
+        for photo in photos:
+            frame = cv2.imread(str(photo.path))
+            if frame is None:
+                raise PhotoSetError(f"{photo.path}: not an image OpenCV can read")
+            yield frame, photo
+
+    return evaluate_images(reader, images(), extra=True)
