@@ -470,9 +470,10 @@ def teaching_blobs(frame: np.ndarray, bg: Background, name: str = "frame"
     return blobs, gain
 
 
-def _shape(mask: np.ndarray) -> tuple[float, float, float]:
-    """(area, solidity, aspect of the minimum-area rectangle)."""
-    cs, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+def _shape(mask: np.ndarray, offset: tuple[int, int] = (0, 0)) -> tuple[float, float, float]:
+    """(area, solidity, aspect of the minimum-area rectangle). ``offset``: where ``mask``
+    lies in the box (the outline's points are the box's, whatever the mask's extent)."""
+    cs, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE, offset=offset)
     if not cs:
         return 0.0, 0.0, 99.0
     c = max(cs, key=cv2.contourArea) if len(cs) > 1 else cs[0]
@@ -482,20 +483,98 @@ def _shape(mask: np.ndarray) -> tuple[float, float, float]:
     return area, area / hull if len(cs) == 1 else 0.0, max(rw, rh) / max(1.0, min(rw, rh))
 
 
-def _single(mask: np.ndarray, die_area: float | None) -> bool:
-    area, solidity, aspect = _shape(mask)
+def _single(mask: np.ndarray, die_area: float | None, offset: tuple[int, int] = (0, 0)
+            ) -> bool:
+    area, solidity, aspect = _shape(mask, offset)
     if die_area and area > 1.85 * die_area:
         return False
     return solidity >= 0.9 and aspect <= 1.45
 
 
-def _drop_nested(parts: list[np.ndarray]) -> list[np.ndarray]:
+class _Piece:
+    """A mask over a window of a part's box (``x``, ``y``: the window's corner in the box; the
+    box is ``shape``): the cuts below work on each piece's own window, not on the whole box
+    (in a crowded part, many times a die's size). A window keeps PIECE_MARGIN pixels round
+    its mask, where the box allows, so that every morphology below sees what it would in the
+    whole box."""
+
+    __slots__ = ("m", "x", "y", "shape", "count")
+
+    def __init__(self, m: np.ndarray, x: int, y: int, shape: tuple[int, ...]) -> None:
+        self.m, self.x, self.y, self.shape = m, x, y, shape
+        self.count = cv2.countNonZero(m)
+
+    @property
+    def x1(self) -> int:
+        return self.x + self.m.shape[1]
+
+    @property
+    def y1(self) -> int:
+        return self.y + self.m.shape[0]
+
+    def window(self, margin: int) -> tuple[int, int, int, int]:
+        """This piece's pixels' bounding box grown by ``margin`` (within the box)."""
+        bx, by, bw, bh = cv2.boundingRect(self.m)
+        h, w = self.shape[:2]
+        return (max(0, self.x + bx - margin), max(0, self.y + by - margin),
+                min(w, self.x + bx + bw + margin), min(h, self.y + by + bh + margin))
+
+    def over(self, x0: int, y0: int, x1: int, y1: int) -> np.ndarray:
+        """The mask over the window (x0, y0)-(x1, y1) of the box (0 where it has no pixels)."""
+        out = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        ax, ay = max(x0, self.x), max(y0, self.y)
+        bx, by = min(x1, self.x1), min(y1, self.y1)
+        if ax < bx and ay < by:
+            out[ay - y0:by - y0, ax - x0:bx - x0] = self.m[ay - self.y:by - self.y,
+                                                           ax - self.x:bx - self.x]
+        return out
+
+    def whole(self) -> np.ndarray:
+        return self.over(0, 0, self.shape[1], self.shape[0])
+
+
+PIECE_MARGIN = 8  # more than the 7x7 disc twice (6) reaches
+
+
+def _joined(a: _Piece, b: _Piece) -> _Piece:
+    """The two pieces as one die: their union closed by a 7x7 disc, holes filled."""
+    wa, wb = a.window(PIECE_MARGIN), b.window(PIECE_MARGIN)
+    x0, y0 = min(wa[0], wb[0]), min(wa[1], wb[1])
+    x1, y1 = max(wa[2], wb[2]), max(wa[3], wb[3])
+    u = _fill(cv2.morphologyEx(cv2.bitwise_or(a.over(x0, y0, x1, y1), b.over(x0, y0, x1, y1)),
+                               cv2.MORPH_CLOSE, _ELLIPSE7))
+    return _Piece(u, x0, y0, a.shape)
+
+
+def _grown(p: _Piece, iterations: int = 1) -> _Piece:
+    """The piece dilated by the 7x7 disc."""
+    x0, y0, x1, y1 = p.window(PIECE_MARGIN)
+    return _Piece(cv2.dilate(p.over(x0, y0, x1, y1), _ELLIPSE7, iterations=iterations),
+                  x0, y0, p.shape)
+
+
+def _touch(a: _Piece, b: _Piece) -> bool:
+    """Whether the two pieces share a pixel."""
+    x0, y0, x1, y1 = max(a.x, b.x), max(a.y, b.y), min(a.x1, b.x1), min(a.y1, b.y1)
+    if x0 >= x1 or y0 >= y1:
+        return False
+    return cv2.countNonZero(cv2.bitwise_and(a.over(x0, y0, x1, y1), b.over(x0, y0, x1, y1))) > 0
+
+
+def _common(a: _Piece, b: _Piece) -> int:
+    x0, y0, x1, y1 = max(a.x, b.x), max(a.y, b.y), min(a.x1, b.x1), min(a.y1, b.y1)
+    if x0 >= x1 or y0 >= y1:
+        return 0
+    return cv2.countNonZero(cv2.bitwise_and(a.over(x0, y0, x1, y1), b.over(x0, y0, x1, y1)))
+
+
+def _drop_nested(parts: list[_Piece]) -> list[_Piece]:
     """Nested parts (an inked ring's inside) belong to the part around them."""
-    parts = sorted(parts, key=cv2.countNonZero, reverse=True)
-    kept: list[np.ndarray] = []
+    parts = sorted(parts, key=lambda p: p.count, reverse=True)
+    kept: list[_Piece] = []
     for p in parts:
         for k in kept:
-            if cv2.countNonZero(cv2.bitwise_and(p, k)) > 0.5 * cv2.countNonZero(p):
+            if _common(p, k) > 0.5 * p.count:
                 break
         else:
             kept.append(p)
@@ -506,28 +585,33 @@ def _split(sil: np.ndarray, seam: np.ndarray, die_area: float | None,
            min_area: float) -> list[np.ndarray]:
     core = cv2.bitwise_and(sil, cv2.bitwise_not(seam))
     core = cv2.morphologyEx(core, cv2.MORPH_OPEN, _ELLIPSE3)
-    n, labels = cv2.connectedComponents(core, connectivity=4)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(core, connectivity=4)
+    h, w = sil.shape
     parts = []
     for j in range(1, n):
-        p = _fill((labels == j).astype(np.uint8) * 255)
-        if cv2.countNonZero(p) >= 12:
+        x, y, bw, bh = stats[j, :4]
+        if bw * bh < 12:
+            continue  # filled, still fewer than 12 pixels
+        x0, y0 = max(0, x - 1), max(0, y - 1)
+        x1, y1 = min(w, x + bw + 1), min(h, y + bh + 1)
+        p = _Piece(_fill(cv2.compare(labels[y0:y1, x0:x1], j, cv2.CMP_EQ)), x0, y0, sil.shape)
+        if p.count >= 12:
             parts.append(p)
     parts = _drop_nested(parts)
     # greedy: join the two touching parts whose union is the most die-like, while any is
     merged = True
     while merged and len(parts) > 1:
         merged = False
-        grown = [cv2.dilate(p, _ELLIPSE7) for p in parts]
+        grown = [_grown(p) for p in parts]
         best = None
         for a in range(len(parts)):
             for b in range(a + 1, len(parts)):
-                if not cv2.countNonZero(cv2.bitwise_and(grown[a], parts[b])):
+                if not _touch(grown[a], parts[b]):
                     continue
-                u = _fill(cv2.morphologyEx(cv2.bitwise_or(parts[a], parts[b]), cv2.MORPH_CLOSE,
-                                           _ELLIPSE7))
-                if not _single(u, die_area):
+                u = _joined(parts[a], parts[b])
+                if not _single(u.m, die_area, (u.x, u.y)):
                     continue
-                area, solidity, aspect = _shape(u)
+                area, solidity, aspect = _shape(u.m, (u.x, u.y))
                 score = solidity - 0.2 * (aspect - 1)
                 if best is None or score > best[0]:
                     best = (score, a, b, u)
@@ -539,21 +623,20 @@ def _split(sil: np.ndarray, seam: np.ndarray, die_area: float | None,
     # not square up) joins the touching part that makes the most die-like union
     stuck: set[int] = set()
     while len(parts) > 1:
-        areas = [cv2.countNonZero(p) for p in parts]
+        areas = [p.count for p in parts]
         small = [k for k in range(len(parts)) if areas[k] < 1.5 * min_area and k not in stuck]
         if not small:
             break
         a = min(small, key=lambda k: areas[k])
-        grown = cv2.dilate(parts[a], _ELLIPSE7, iterations=2)  # across an inked line
+        grown_a = _grown(parts[a], iterations=2)  # across an inked line
         join = None
         for b in range(len(parts)):
-            if b == a or not cv2.countNonZero(cv2.bitwise_and(grown, parts[b])):
+            if b == a or not _touch(grown_a, parts[b]):
                 continue
-            u = _fill(cv2.morphologyEx(cv2.bitwise_or(parts[a], parts[b]), cv2.MORPH_CLOSE,
-                                       _ELLIPSE7))
-            if die_area and cv2.countNonZero(u) > 1.3 * die_area:
+            u = _joined(parts[a], parts[b])
+            if die_area and u.count > 1.3 * die_area:
                 continue
-            _, solidity, aspect = _shape(u)
+            _, solidity, aspect = _shape(u.m, (u.x, u.y))
             score = solidity - 0.2 * (aspect - 1)
             if join is None or score > join[0]:
                 join = (score, b, u)
@@ -564,28 +647,60 @@ def _split(sil: np.ndarray, seam: np.ndarray, die_area: float | None,
         parts = [p for k, p in enumerate(parts) if k not in (a, b)] + [u]
         stuck = {k - (k > a) - (k > b) for k in stuck if k != b}
     parts = _drop_nested(parts)  # what the joined parts now enclose
-    if len(parts) <= 1 or max(cv2.countNonZero(p) for p in parts) < min_area:
+    if len(parts) <= 1 or max(p.count for p in parts) < min_area:
         # one die after all, or one whose faces the seams cut into crumbs (a tilted die
         # whose lit side faces differ from each other): the silhouette is the die
         return [sil]
     # each part back to its full extent: the seam (rim) pixels nearest to it, up to 4 pixels
-    # away (the seam between two dice is half one's rim, half the other's)
-    dist = np.stack([cv2.distanceTransform(cv2.bitwise_not(p), cv2.DIST_L2, 3) for p in parts])
-    nearest = dist.argmin(axis=0)
-    near = (dist.min(axis=0) <= 4.5) & (sil > 0)
-    return [_fill(((nearest == k) & near).astype(np.uint8) * 255) for k in range(len(parts))]
+    # away (the seam between two dice is half one's rim, half the other's). Each part's
+    # distances are worked out in its window: a pixel farther out is farther than 4.5 from it
+    nearest = np.full((h, w), -1, np.int32)
+    least = np.full((h, w), np.inf, np.float32)
+    for k, p in enumerate(parts):
+        x0, y0, x1, y1 = p.window(PIECE_MARGIN)
+        d = cv2.distanceTransform(cv2.bitwise_not(p.over(x0, y0, x1, y1)), cv2.DIST_L2, 3)
+        closer = d < least[y0:y1, x0:x1]  # the first of equally near parts keeps a pixel
+        least[y0:y1, x0:x1][closer] = d[closer]
+        nearest[y0:y1, x0:x1][closer] = k
+    near = (least <= 4.5) & (sil > 0)
+    out = []
+    for k, p in enumerate(parts):  # (a part's pixels all lie in its window)
+        x0, y0, x1, y1 = p.window(PIECE_MARGIN)
+        whole = np.zeros((h, w), np.uint8)
+        whole[y0:y1, x0:x1] = _fill(((nearest[y0:y1, x0:x1] == k) & near[y0:y1, x0:x1]
+                                     ).astype(np.uint8) * 255)
+        out.append(whole)
+    return out
+
+
+MEASURE_MARGIN = 8  # pixels kept round a silhouette measured in its own bounding box: more
+# than any morphology below reaches, so that every value is what the whole box gives
 
 
 def _measure(x0, y0, sil, seam, L, Lbg) -> Blob | None:
-    cs, _ = cv2.findContours(sil, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    """One die's Blob from its silhouette ``sil`` in the part's box (at x0, y0 in the frame),
+    the box's seams and lightness. The work is done in the silhouette's own bounding box
+    (MEASURE_MARGIN round it): in a crowded part the box is many times a die's size, and
+    every value (contours, moments, the top face) is the same as over the whole box."""
+    h, w = sil.shape
+    bx, by, bw, bh = cv2.boundingRect(sil)
+    if bw == 0:
+        return None
+    ox, oy = max(0, bx - MEASURE_MARGIN), max(0, by - MEASURE_MARGIN)
+    ex, ey = min(w, bx + bw + MEASURE_MARGIN), min(h, by + bh + MEASURE_MARGIN)
+    box = (slice(oy, ey), slice(ox, ex))
+    s_, seam_, L_ = sil[box], seam[box], L[box]
+    cs, _ = cv2.findContours(s_, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE, offset=(ox, oy))
     if not cs:
         return None
     contour = max(cs, key=cv2.contourArea)
-    m = cv2.moments(sil, binaryImage=True)
+    m = cv2.moments(s_, binaryImage=True)
     if m["m00"] <= 0:
         return None
     area = m["m00"]
-    cx, cy = m["m10"] / area + x0, m["m01"] / area + y0
+    # (the sums over the whole box, exactly: integers)
+    cx = (m["m10"] + ox * area) / area + x0
+    cy = (m["m01"] + oy * area) / area + y0
     hull = cv2.convexHull(contour)
     hull_area = max(1.0, cv2.contourArea(hull))
     per = cv2.arcLength(hull, True)
@@ -593,7 +708,7 @@ def _measure(x0, y0, sil, seam, L, Lbg) -> Blob | None:
     rect = cv2.minAreaRect(contour + np.array([x0, y0], np.int32))
     round_die = shape_of(circularity, area / max(1e-6, rect[1][0] * rect[1][1])) == "round"
     # the top face: the largest seam-bounded part of the die (holes of pips and ink filled)
-    inner = cv2.bitwise_and(sil, cv2.bitwise_not(seam))
+    inner = cv2.bitwise_and(s_, cv2.bitwise_not(seam_))
     inner = cv2.erode(inner, _ELLIPSE3)
     n, lab = cv2.connectedComponents(inner, connectivity=4)
     if n > 1:
@@ -603,7 +718,7 @@ def _measure(x0, y0, sil, seam, L, Lbg) -> Blob | None:
         areas = np.bincount(labels, minlength=n)
         j = 1 + int(np.argmax(areas[1:]))
         # mean lightness of every part at once
-        shades = np.bincount(labels, weights=L.ravel(), minlength=n) / np.maximum(areas, 1)
+        shades = np.bincount(labels, weights=L_.ravel(), minlength=n) / np.maximum(areas, 1)
         shade = float(shades[j])
         keep = (np.abs(shades - shade) < SAME_SHADE * max(shade, 10.0)) & (areas >= 6)
         keep[0] = False
@@ -623,24 +738,30 @@ def _measure(x0, y0, sil, seam, L, Lbg) -> Blob | None:
                     np.uint8) * 255
         if cv2.countNonZero(opened) >= 0.5 * cv2.countNonZero(top):
             top = opened
-        top = cv2.dilate(top, _ELLIPSE3) & sil
+        top = cv2.dilate(top, _ELLIPSE3) & s_
         # a face is convex: what ink of another shade cut out of it goes back
         outlines, _ = cv2.findContours(top, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         if outlines:  # (the hull of the outlines' corners is the hull of every pixel)
             hull_top = np.zeros_like(top)
             cv2.fillConvexPoly(hull_top, cv2.convexHull(np.concatenate(outlines)), 255)
-            top = hull_top & sil
+            top = hull_top & s_
     else:
-        top = sil
+        top = s_
     tm = cv2.moments(top, binaryImage=True)
     if tm["m00"] <= 0:
-        top, tm = sil, m
+        top, tm = s_, m
     top_area = tm["m00"]
-    tcx, tcy = tm["m10"] / top_area + x0, tm["m01"] / top_area + y0
-    tcs, _ = cv2.findContours(top, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    tcx = (tm["m10"] + ox * top_area) / top_area + x0
+    tcy = (tm["m01"] + oy * top_area) / top_area + y0
+    tcs, _ = cv2.findContours(top, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE, offset=(ox, oy))
     tc = max(tcs, key=cv2.contourArea) if tcs else contour
     top_rect = cv2.minAreaRect(tc + np.array([x0, y0], np.int32))
-    return Blob(x0, y0, sil, top, float(area), cx, cy, float(top_area), tcx, tcy, rect,
+    if top is s_:
+        whole_top = sil
+    else:
+        whole_top = np.zeros_like(sil)
+        whole_top[box] = top
+    return Blob(x0, y0, sil, whole_top, float(area), cx, cy, float(top_area), tcx, tcy, rect,
                 top_rect, circularity, float(area / hull_area), L, Lbg, contour)
 
 

@@ -1,0 +1,75 @@
+"""The segmentation's cuts work in each die's own window, not the whole part's box: the
+same values as the whole box gives (vision/dice/segment.py: MEASURE_MARGIN, PIECE_MARGIN)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+import vision.dice.segment as segment
+from vision.dice.render import SceneDie, TrayStyle, empty_tray, render_tray
+from vision.dice.segment import Background, exposure_gain, find_blobs
+
+STYLE = TrayStyle(tray_bgr=(120, 104, 66), light_dir=(0.12, -0.08), vignette=0.2,
+                  gradient=(0.06, -0.04), perspective=3.0, blur_sigma=0.6, noise_sigma=2.0,
+                  jpeg_quality=88, seed=3, tray_seed=7)
+# a crowd pressed together, as dice land in a small tray: one part of the frame holds them all
+CROWD = [SceneDie("d6pips", "5", "white", 250, 200, 0.3), SceneDie("d6pips", "2", "red", 306, 204, 0.1),
+         SceneDie("kotd", "CLAW", "black", 262, 257, 0.6), SceneDie("d12", "7", "yellow", 320, 262, 0.2),
+         SceneDie("d6pips", "6", "white", 376, 232, 1.0), SceneDie("kotd", "HEART", "white", 200, 246, 0.9)]
+
+
+@pytest.fixture(scope="module")
+def crowd():
+    """The calls find_blobs makes to cut and measure the crowd: (split calls, measure calls)."""
+    bg = Background(empty_tray(STYLE, seed=100).astype(np.float32))
+    frame, _ = render_tray(CROWD, dataclasses.replace(STYLE, seed=8))
+    splits, measures = [], []
+    split, measure = segment._split, segment._measure
+    mp = pytest.MonkeyPatch()
+    mp.setattr(segment, "_split", lambda *a: splits.append(a) or split(*a))
+    mp.setattr(segment, "_measure", lambda *a: measures.append(a) or measure(*a))
+    try:
+        blobs = find_blobs(frame, bg, exposure_gain(frame, bg), die_area=60.0 ** 2)
+    finally:
+        mp.undo()
+    assert len(blobs) >= 4 and splits and measures
+    assert max(a[2].size for a in measures) > 4 * 60 ** 2  # a box many dice large
+    return splits, measures
+
+
+def whole_box(monkeypatch):
+    monkeypatch.setattr(segment, "MEASURE_MARGIN", 10 ** 6)
+    monkeypatch.setattr(segment, "PIECE_MARGIN", 10 ** 6)
+
+
+def test_a_die_measured_in_its_window_is_measured_as_in_the_whole_box(crowd, monkeypatch):
+    _, measures = crowd
+    windowed = [segment._measure(*a) for a in measures]
+    whole_box(monkeypatch)
+    for a, got in zip(measures, windowed):
+        want = segment._measure(*a)
+        assert (got is None) == (want is None)
+        if want is None:
+            continue
+        for f in dataclasses.fields(want):
+            g, w = getattr(got, f.name), getattr(want, f.name)
+            if isinstance(w, np.ndarray):
+                assert np.array_equal(g, w), f.name
+            else:
+                assert g == w, f.name
+
+
+def test_a_part_cut_in_its_pieces_windows_is_cut_as_in_the_whole_box(crowd, monkeypatch):
+    splits, _ = crowd
+    windowed = [segment._split(*a) for a in splits]
+    whole_box(monkeypatch)
+    for a, got in zip(splits, windowed):
+        want = segment._split(*a)
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            # a rim pixel equally near two dice may go to either: the distances of a window
+            # and of the whole box can differ in their last bit
+            assert np.count_nonzero(g != w) <= 2
