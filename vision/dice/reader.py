@@ -157,6 +157,8 @@ class DiceReader:
         fh, fw = frame.shape[:2]
         scale = WORK / max(fh, fw)  # the finder sees each part at the whole frame's scale
         out = []
+        # the dice a part's seams cut apart share its box: the finder looks at each box once
+        seen: dict[tuple[int, int, int, int], list[Found]] = {}
         for b, look in zip(blobs, large):
             if not look:
                 out.append(b)
@@ -164,8 +166,10 @@ class DiceReader:
             h, w = b.mask.shape
             x0, y0 = max(0, b.x0 - GUIDE_PAD), max(0, b.y0 - GUIDE_PAD)
             x1, y1 = min(fw, b.x0 + w + GUIDE_PAD), min(fh, b.y0 + h + GUIDE_PAD)
+            if (x0, y0, x1, y1) not in seen:
+                seen[x0, y0, x1, y1] = finder.find(frame[y0:y1, x0:x1], scale)
             inside = []
-            for f in finder.find(frame[y0:y1, x0:x1], scale):
+            for f in seen[x0, y0, x1, y1]:
                 x, y = f.x + x0, f.y + y0  # in the frame
                 bx, by = int(x) - b.x0, int(y) - b.y0  # in the part's box
                 if f.score >= GUIDE_SCORE and 0 <= by < h and 0 <= bx < w and b.mask[by, bx]:
