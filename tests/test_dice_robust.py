@@ -28,10 +28,10 @@ from vision.dice.render import (
 )
 from vision.dice.segment import (
     DARKER_RATIO,
+    TEXTURE_LEAST,
     TEXTURE_STEP,
     TEXTURE_WINDOW,
     Background,
-    _windows_at,
     covering,
     exposure_gain,
     find_blobs,
@@ -505,17 +505,24 @@ def test_a_shadow_flecked_with_light_is_no_second_die():
     assert blobs[0].area == pytest.approx(56 * 56, rel=0.05)
 
 
-def test_the_sampled_weave_windows_are_the_filters_windows():
-    # whether a tray's weave is seen is decided on every 8th pixel's window, not on the whole
-    # frame filtered: the same windows as OpenCV's box filters, borders included
-    gray = np.random.default_rng(5).uniform(0, 255, (61, 83)).astype(np.float32)
-    wins = _windows_at(gray)
-    k = (TEXTURE_WINDOW, TEXTURE_WINDOW)
-    mean = cv2.boxFilter(gray, -1, k)[::TEXTURE_STEP, ::TEXTURE_STEP].ravel()
-    square = cv2.sqrBoxFilter(gray, -1, k)[::TEXTURE_STEP, ::TEXTURE_STEP].ravel()
-    assert wins.shape == (mean.size, TEXTURE_WINDOW ** 2)
-    assert np.allclose(wins.mean(axis=1), mean, atol=1e-3)
-    assert np.allclose((wins * wins).mean(axis=1), square, rtol=1e-5)
+def test_the_weave_is_sampled_on_the_windows_round_every_8th_pixel_borders_reflected():
+    # whether a tray's weave is seen is decided on every 8th pixel's window (from the first,
+    # the border reflected as OpenCV's filters reflect it), read off the box filters the
+    # frame's correlation then uses: each sampled window's mean and spread are its pixels'
+    rng = np.random.default_rng(5)
+    tray = rng.uniform(0, 255, (61, 83)).astype(np.float32)
+    tray[:, :20] = 128.0  # a smooth strip: no weave there
+    bg = Background(cv2.merge([tray] * 3))
+    woven, mean, spread = bg.sampled_texture()
+    r = TEXTURE_WINDOW // 2
+    padded = np.pad(bg.gray, r, mode="reflect")
+    wins = np.array([padded[y:y + TEXTURE_WINDOW, x:x + TEXTURE_WINDOW].ravel()
+                     for y in range(0, 61, TEXTURE_STEP) for x in range(0, 83, TEXTURE_STEP)],
+                    np.float64)
+    assert np.array_equal(woven, wins.std(axis=1) > TEXTURE_LEAST)
+    assert 0 < np.count_nonzero(~woven) < woven.size / 2  # the strip's windows, and only they
+    assert np.allclose(mean, wins.mean(axis=1)[woven], atol=1e-3)
+    assert np.allclose(spread, wins.std(axis=1)[woven], rtol=1e-3)
 
 
 def test_a_white_die_under_a_bright_light_is_no_glare_and_a_glare_on_a_grey_die_is():

@@ -137,10 +137,10 @@ class Background:
         spread) where the tray has a weave to see over half of them, else None."""
         if not self._sampled_yet:
             self._sampled_yet = True
-            wins = _windows_at(self.gray)
-            spread = wins.std(axis=1)
+            mean, square = _window_means(self.gray, squares=True)
+            spread = np.sqrt(np.maximum(square - mean * mean, 0.0))
             woven = spread > TEXTURE_LEAST
-            self._sampled = (woven, wins[woven], spread[woven]) \
+            self._sampled = (woven, mean[woven], spread[woven]) \
                 if np.count_nonzero(woven) >= 0.5 * woven.size else None
         return self._sampled
 
@@ -352,14 +352,31 @@ _WINDOW_BACK = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (TEXTURE_WINDOW, TEX
 TEXTURE_STEP = 8  # pixels between the windows that decide whether a tray's weave is seen
 
 
-def _windows_at(gray: np.ndarray) -> np.ndarray:
-    """The TEXTURE_WINDOW square round every TEXTURE_STEP-th pixel (from the first), the
-    border reflected as OpenCV's filters reflect it: one row of pixels each (N x window²)."""
+def _window_means(*images: np.ndarray, squares: bool = False) -> list[np.ndarray]:
+    """Each image's mean over the TEXTURE_WINDOW square round every TEXTURE_STEP-th pixel
+    (from the first; the border reflected as OpenCV's filters reflect it), in one row: from
+    the image's sums, without filtering all of it. With ``squares``, the first image's mean
+    square too (last)."""
     r = TEXTURE_WINDOW // 2
-    padded = np.pad(gray, r, mode="reflect")
-    win = np.lib.stride_tricks.sliding_window_view(padded, (TEXTURE_WINDOW, TEXTURE_WINDOW))
-    return win[::TEXTURE_STEP, ::TEXTURE_STEP].reshape(-1, TEXTURE_WINDOW * TEXTURE_WINDOW
-                                                      ).astype(np.float64)
+    h, w = images[0].shape
+    y0 = np.arange(0, h, TEXTURE_STEP)[:, None]
+    x0 = np.arange(0, w, TEXTURE_STEP)[None, :]
+    y1, x1 = y0 + TEXTURE_WINDOW, x0 + TEXTURE_WINDOW
+    n = TEXTURE_WINDOW * TEXTURE_WINDOW
+
+    def box(s: np.ndarray) -> np.ndarray:
+        return ((s[y1, x1] - s[y0, x1] - s[y1, x0] + s[y0, x0]) / n).ravel()
+
+    out, extra = [], []
+    for k, image in enumerate(images):
+        padded = cv2.copyMakeBorder(image, r, r, r, r, cv2.BORDER_REFLECT_101)
+        if squares and k == 0:
+            total, sq = cv2.integral2(padded, sdepth=cv2.CV_64F, sqdepth=cv2.CV_64F)
+            extra.append(box(sq))
+        else:
+            total = cv2.integral(padded, sdepth=cv2.CV_64F)
+        out.append(box(total))
+    return out + extra
 
 
 def covering(frame: np.ndarray, bg: Background, gain: float) -> np.ndarray | None:
@@ -369,22 +386,23 @@ def covering(frame: np.ndarray, bg: Background, gain: float) -> np.ndarray | Non
     keeps the texture. None on a tray with no texture to see (most of the frame, the tray
     itself, does not correlate with the empty tray's either)."""
     # whether there is a weave to see, and the frame shows it, is decided on every 8th
-    # pixel's window alone (most trays have none: the frame is then not filtered at all)
+    # pixel's window alone, from the images' sums (most trays have none: the frame is then
+    # not filtered at all)
     sampled = bg.sampled_texture()
     if sampled is None:
         return None
     g = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY).astype(np.float32)
-    woven_at, b_at, sb_at = sampled
-    g_at = _windows_at(g)[woven_at]
-    mg_at = g_at.mean(axis=1)
-    cov_at = (g_at * b_at).mean(axis=1) - mg_at * b_at.mean(axis=1)
-    sg_at = np.sqrt(np.maximum((g_at * g_at).mean(axis=1) - mg_at * mg_at, 1e-6))
+    gb = cv2.multiply(g, bg.gray)
+    woven_at, mb_at, sb_at = sampled
+    mg_at, mgb_at, sqg_at = (m[woven_at] for m in _window_means(g, gb, squares=True))
+    cov_at = mgb_at - mg_at * mb_at
+    sg_at = np.sqrt(np.maximum(sqg_at - mg_at * mg_at, 1e-6))
     if quantiles(cov_at / (sg_at * sb_at), (50,))[0] < TEXTURE_SEEN:
         return None
     b, mb, sb = bg.texture()  # the correlation does not change with the light's gain
     k = (TEXTURE_WINDOW, TEXTURE_WINDOW)
     mg = cv2.boxFilter(g, -1, k)
-    cov = cv2.boxFilter(g * b, -1, k) - mg * mb
+    cov = cv2.boxFilter(gb, -1, k) - mg * mb
     ncc = cov / (np.sqrt(np.maximum(cv2.sqrBoxFilter(g, -1, k) - mg * mg, 1e-6)) * sb)
     # a weave to see: fine detail stronger than a camera's noise (a smooth tray's light
     # gradient correlates too, but hides nothing)
