@@ -343,3 +343,40 @@ def test_each_kind_keeps_the_colours_it_was_taught_in(saved, tmp_path):
             f"{old}:{line - 1}: kinds.kotd.colours: colour 'blue' is not among the "
             f"profile's colours")):
         Profile.load(old)
+
+
+def values(p: Profile) -> tuple:
+    """What a profile says, comparable."""
+    return (p.background_frames, p.image_size,
+            {c: [f.tolist() for f in fs] for c, fs in p.colours.items()},
+            {k: (m.faces, m.shape, m.sizes, m.shapes, m.sharpness, m.patch_radius_px, m.colours,
+                 {f: len(c) for f, c in m.examples.items()}) for k, m in p.kinds.items()})
+
+
+def test_an_unchanged_profile_is_not_parsed_again_and_reads_the_same(saved, tmp_path,
+                                                                      monkeypatch):
+    # a `dice read` takes the values the save kept beside the pictures (parsing the YAML
+    # took 4 ms of it) while the YAML is the text saved with them
+    import vision.dice.profile as profile_module
+    _, path = saved
+    with monkeypatch.context() as m:
+        m.setattr(profile_module._Loader, "_ready_values", lambda self, text: None)
+        parsed = Profile.load(path)
+    monkeypatch.setattr(profile_module._Loader, "_parse", lambda self, text: pytest.fail(
+        "the YAML was parsed"))
+    ready = Profile.load(path)
+    assert values(ready) == values(parsed)
+    assert np.array_equal(ready.background, parsed.background)
+
+
+def test_an_edited_profile_is_parsed_and_its_errors_keep_their_lines(saved, tmp_path):
+    path = fresh_copy(saved, tmp_path)
+    damage(path, "  frames: 2", "  frames: 5")  # edited by hand: the ready values are stale
+    assert Profile.load(path).background_frames == 5
+    (tmp_path / "b").mkdir()
+    path = fresh_copy(saved, tmp_path / "b")  # unchanged, but a picture is gone: the error
+    (tmp_path / "b" / "tower.d" / "kotd" / "HEART-1.png").unlink()  # names its line too
+    line = line_of(path, "tower.d/kotd/HEART-1.png")
+    with pytest.raises(ProfileError, match=re.escape(f"{path}:{line}: kinds.kotd.examples."
+                                                     f"HEART.1: cannot read")):
+        Profile.load(path)
