@@ -512,9 +512,9 @@ def _single(mask: np.ndarray, die_area: float | None, offset: tuple[int, int] = 
 class _Piece:
     """A mask over a window of a part's box (``x``, ``y``: the window's corner in the box; the
     box is ``shape``): the cuts below work on each piece's own window, not on the whole box
-    (in a crowded part, many times a die's size). A window keeps PIECE_MARGIN pixels round
-    its mask, where the box allows, so that every morphology below sees what it would in the
-    whole box."""
+    (in a crowded part, many times a die's size). Every window they dilate, join or fill in
+    keeps PIECE_MARGIN pixels round the masks in it, where the box allows (window()), so that
+    every morphology sees what it would in the whole box."""
 
     __slots__ = ("m", "x", "y", "shape", "count")
 
