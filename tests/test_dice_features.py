@@ -108,3 +108,28 @@ def test_a_pip_cut_by_the_faces_edge_leaves_the_count_unsure():
     # four pips seen whole and one cut by the edge of the top face found: not a "4"
     face, _ = F.read_pips(_face_blob([(25, 25), (55, 25), (25, 55), (55, 55), (12, 40)]))
     assert face is None
+
+
+@pytest.mark.parametrize("face", ["1", "2", "3", "4", "5", "6"])
+def test_pips_are_counted_the_same_in_a_die_sized_box_and_in_a_crowds(face):
+    # the count works in the top face's own box: a die whose part is many dice large (a
+    # crowd pressed together) reads exactly as it would alone
+    import dataclasses
+
+    from vision.dice.render import TrayStyle, empty_tray, single_die
+    from vision.dice.segment import Background, teaching_blobs
+
+    style = TrayStyle(tray_bgr=(96, 110, 112), perspective=2.0, seed=3, tray_seed=11)
+    frame, _ = single_die("d6pips", face, "white", 40 + int(face), style)
+    (b,), _ = teaching_blobs(frame, Background(empty_tray(style, seed=0).astype(np.float32)))
+    pad = ((30, 90), (40, 70))  # empty part's box round the die: above, below; left, right
+
+    def wide(a):
+        return np.pad(a, pad, constant_values=0)
+
+    crowd = dataclasses.replace(b, x0=b.x0 - 40, y0=b.y0 - 30, mask=wide(b.mask),
+                                top=wide(b.top), L=wide(b.L), Lbg=wide(b.Lbg),
+                                contour=None if b.contour is None else b.contour + (40, 30))
+    alone = F.read_pips(b)
+    assert alone[0] == face and alone[1] > 0.5
+    assert F.read_pips(crowd) == pytest.approx(alone, abs=1e-12)

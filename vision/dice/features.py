@@ -315,12 +315,22 @@ def _rot90(cells):
     return {(-y, x) for x, y in cells}
 
 
+PIP_MARGIN = 4  # pixels round the top face: more than its erosion (2) reaches
+
+
 def read_pips(blob: Blob) -> tuple[str | None, float]:
     """(face "1".."6" or None, confidence): the spots on the top face that contrast with it,
     if every one is round and pip-sized and together they sit on a pip D6's 3x3 grid (in
     the face's own orientation, spaced as the face's size allows)."""
-    inner = cv2.erode(blob.top, _ELLIPSE3, iterations=2)
-    vals = blob.L[inner > 0]
+    # in the top face's own box (PIP_MARGIN round it), not the part's: a crowd's part is
+    # many dice large
+    tx, ty, tw, th = cv2.boundingRect(blob.top)
+    bh, bw = blob.top.shape
+    wx, wy = max(0, tx - PIP_MARGIN), max(0, ty - PIP_MARGIN)
+    box = (slice(wy, min(bh, ty + th + PIP_MARGIN)), slice(wx, min(bw, tx + tw + PIP_MARGIN)))
+    L = blob.L[box]
+    inner = cv2.erode(blob.top[box], _ELLIPSE3, iterations=2)
+    vals = L[inner > 0]
     if vals.size < 50:
         return None, 0.0
     lo, body, hi = quantiles(vals, (1, 50, 99))
@@ -329,7 +339,7 @@ def read_pips(blob: Blob) -> tuple[str | None, float]:
     if contrast < 8:
         return None, 0.0
     thr = body - contrast / 2 if dark else body + contrast / 2
-    pip = (((blob.L < thr) if dark else (blob.L > thr)).astype(np.uint8) * 255) & inner
+    pip = (((L < thr) if dark else (L > thr)).astype(np.uint8) * 255) & inner
     n, labels, st, cen = cv2.connectedComponentsWithStats(pip, connectivity=8)
     side = math.sqrt(blob.top_area)
     expect = math.pi * (0.085 * side) ** 2
@@ -349,7 +359,7 @@ def read_pips(blob: Blob) -> tuple[str | None, float]:
             continue  # an edge
         if not pip_like:
             return None, 0.0  # not a pip: a symbol, a numeral, an edge
-        pts.append(cen[i])
+        pts.append(cen[i] + (wx, wy))  # in the part's box
     k = len(pts)
     if k not in _LAYOUTS:
         return None, 0.0
