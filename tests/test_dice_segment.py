@@ -40,17 +40,16 @@ def crowd():
     return splits, measures
 
 
-def whole_box(monkeypatch):
+def windowed_and_whole(fn, calls, monkeypatch) -> list[tuple]:
+    """Each call's result as the code works it out (in windows), and over the whole box."""
+    windowed = [fn(*a) for a in calls]
     monkeypatch.setattr(segment, "MEASURE_MARGIN", 10 ** 6)
     monkeypatch.setattr(segment, "PIECE_MARGIN", 10 ** 6)
+    return list(zip(windowed, (fn(*a) for a in calls)))
 
 
 def test_a_die_measured_in_its_window_is_measured_as_in_the_whole_box(crowd, monkeypatch):
-    _, measures = crowd
-    windowed = [segment._measure(*a) for a in measures]
-    whole_box(monkeypatch)
-    for a, got in zip(measures, windowed):
-        want = segment._measure(*a)
+    for got, want in windowed_and_whole(segment._measure, crowd[1], monkeypatch):
         assert (got is None) == (want is None)
         if want is None:
             continue
@@ -63,11 +62,7 @@ def test_a_die_measured_in_its_window_is_measured_as_in_the_whole_box(crowd, mon
 
 
 def test_a_part_cut_in_its_pieces_windows_is_cut_as_in_the_whole_box(crowd, monkeypatch):
-    splits, _ = crowd
-    windowed = [segment._split(*a) for a in splits]
-    whole_box(monkeypatch)
-    for a, got in zip(splits, windowed):
-        want = segment._split(*a)
+    for got, want in windowed_and_whole(segment._split, crowd[0], monkeypatch):
         assert len(got) == len(want)
         for g, w in zip(got, want):
             # a rim pixel equally near two dice may go to either: the distances of a window

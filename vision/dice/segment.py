@@ -516,11 +516,12 @@ class _Piece:
     keeps PIECE_MARGIN pixels round the masks in it, where the box allows (window()), so that
     every morphology sees what it would in the whole box."""
 
-    __slots__ = ("m", "x", "y", "shape", "count")
+    __slots__ = ("m", "x", "y", "shape", "count", "_pixels")
 
     def __init__(self, m: np.ndarray, x: int, y: int, shape: tuple[int, ...]) -> None:
         self.m, self.x, self.y, self.shape = m, x, y, shape
         self.count = cv2.countNonZero(m)
+        self._pixels = cv2.boundingRect(m)  # (a piece never changes: once)
 
     @property
     def x1(self) -> int:
@@ -532,7 +533,7 @@ class _Piece:
 
     def window(self, margin: int) -> tuple[int, int, int, int]:
         """This piece's pixels' bounding box grown by ``margin`` (within the box)."""
-        bx, by, bw, bh = cv2.boundingRect(self.m)
+        bx, by, bw, bh = self._pixels
         h, w = self.shape[:2]
         return (max(0, self.x + bx - margin), max(0, self.y + by - margin),
                 min(w, self.x + bx + bw + margin), min(h, self.y + by + bh + margin))
@@ -546,9 +547,6 @@ class _Piece:
             out[ay - y0:by - y0, ax - x0:bx - x0] = self.m[ay - self.y:by - self.y,
                                                            ax - self.x:bx - self.x]
         return out
-
-    def whole(self) -> np.ndarray:
-        return self.over(0, 0, self.shape[1], self.shape[0])
 
 
 PIECE_MARGIN = 8  # more than the 7x7 disc twice (6) reaches
@@ -571,15 +569,8 @@ def _grown(p: _Piece, iterations: int = 1) -> _Piece:
                   x0, y0, p.shape)
 
 
-def _touch(a: _Piece, b: _Piece) -> bool:
-    """Whether the two pieces share a pixel."""
-    x0, y0, x1, y1 = max(a.x, b.x), max(a.y, b.y), min(a.x1, b.x1), min(a.y1, b.y1)
-    if x0 >= x1 or y0 >= y1:
-        return False
-    return cv2.countNonZero(cv2.bitwise_and(a.over(x0, y0, x1, y1), b.over(x0, y0, x1, y1))) > 0
-
-
 def _common(a: _Piece, b: _Piece) -> int:
+    """How many pixels the two pieces share."""
     x0, y0, x1, y1 = max(a.x, b.x), max(a.y, b.y), min(a.x1, b.x1), min(a.y1, b.y1)
     if x0 >= x1 or y0 >= y1:
         return 0
@@ -624,7 +615,7 @@ def _split(sil: np.ndarray, seam: np.ndarray, die_area: float | None,
         best = None
         for a in range(len(parts)):
             for b in range(a + 1, len(parts)):
-                if not _touch(grown[a], parts[b]):
+                if not _common(grown[a], parts[b]):
                     continue
                 u = _joined(parts[a], parts[b])
                 if not _single(u.m, die_area, (u.x, u.y)):
@@ -649,7 +640,7 @@ def _split(sil: np.ndarray, seam: np.ndarray, die_area: float | None,
         grown_a = _grown(parts[a], iterations=2)  # across an inked line
         join = None
         for b in range(len(parts)):
-            if b == a or not _touch(grown_a, parts[b]):
+            if b == a or not _common(grown_a, parts[b]):
                 continue
             u = _joined(parts[a], parts[b])
             if die_area and u.count > 1.3 * die_area:
