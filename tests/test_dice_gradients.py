@@ -13,7 +13,10 @@ from vision.dice.features import (
     GRAD_DIM,
     GRAD_SHIFTS,
     GRAD_TURNS,
+    PATCH_MARGIN,
     _middles,
+    fine_features,
+    fine_likeness,
     gradient_bank,
     gradient_features,
     gradient_scores,
@@ -23,6 +26,7 @@ from vision.dice.reader import (
     GRAD_AGREED,
     GRAD_LIKENESS,
     GRAD_SURE,
+    PAIR_SURE,
     TAUGHT_CLEAN_CONFIDENCE,
     DiceReader,
 )
@@ -212,3 +216,90 @@ def test_a_face_taught_while_the_reader_runs_is_read_with_its_own_name():
     # one more CLAW, taught now: it goes before every other face's examples
     p.add_example("kotd", "CLAW", single_die("kotd", "CLAW", "black", 60, style)[0])
     assert read() == [("HEART", "clean"), ("FAME", "clean")]
+
+
+# -- the closer look at two faces a narrow lead cannot tell apart
+
+def moved(crop: np.ndarray, dx: int, dy: int) -> np.ndarray:
+    m = np.float32([[1, 0, dx], [0, 1, dy]])
+    return cv2.warpAffine(crop, m, (64, 64), borderMode=cv2.BORDER_REPLICATE)
+
+
+def closer(die: np.ndarray, face: str, turns: tuple[float, ...] = (0.0,)) -> float:
+    crops = np.stack([numeral(face, t) for t in turns])
+    return fine_likeness(fine_features(die), crops, gradient_bank(crops)[0])
+
+
+def test_the_closer_look_finds_a_face_between_the_likeness_s_turns_and_shifts():
+    # a 3 turned half way between two of the likeness's turns and moved between its shifts:
+    # the likeness leads the 5 by less than GRAD_SURE; the closer look sees the 3 as taught
+    die = moved(numeral("3", turn=5.0), 2, -2)
+    coarse = {f: float(gradient_scores(die[None].astype(np.float32),
+                                       gradient_bank(numeral(f)[None]))[0, 0])
+              for f in ("3", "5")}
+    assert coarse["3"] - coarse["5"] < GRAD_SURE
+    near = {f: closer(die, f) for f in ("3", "5", "8")}
+    assert near["3"] > 0.99
+    assert near["3"] - near["5"] >= PAIR_SURE and near["3"] - near["8"] >= PAIR_SURE
+    # taught turned another way, the half turn is looked for beside that crop's own best
+    assert closer(moved(numeral("3", turn=-25.0), -1, 3), "3", (0.0, 90.0)) > 0.99
+    # on whole turns, the features of every turn (as a profile keeps them) are enough
+    assert closer(numeral("3", turn=30.0), "3") > 0.99
+    assert fine_likeness(fine_features(die), np.zeros((0, 64, 64), np.uint8),
+                         np.zeros((0, GRAD_TURNS, GRAD_DIM), np.float32)) == 0.0
+
+
+def closer_reader(examples: dict[str, list[np.ndarray]]):
+    """What DiceReader._confirmed uses of a reader: a D12 taught ``examples``, whose crop
+    radius makes a die's crop its picture pixel for pixel."""
+    from types import SimpleNamespace
+
+    from vision.dice.profile import KindModel
+
+    model = KindModel("d12", tuple(examples))
+    model.examples = examples
+    return SimpleNamespace(_grad_kinds={"d12": (32 / PATCH_MARGIN, model)})
+
+
+def die_showing(crop: np.ndarray):
+    from types import SimpleNamespace
+
+    return SimpleNamespace(L=crop, x0=0, y0=0, top_cx=32.0, top_cy=32.0)
+
+
+def test_a_narrow_lead_is_confirmed_only_where_the_closer_look_likes_the_first_face_better():
+    reader = closer_reader({"3": [numeral("3")], "5": [numeral("5")]})
+    die = die_showing(moved(numeral("3", turn=5.0), 2, -2))
+    near = GRAD_LIKENESS + 0.05
+    assert DiceReader._confirmed(reader, die, ranked((near, "3"), (near - 0.05, "5")))
+    # the likeness's first face is not the one the closer look likes
+    assert not DiceReader._confirmed(reader, die, ranked((near, "5"), (near - 0.05, "3")))
+    # a face taught one more crop while the reader runs (as Profile.add_example teaches it)
+    # is looked at with it: taught this very picture as a 5, the 3 is no longer confirmed
+    model = reader._grad_kinds["d12"][1]
+    model.examples["5"].append(moved(numeral("3", turn=5.0), 2, -2))
+    model._gradients = None
+    assert not DiceReader._confirmed(reader, die, ranked((near, "3"), (near - 0.05, "5")))
+
+
+def test_the_closer_look_is_not_asked_where_the_lead_or_the_likeness_decides():
+    from types import SimpleNamespace
+
+    reader = SimpleNamespace(_grad_kinds={})  # nothing taught to look at: asking would fail
+    die = die_showing(numeral("3"))
+    sure = GRAD_LIKENESS + 0.1
+    assert not DiceReader._confirmed(reader, die, ranked((sure, "3"), (sure - GRAD_SURE - 1e-6, "5")))
+    low = GRAD_LIKENESS - 0.01
+    assert not DiceReader._confirmed(reader, die, ranked((low, "3"), (low - 0.01, "5")))
+    assert not DiceReader._confirmed(reader, die, ranked((sure, "3")))
+    assert not DiceReader._confirmed(reader, die, None)
+
+
+def test_a_confirmed_face_is_clean_but_never_one_the_die_looks_little_like():
+    lead = ranked((0.95, "7"), (0.95 - GRAD_AGREED / 2, "1"))
+    assert DiceReader._combine(lead, None)[2] < TAUGHT_CLEAN_CONFIDENCE
+    kind, face, conf, _ = DiceReader._combine(lead, None, confirmed=True)
+    assert (kind, face) == ("d12", "7") and conf >= TAUGHT_CLEAN_CONFIDENCE
+    low = GRAD_LIKENESS - 0.01
+    assert DiceReader._combine(ranked((low, "7"), (low - 0.01, "1")), None,
+                               confirmed=True)[2] < TAUGHT_CLEAN_CONFIDENCE
