@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from vision.dice.features import (
+    _FINE_SHIFTS,
     GRAD_COARSE_DIM,
     GRAD_DIM,
     GRAD_SHIFTS,
@@ -23,6 +24,8 @@ from vision.dice.features import (
 )
 from vision.dice.reader import (
     CLEAN_CONFIDENCE,
+    CLOSER_FROM,
+    CLOSER_LIKENESS,
     GRAD_AGREED,
     GRAD_LIKENESS,
     GRAD_SURE,
@@ -32,11 +35,12 @@ from vision.dice.reader import (
 )
 
 
-def numeral(text: str, turn: float = 0.0, body: int = 200, ink: int = 40) -> np.ndarray:
+def numeral(text: str, turn: float = 0.0, body: int = 200, ink: int = 40,
+            scale: float = 0.8) -> np.ndarray:
     """A 64x64 crop like a taught one: ``text`` in the middle of a plain face, turned."""
     c = np.full((64, 64), body, np.uint8)
-    (w, h), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, 0.8, 2)
-    cv2.putText(c, text, (32 - w // 2, 32 + h // 2), cv2.FONT_HERSHEY_SIMPLEX, 0.8, ink, 2,
+    (w, h), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, 2)
+    cv2.putText(c, text, (32 - w // 2, 32 + h // 2), cv2.FONT_HERSHEY_SIMPLEX, scale, ink, 2,
                 cv2.LINE_AA)
     m = cv2.getRotationMatrix2D((32, 32), turn, 1.0)
     return cv2.warpAffine(c, m, (64, 64), borderMode=cv2.BORDER_REPLICATE)
@@ -225,6 +229,18 @@ def moved(crop: np.ndarray, dx: int, dy: int) -> np.ndarray:
     return cv2.warpAffine(crop, m, (64, 64), borderMode=cv2.BORDER_REPLICATE)
 
 
+def test_the_closer_look_s_moves_are_the_die_s_middle_moved_pixel_by_pixel():
+    # worked out from one pass over the crop's edges, they must be what histogramming each
+    # moved middle gives, move by move in _FINE_SHIFTS's order
+    rng = np.random.default_rng(5)
+    for crop in (numeral("12", turn=33.0), cv2.GaussianBlur(
+            rng.integers(0, 256, (64, 64)).astype(np.uint8), (0, 0), 1.2)):
+        want = gradient_features(_middles(crop[None].astype(np.float32), _FINE_SHIFTS))[0]
+        got = fine_features(crop)
+        assert got.shape == want.shape == (len(_FINE_SHIFTS), GRAD_DIM)
+        assert np.allclose(got, want, atol=1e-6)
+
+
 def closer(die: np.ndarray, face: str, turns: tuple[float, ...] = (0.0,)) -> float:
     crops = np.stack([numeral(face, t) for t in turns])
     return fine_likeness(fine_features(die), crops, gradient_bank(crops)[0])
@@ -289,17 +305,35 @@ def test_the_closer_look_is_not_asked_where_the_lead_or_the_likeness_decides():
     die = die_showing(numeral("3"))
     sure = GRAD_LIKENESS + 0.1
     assert not DiceReader._confirmed(reader, die, ranked((sure, "3"), (sure - GRAD_SURE - 1e-6, "5")))
-    low = GRAD_LIKENESS - 0.01
+    low = CLOSER_FROM - 0.01
     assert not DiceReader._confirmed(reader, die, ranked((low, "3"), (low - 0.01, "5")))
     assert not DiceReader._confirmed(reader, die, ranked((sure, "3")))
     assert not DiceReader._confirmed(reader, die, None)
 
 
-def test_a_confirmed_face_is_clean_but_never_one_the_die_looks_little_like():
+def test_under_the_likeness_floor_the_closer_look_must_also_find_the_die_like_the_face():
+    reader = closer_reader({"3": [numeral("3")], "5": [numeral("5")]})
+    # a 3 drawn larger than taught: the closer look prefers it to the 5 by PAIR_SURE, but
+    # finds it no more like a 3 than CLOSER_LIKENESS
+    larger = die_showing(numeral("3", scale=1.0))
+    mid = (CLOSER_FROM + GRAD_LIKENESS) / 2
+    assert DiceReader._confirmed(reader, larger, ranked((GRAD_LIKENESS, "3"),
+                                                        (GRAD_LIKENESS - 0.05, "5")))
+    assert not DiceReader._confirmed(reader, larger, ranked((mid, "3"), (mid - 0.05, "5")))
+    # the 3 as taught, seen between the first look's turns and shifts: like it again
+    seen = die_showing(moved(numeral("3", turn=5.0), 2, -2))
+    assert DiceReader._confirmed(reader, seen, ranked((mid, "3"), (mid - 0.05, "5")))
+    # ... even where the first look's lead was enough, but its likeness was not
+    assert DiceReader._confirmed(reader, seen, ranked((mid, "3"), (mid - 2 * GRAD_SURE, "5")))
+    assert CLOSER_LIKENESS > GRAD_LIKENESS
+
+
+def test_a_confirmed_face_is_clean_even_under_the_likeness_floor():
     lead = ranked((0.95, "7"), (0.95 - GRAD_AGREED / 2, "1"))
     assert DiceReader._combine(lead, None)[2] < TAUGHT_CLEAN_CONFIDENCE
     kind, face, conf, _ = DiceReader._combine(lead, None, confirmed=True)
     assert (kind, face) == ("d12", "7") and conf >= TAUGHT_CLEAN_CONFIDENCE
-    low = GRAD_LIKENESS - 0.01
-    assert DiceReader._combine(ranked((low, "7"), (low - 0.01, "1")), None,
-                               confirmed=True)[2] < TAUGHT_CLEAN_CONFIDENCE
+    # the closer look found the die like that face (CLOSER_LIKENESS), where the first did not
+    low = ranked((GRAD_LIKENESS - 0.05, "7"), (GRAD_LIKENESS - 0.06, "1"))
+    assert DiceReader._combine(low, None)[2] < TAUGHT_CLEAN_CONFIDENCE
+    assert DiceReader._combine(low, None, confirmed=True)[2] >= TAUGHT_CLEAN_CONFIDENCE
