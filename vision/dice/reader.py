@@ -411,8 +411,8 @@ class DiceReader:
         (GRAD_SURE), or by a smaller lead (GRAD_AGREED) where the upright comparison names
         the same face surely enough, or where a closer look confirmed it (``confirmed``:
         :meth:`_confirmed`); never sure where the die looks little like that face (its
-        likeness under GRAD_LIKENESS). Without a taught face to compare, the upright
-        reading."""
+        likeness under GRAD_LIKENESS), unless the closer look found it like that face
+        (CLOSER_LIKENESS). Without a taught face to compare, the upright reading."""
         if not ranked:
             return upright
         s1, kind, face = ranked[0]
