@@ -194,13 +194,11 @@ def _middles(crops: np.ndarray, moves: list[tuple[float, float, float]]) -> np.n
     return out
 
 
-def _histograms(middles: np.ndarray) -> np.ndarray:
-    """Edge-direction histograms of padded middles (... x P x P): n x cells x cells x bins,
-    each pixel's edge strength shared between its two nearest directions."""
-    m = middles.reshape(-1, _GRAD_PAD, _GRAD_PAD).astype(np.float32, copy=False)
-    n = len(m)
-    gx = np.ascontiguousarray(m[:, 1:-1, 2:] - m[:, 1:-1, :-2]).reshape(-1, GRAD_SIDE)
-    gy = np.ascontiguousarray(m[:, 2:, 1:-1] - m[:, :-2, 1:-1]).reshape(-1, GRAD_SIDE)
+def _binned(gx: np.ndarray, gy: np.ndarray, base: np.ndarray, stride: int,
+            size: int) -> np.ndarray:
+    """Each pixel's edge strength (``gx``, ``gy``: float32) shared between its two nearest
+    of GRAD_BINS directions over 180 degrees, summed into slot ``base + direction * stride``
+    (``base``: each pixel's first slot): a flat array of ``size`` slots."""
     mag, angle = cv2.cartToPolar(gx, gy)  # angle 0..2 pi: a stroke's two sides fold below
     pos = angle * np.float32(GRAD_BINS / np.pi)
     low = pos.astype(np.int32)
@@ -208,11 +206,20 @@ def _histograms(middles: np.ndarray) -> np.ndarray:
     b0 = low % GRAD_BINS
     b1 = b0 + 1
     b1[b1 == GRAD_BINS] = 0
-    base = _cell_base(n)
-    size = n * _CELLS * _CELLS * GRAD_BINS
     # each side counted on its own (joining the two first took most of the time)
-    h = np.bincount((base + b0).ravel(), (mag - w_high).ravel(), size)
-    h += np.bincount((base + b1).ravel(), w_high.ravel(), size)
+    h = np.bincount((base + b0 * stride).ravel(), (mag - w_high).ravel(), size)
+    h += np.bincount((base + b1 * stride).ravel(), w_high.ravel(), size)
+    return h
+
+
+def _histograms(middles: np.ndarray) -> np.ndarray:
+    """Edge-direction histograms of padded middles (... x P x P): n x cells x cells x bins,
+    each pixel's edge strength shared between its two nearest directions."""
+    m = middles.reshape(-1, _GRAD_PAD, _GRAD_PAD).astype(np.float32, copy=False)
+    n = len(m)
+    gx = np.ascontiguousarray(m[:, 1:-1, 2:] - m[:, 1:-1, :-2]).reshape(-1, GRAD_SIDE)
+    gy = np.ascontiguousarray(m[:, 2:, 1:-1] - m[:, :-2, 1:-1]).reshape(-1, GRAD_SIDE)
+    h = _binned(gx, gy, _cell_base(n), 1, n * _CELLS * _CELLS * GRAD_BINS)
     return h.reshape(n, _CELLS, _CELLS, GRAD_BINS)
 
 
@@ -314,13 +321,14 @@ _FINE_SHIFTS = [(0.0, float(dx), float(dy)) for dy in range(-FINE_SHIFT, FINE_SH
 
 _FINE_SIDE = GRAD_SIDE + 2 * FINE_SHIFT  # the pixels whose edges some move counts
 _FINE_FIRST = _GRAD_EDGE + 1 - FINE_SHIFT  # the first of them, in the crop
-_FINE_MOVES = np.arange(2 * FINE_SHIFT + 1)  # a move's first cell, after FINE_SHIFT's
 _FINE_CELL_AT = np.arange(GRAD_SIDE // GRAD_CELL) * GRAD_CELL
-# each move's cells' first rows and columns in those pixels: moves x cells x 1, moves x 1 x
-# cells (moves in _FINE_SHIFTS's order: rows of dx for each dy)
-_FINE_ROWS = np.repeat(_FINE_MOVES, len(_FINE_MOVES))[:, None, None] + _FINE_CELL_AT[None, :, None]
-_FINE_COLS = np.tile(_FINE_MOVES, len(_FINE_MOVES))[:, None, None] + _FINE_CELL_AT[None, None, :]
-_FINE_PIXELS = np.arange(_FINE_SIDE * _FINE_SIDE)
+# each move's cells' first rows and columns in those pixels (moves x cells x 1, moves x 1 x
+# cells), in _FINE_SHIFTS's order
+_FINE_ROWS = np.array([FINE_SHIFT + int(dy) for _, _, dy in _FINE_SHIFTS])[:, None, None] \
+    + _FINE_CELL_AT[None, :, None]
+_FINE_COLS = np.array([FINE_SHIFT + int(dx) for _, dx, _ in _FINE_SHIFTS])[:, None, None] \
+    + _FINE_CELL_AT[None, None, :]
+_FINE_PIXELS = np.arange(_FINE_SIDE * _FINE_SIDE).reshape(_FINE_SIDE, _FINE_SIDE)
 
 
 def fine_features(crop: np.ndarray) -> np.ndarray:
@@ -332,16 +340,7 @@ def fine_features(crop: np.ndarray) -> np.ndarray:
     c, n, e = np.asarray(crop, np.float32), _FINE_SIDE, _FINE_FIRST
     gx = np.ascontiguousarray(c[e:e + n, e + 1:e + n + 1] - c[e:e + n, e - 1:e + n - 1])
     gy = np.ascontiguousarray(c[e + 1:e + n + 1, e:e + n] - c[e - 1:e + n - 1, e:e + n])
-    mag, angle = cv2.cartToPolar(gx, gy)  # each pixel shared between two directions, as in
-    pos = angle * np.float32(GRAD_BINS / np.pi)  # _histograms
-    low = pos.astype(np.int32)
-    w_high = mag * (pos - low)
-    b0 = low % GRAD_BINS
-    b1 = b0 + 1
-    b1[b1 == GRAD_BINS] = 0
-    size = GRAD_BINS * n * n
-    maps = np.bincount((b0.ravel() * n * n + _FINE_PIXELS), (mag - w_high).ravel(), size)
-    maps += np.bincount((b1.ravel() * n * n + _FINE_PIXELS), w_high.ravel(), size)
+    maps = _binned(gx, gy, _FINE_PIXELS, n * n, GRAD_BINS * n * n)  # a map per direction
     sums = np.zeros((GRAD_BINS, n + 1, n + 1))
     sums[:, 1:, 1:] = maps.reshape(GRAD_BINS, n, n).cumsum(1).cumsum(2)
     r, q, g = _FINE_ROWS, _FINE_COLS, GRAD_CELL
