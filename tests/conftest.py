@@ -28,10 +28,7 @@ def app(tmp_path_factory):
     saved_env = os.environ.get("COMPANION_HOME")
     os.environ["COMPANION_HOME"] = str(home)
     from kivy.base import runTouchApp
-    from kivy.config import Config
 
-    # the tests advance frames by hand: the clock need not also wait for the next one
-    Config.set("graphics", "maxfps", "0")
     from companion.app.main import CompanionApp  # first: it configures the window
 
     the_app = CompanionApp(data_root=home, tower_url=TOWER_URL)

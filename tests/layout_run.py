@@ -56,11 +56,6 @@ def run_tour(sizes: list[tuple[int, int]], only: list[str], lang: str,
     sys.path.insert(0, str(ROOT))
     set_language(lang)
 
-    if on_stop is None:
-        # no frame to show: the clock need not wait for the next one (at 60 a second it
-        # slept a sixth of a tour away)
-        from kivy.config import Config
-        Config.set("graphics", "maxfps", "0")
     from kivy.base import runTouchApp
     from kivy.core.window import Window
     from kivy.metrics import dp
