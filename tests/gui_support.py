@@ -3,6 +3,7 @@ advanced by hand, taps as simulated touches at widgets' window coordinates."""
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import time
@@ -40,23 +41,54 @@ def wait_for(cond: Callable[[], Any], timeout: float = 5.0, what: str = "") -> A
         time.sleep(0.005)
 
 
+def _fading_popup() -> bool:
+    """A popup or sheet on the window is fading in or out: it still takes every touch."""
+    from kivy.animation import Animation
+    from kivy.core.window import Window
+    from kivy.uix.modalview import ModalView
+
+    views = {w.uid for w in Window.children if isinstance(w, ModalView)}
+    return any(uid in a._widgets for a in list(Animation._instances) for uid in views)
+
+
 def tap(widget: Any, frames: int = 3) -> None:
     """Touch down and up at the widget's centre, in window coordinates, then let the
     rate-limited redraw run."""
     from kivy.app import App
     from kivy.tests.common import UnitTestTouch
 
-    # a screen manager takes no touch while a screen slides in (a player's tap then is lost
-    # too): tap once the slide is over, as a player would, however slow the machine is
+    # a screen manager takes no touch while a screen slides in, nor a popup while it fades
+    # (a player's tap then is lost too): tap once the slide or fade is over, as a player
+    # would, however slow or fast the machine is
     transition = getattr(getattr(App.get_running_app(), "root", None), "transition", None)
     if transition is not None and transition.is_active:
         wait_for(lambda: not transition.is_active, timeout=10, what="the screen to slide in")
+    if _fading_popup():
+        wait_for(lambda: not _fading_popup(), timeout=10, what="the popup to fade")
     x, y = widget.to_window(*widget.center)
     touch = UnitTestTouch(x, y)
     touch.touch_down()
     touch.touch_up()
-    if frames:
-        pump(frames)
+    if not frames:
+        return
+    pump(frames)
+    if _release_pending(touch):
+        # in a scroll view the release reaches the button 0.2 s after the finger leaves
+        # (Kivy's ScrollView waits to tell a tap from a scroll): a player's tap takes that long
+        wait_for(lambda: not _release_pending(touch), timeout=10, what="the tap's release")
+
+
+def _release_pending(touch: Any) -> bool:
+    """A scroll view has yet to hand this touch's release to the widget under it."""
+    from kivy.clock import Clock
+
+    for event in Clock.get_events():
+        callback = event.get_callback()
+        if (isinstance(callback, functools.partial)
+                and getattr(callback.func, "__name__", "") == "_do_touch_up"
+                and callback.args and callback.args[0] is touch):
+            return True
+    return False
 
 
 def on_screen(app, name):
