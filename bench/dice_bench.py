@@ -3,7 +3,7 @@ held-out part of the real labelled photographs (vision/dice/realphotos.py: the p
 ../shared/dice-photos/byler-train that nobody tunes on), read without a profile (the pip
 networks of vision/dice/pips.py, as `dice read` without --profile).
 
-    python bench/dice_bench.py [TRAYS] [--seed N] [--real FOLDER | --no-real]
+    python bench/dice_bench.py [TRAYS] [--seed N] [--real FOLDER | --no-real] [--yolo-real FOLDER]
 
 Prints progress, then the figures as one JSON object on the last line: the rendered trays'
 figures, and under ``real_held_out`` the real photographs' (read clean with the right face,
@@ -29,10 +29,12 @@ from vision.dice.bench import run  # noqa: E402
 from vision.dice.pips import shipped_reader  # noqa: E402
 from vision.dice.realphotos import (  # noqa: E402
     DEFAULT_SET,
+    PhotoSetError,
     close_cuts,
     evaluate,
     evaluate_images,
     load,
+    load_yolo,
 )
 
 REAL_TARGETS = {"clean_right_rate": 0.90, "wrong_clean_rate": 0.01}
@@ -60,6 +62,9 @@ def main() -> int:
     ap.add_argument("--real", type=Path, default=DEFAULT_SET,
                     help="the labelled real photographs (default: ../shared/dice-photos/byler-train)")
     ap.add_argument("--no-real", action="store_true", help="the rendered trays only")
+    ap.add_argument("--yolo-real", type=Path, action="append", default=[],
+                    help="also a labelled set of real photographs in YOLO's format (e.g. "
+                         "Rune55: docs/vision.md), its held-out part read without a profile")
     ap.add_argument("--compare", action="store_true",
                     help="also the profile reader on the real photographs, with a made-up tray")
     args = ap.parse_args()
@@ -95,6 +100,12 @@ def main() -> int:
             real = {"error": f"{args.real}: no labelled photographs there"}
             meets = False
         figures["real_held_out"] = real
+    for folder in args.yolo_real:   # not a target of the issue: other cameras, other dice
+        try:
+            other = evaluate(read_without_profile, load_yolo(folder, "held_out")).figures()
+        except PhotoSetError as exc:
+            other = {"error": str(exc)}
+        figures.setdefault("other_real_held_out", {})[folder.name] = other
     figures["meets_targets_rendered"] = figures["meets_targets"]
     figures["meets_targets"] = meets
     print(json.dumps(figures))

@@ -17,7 +17,9 @@ from vision.dice.realphotos import (
     Score,
     held_out,
     load,
+    load_yolo,
     score_photo,
+    source_of,
 )
 
 
@@ -75,3 +77,47 @@ def test_label_fixes_touch_the_tuning_part_only():
     from vision.dice.realphotos import TUNING_LABEL_FIXES
 
     assert TUNING_LABEL_FIXES and not any(held_out(name) for name in TUNING_LABEL_FIXES)
+
+
+def _yolo_set(tmp_path, labels: dict[str, str]):
+    import cv2
+    import numpy as np
+
+    for split in ("train", "test"):
+        (tmp_path / split / "images").mkdir(parents=True)
+        (tmp_path / split / "labels").mkdir(parents=True)
+    for rel, text in labels.items():
+        split, name = rel.split("/")
+        cv2.imwrite(str(tmp_path / split / "images" / name), np.zeros((100, 200, 3), np.uint8))
+        (tmp_path / split / "labels" / (name.rsplit(".", 1)[0] + ".txt")).write_text(text)
+    return tmp_path
+
+
+def test_a_yolo_set_is_split_by_source_photograph_and_its_classes_are_faces(tmp_path):
+    """A Roboflow export holds several copies of one photograph (SOURCE_jpg.rf.HASH.jpg),
+    in any of its splits: every copy falls on the same side, so no held-out photograph is
+    tuned on through a copy."""
+    sources = [f"IMG_{i:03d}" for i in range(40)]
+    labels = {}
+    for k, src in enumerate(sources):
+        for copy in range(2):
+            split = ("train", "test")[(k + copy) % 2]
+            labels[f"{split}/{src}_jpg.rf.{copy:032x}.jpg"] = "0 0.5 0.5 0.1 0.2\n5 0.25 0.75 0.2 0.1\n"
+    folder = _yolo_set(tmp_path, labels)
+    held, tune = load_yolo(folder, "held_out"), load_yolo(folder, "tune")
+    assert len(held) + len(tune) == 80 and held and tune
+    assert {source_of(p.path.name) for p in held}.isdisjoint(source_of(p.path.name) for p in tune)
+    assert all(held_out(source_of(p.path.name)) for p in held)
+    die1, die6 = held[0].dice
+    assert (die1.face, die1.x, die1.y, die1.size) == ("1", 100.0, 50.0, 20.0)
+    assert (die6.face, die6.x, die6.y, die6.size) == ("6", 50.0, 75.0, 40.0)
+
+
+@pytest.mark.parametrize("line", ["6 0.5 0.5 0.1 0.1", "1 0.5 0.5 0.1", "x 0.5 0.5 0.1 0.1"])
+def test_a_bad_yolo_label_names_its_file_and_line(tmp_path, line):
+    name = next(f"p{i}" for i in range(100) if held_out(f"p{i}"))
+    folder = _yolo_set(tmp_path, {f"test/{name}.jpg": "0 0.5 0.5 0.1 0.1\n" + line + "\n"})
+    with pytest.raises(PhotoSetError, match=rf"{name}\.txt: line 2: expected CLASS"):
+        load_yolo(folder, "held_out")
+    with pytest.raises(PhotoSetError, match="no images/ folder"):
+        load_yolo(tmp_path / "test" / "labels", "all")

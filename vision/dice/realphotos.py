@@ -105,6 +105,66 @@ def load(folder: Path = DEFAULT_SET, part: str = "held_out") -> list[LabelledPho
     return out
 
 
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png")
+
+
+def source_of(name: str) -> str:
+    """The photograph a file of a YOLO-format export was made from: Roboflow names its copies
+    ``SOURCE_jpg.rf.HASH.jpg``, several of one source in one set, so a set is split by source
+    (every copy of a photograph on the same side)."""
+    stem = Path(name).stem
+    for mark in ("_jpg.rf.", "_jpeg.rf.", "_png.rf."):
+        if mark in stem:
+            return stem.split(mark)[0]
+    return stem
+
+
+def load_yolo(folder: Path, part: str = "held_out") -> list[LabelledPhoto]:
+    """The photographs of ``part`` of a labelled set in YOLO's format (as Roboflow exports it:
+    ``[split/]images/NAME.jpg`` beside ``[split/]labels/NAME.txt``, one die a line, ``CLASS CX
+    CY W H`` in fractions of the picture, class 0 the face 1 up to class 5 the face 6). Split
+    like byler-train, by the SHA-256 of each photograph's source name (:func:`source_of`)."""
+    if part not in ("held_out", "tune", "all"):
+        raise PhotoSetError(f"part: held_out, tune or all, not {part!r}")
+    images = sorted(p for p in folder.rglob("*") if p.suffix.lower() in IMAGE_SUFFIXES
+                    and p.parent.name == "images")
+    if not images:
+        raise PhotoSetError(f"{folder}: no images/ folder of pictures (YOLO format)")
+    out = []
+    for image in images:
+        if part != "all" and held_out(source_of(image.name)) != (part == "held_out"):
+            continue
+        label = image.parent.parent / "labels" / (image.stem + ".txt")
+        try:
+            lines = label.read_text().splitlines()
+        except OSError as exc:
+            raise PhotoSetError(f"{label}: cannot read it ({exc.strerror or exc})") from None
+        h, w = _image_size(image)
+        dice = []
+        for n, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                c, cx, cy, bw, bh = line.split()
+                face = int(c) + 1
+                if not 1 <= face <= 6:
+                    raise ValueError
+                dice.append(LabelledDie(str(face), float(cx) * w, float(cy) * h,
+                                        max(float(bw) * w, float(bh) * h)))
+            except ValueError:
+                raise PhotoSetError(f"{label}: line {n}: expected CLASS (0-5) CX CY W H, not "
+                                    f"{line.strip()!r}") from None
+        out.append(LabelledPhoto(image, tuple(dice)))
+    return out
+
+
+def _image_size(path: Path) -> tuple[int, int]:
+    frame = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
+    if frame is None:
+        raise PhotoSetError(f"{path}: not an image OpenCV can read")
+    return frame.shape[0], frame.shape[1]
+
+
 @dataclass
 class Score:
     photos: int = 0
