@@ -30,6 +30,7 @@ from vision.dice.pips import shipped_reader  # noqa: E402
 from vision.dice.realphotos import (  # noqa: E402
     DEFAULT_SET,
     PhotoSetError,
+    byler_sources,
     close_cuts,
     evaluate,
     evaluate_images,
@@ -102,7 +103,8 @@ def main() -> int:
         figures["real_held_out"] = real
     for folder in args.yolo_real:   # not a target of the issue: other cameras, other dice
         try:
-            other = evaluate(read_without_profile, load_yolo(folder, "held_out")).figures()
+            photos = load_yolo(folder, "held_out", exclude=byler_sources(args.real))
+            other = evaluate(read_without_profile, photos).figures()
         except PhotoSetError as exc:
             other = {"error": str(exc)}
         figures.setdefault("other_real_held_out", {})[folder.name] = other

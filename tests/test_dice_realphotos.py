@@ -108,6 +108,8 @@ def test_a_yolo_set_is_split_by_source_photograph_and_its_classes_are_faces(tmp_
     assert len(held) + len(tune) == 80 and held and tune
     assert {source_of(p.path.name) for p in held}.isdisjoint(source_of(p.path.name) for p in tune)
     assert all(held_out(source_of(p.path.name)) for p in held)
+    gone = source_of(held[0].path.name)
+    assert gone not in {source_of(p.path.name) for p in load_yolo(folder, "all", exclude={gone})}
     die1, die6 = held[0].dice
     assert (die1.face, die1.x, die1.y, die1.size) == ("1", 100.0, 50.0, 20.0)
     assert (die6.face, die6.x, die6.y, die6.size) == ("6", 50.0, 75.0, 40.0)

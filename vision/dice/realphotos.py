@@ -19,7 +19,7 @@ import hashlib
 import json
 import math
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -119,11 +119,14 @@ def source_of(name: str) -> str:
     return stem
 
 
-def load_yolo(folder: Path, part: str = "held_out") -> list[LabelledPhoto]:
+def load_yolo(folder: Path, part: str = "held_out", exclude: Collection[str] = ()
+              ) -> list[LabelledPhoto]:
     """The photographs of ``part`` of a labelled set in YOLO's format (as Roboflow exports it:
     ``[split/]images/NAME.jpg`` beside ``[split/]labels/NAME.txt``, one die a line, ``CLASS CX
     CY W H`` in fractions of the picture, class 0 the face 1 up to class 5 the face 6). Split
-    like byler-train, by the SHA-256 of each photograph's source name (:func:`source_of`)."""
+    like byler-train, by the SHA-256 of each photograph's source name (:func:`source_of`).
+    ``exclude``: source names left out (Rune55 holds copies of byler-train's photographs,
+    which the networks learned from: :func:`byler_sources`)."""
     if part not in ("held_out", "tune", "all"):
         raise PhotoSetError(f"part: held_out, tune or all, not {part!r}")
     images = sorted(p for p in folder.rglob("*") if p.suffix.lower() in IMAGE_SUFFIXES
@@ -132,7 +135,8 @@ def load_yolo(folder: Path, part: str = "held_out") -> list[LabelledPhoto]:
         raise PhotoSetError(f"{folder}: no images/ folder of pictures (YOLO format)")
     out = []
     for image in images:
-        if part != "all" and held_out(source_of(image.name)) != (part == "held_out"):
+        source = source_of(image.name)
+        if source in exclude or (part != "all" and held_out(source) != (part == "held_out")):
             continue
         label = image.parent.parent / "labels" / (image.stem + ".txt")
         try:
@@ -156,6 +160,14 @@ def load_yolo(folder: Path, part: str = "held_out") -> list[LabelledPhoto]:
                                     f"{line.strip()!r}") from None
         out.append(LabelledPhoto(image, tuple(dice)))
     return out
+
+
+def byler_sources(folder: Path = DEFAULT_SET) -> set[str]:
+    """The names (without suffix) of byler-train's photographs, where the set is."""
+    try:
+        return {Path(n).stem for n in json.loads((folder / "labels.json").read_text())}
+    except (OSError, ValueError):
+        return set()
 
 
 def _image_size(path: Path) -> tuple[int, int]:
