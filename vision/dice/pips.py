@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -92,8 +92,9 @@ GROUP, GROUP_SCORE = 3, 0.8
 # finest level's dice on it are all its pips (_pips_only) and the classifier is WEAK_CLEAN sure
 # of its face (a die filling a third of the picture or more, whose pips the finest level took
 # for dice showing 1). Chosen on the tuning parts of two real sets, read right / wrong:
-# Rune55 (photographs of other dice and cameras, bench/dice_bench.py's --rune55, a third of
-# its tuning part) 46.5 % / 3.26 % -> 50.5 % / 2.81 % (without the WEAK_CLEAN condition
+# Rune55 (photographs of other dice and cameras, docs/vision.md; bench/dice_bench.py
+# --yolo-real; a third of its tuning part, byler-train's copies still in) 46.5 % / 3.26 % ->
+# 50.5 % / 2.81 % (without the WEAK_CLEAN condition
 # 53.2 % / 2.39 %, but three trays of the independent renderer's towers lost 6 dice to a
 # group of dice taken for one die); byler-train's tuning part unchanged (95.3 % / 0.16 %),
 # cut close: a third 93.3 % -> 94.1 %, three fifths 88.2 % / 2.06 % -> 90.2 % / 1.64 %.
@@ -294,7 +295,7 @@ class PipReader:
         for level, g, r in unsure:
             pips = [f for f in on if _inside(f, g)]
             if pips and all(faces[id(f)] == "1" for f in pips):
-                out.append((level, g, PipReading(r.found, r.faces, r.no_die, r.above, True)))
+                out.append((level, g, replace(r, unsure=True)))
         return out
 
     def _find_at(self, frame: np.ndarray, scale: float, pad: int = 0) -> list[Found]:
