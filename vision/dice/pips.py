@@ -121,6 +121,13 @@ def _pips_only(die: Found, fine: Sequence[Found]) -> bool:
                                 for f in inside)
 
 
+def _not_pips(fine: list[Found], dice: list[Found]) -> list[Found]:
+    """The finest level's dice that are not the pips of one of ``dice``: on it and smaller
+    than PIP_OF_DIE of it."""
+    return [f for f in fine
+            if not any(_inside(f, g) and f.size < PIP_OF_DIE * g.size for g in dice)]
+
+
 def _inside(a: Found, die: Found) -> bool:
     """``a``'s centre lies on ``die``: closer than half its size."""
     return math.hypot(a.x - die.x, a.y - die.y) <= 0.5 * die.size
@@ -264,39 +271,39 @@ class PipReader:
         sure = sorted(((level, g, r) for level, g, r in dice
                        if r.faces[0][1] >= self.clean_confidence),
                       key=lambda lgr: (-lgr[0], -lgr[1].score))
-        fine = [f for f in fine if not any(_inside(f, g) and f.size < PIP_OF_DIE * g.size
-                                           for _, g, _ in dice)]
-        sure += self._unsure_dice(frame, coarse, read, fine)
-        fine = [f for f in fine if not any(_inside(f, g) and f.size < PIP_OF_DIE * g.size
-                                           for _, g, r in sure if r.unsure)]
+        fine = _not_pips(fine, [g for _, g, _ in dice])
+        unsure, known = self._unsure_dice(frame, coarse, read, fine)
+        sure += unsure
+        fine = _not_pips(fine, [g for _, g, _ in unsure])
         out: list[tuple[Found, PipReading | None]] = []
-        for f, r in [(g, r) for _, g, r in sure] + [(f, None) for f in fine]:
+        for f, r in [(g, r) for _, g, r in sure] + [(f, known.get(id(f))) for f in fine]:
             if all(not _near(f, g) for g, _ in out):  # one die, one reading: the coarser
                 out.append((f, r))
         return out
 
     def _unsure_dice(self, frame: np.ndarray, coarse: list[tuple[int, Found]],
                      read: list[PipReading], fine: list[Found]
-                     ) -> list[tuple[int, Found, PipReading]]:
+                     ) -> tuple[list[tuple[int, Found, PipReading]], dict[int, PipReading]]:
         """The coarser level's dice the finder is less sure of, on the finest level's pips
         only, that the classifier takes for a die without being WEAK_CLEAN sure of its face:
         where each of those pips reads as a die showing 1, they are its pips, and the die is
         read in their place, unsure (a player sets it). Where one reads as another face,
-        they are dice (a group of small dice taken for one) and stand."""
+        they are dice (a group of small dice taken for one) and stand. Also the readings of
+        the finest level's dice looked at, by id(), for those that stand."""
         unsure = [(level, g, r) for (level, g), r in zip(coarse, read)
                   if g.score < COARSE_SCORE and r.no_die < r.faces[0][1]
                   and r.faces[0][1] < max(self.clean_confidence, WEAK_CLEAN)
                   and _pips_only(g, fine)]
         if not unsure:
-            return []
+            return [], {}
         on = [f for f in fine if any(_inside(f, g) for _, g, _ in unsure)]
-        faces = {id(f): r.faces[0][0] for f, r in zip(on, self.classify(frame, on))}
+        known = {id(f): r for f, r in zip(on, self.classify(frame, on))}
         out = []
         for level, g, r in unsure:
             pips = [f for f in on if _inside(f, g)]
-            if pips and all(faces[id(f)] == "1" for f in pips):
+            if pips and all(known[id(f)].faces[0][0] == "1" for f in pips):
                 out.append((level, g, replace(r, unsure=True)))
-        return out
+        return out, known
 
     def _find_at(self, frame: np.ndarray, scale: float, pad: int = 0) -> list[Found]:
         """The finder's dice in ``frame`` resized by ``scale`` (with ``pad`` of its pixels
