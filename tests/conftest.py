@@ -11,7 +11,7 @@ import pytest
 # language tests switch it themselves)
 os.environ["LANGUAGE"] = "en"
 
-from tests.gui_support import TOWER_URL, wait_for
+from tests.gui_support import TOWER_URL, stop_drawing, wait_for
 
 
 def pytest_collection_modifyitems(config, items):
@@ -40,7 +40,7 @@ def app(tmp_path_factory):
         # GL that was 85 % of the GUI tests' CPU, on threads taken from the other worker).
         # The start-up benchmarks' smoke tests and the screenshot script still draw;
         # GUI_TESTS_DRAW=1 draws here too.
-        Window.bind(on_draw=lambda *args: True, on_flip=lambda *args: True)
+        stop_drawing(Window)
     the_app._run_prepare()
     runTouchApp(embedded=True)
     wait_for(lambda: the_app.status == "ready" and not the_app.busy, what="start-up")

@@ -21,6 +21,13 @@ def plain(text: str) -> str:
     return MARKUP.sub("", text).replace("&bl;", "[").replace("&br;", "]")
 
 
+def stop_drawing(window: Any) -> None:
+    """No frame is drawn and flipped from now on. The checks read sizes, positions, texts
+    and states, which Kivy lays out and updates whether or not a frame is drawn; in Xvfb's
+    software GL the drawing was most of the GUI tests' and layout tours' time."""
+    window.bind(on_draw=lambda *args: True, on_flip=lambda *args: True)
+
+
 def pump(frames: int = 3) -> None:
     from kivy.base import EventLoop
     for _ in range(frames):

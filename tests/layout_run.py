@@ -62,12 +62,13 @@ def run_tour(sizes: list[tuple[int, int]], only: list[str], lang: str,
 
     from companion.app.main import CompanionApp  # first: it configures the window
     from tests import layout_check, screen_tour
+    from tests.gui_support import stop_drawing
 
     if on_stop is None:
         # the checks read sizes, positions and text extents, which Kivy lays out whether or
         # not a frame is drawn: without a picture to take, no frame is drawn and flipped (in
         # software GL that was 40 % of a tour's time). The screenshot script draws them all.
-        Window.bind(on_draw=lambda *args: True, on_flip=lambda *args: True)
+        stop_drawing(Window)
     app = CompanionApp(data_root=home, tower_url=f"sim://layout{os.getpid()}?seed=5")
     app.new_game_rng = random.Random(7)
     app._run_prepare()
