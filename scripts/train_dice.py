@@ -2,6 +2,12 @@
 
     python scripts/train_dice.py [--data ../shared/dice-photos/byler-train]
                                  [--out vision/dice/models] [--seed 1]
+                                 [--yolo FOLDER]
+
+``--yolo FOLDER``: a second real set, labelled in YOLO's format (Rune55: see
+vision/dice/models/README.md for where it comes from), learned from and calibrated on the
+same way: its tuning part only (vision/dice/realphotos.py's ``load_yolo``, split by source
+photograph, byler-train's copies left out), a sixth of it kept apart, the rest in the folds.
 
 Trains on the *tuning* part of the labelled set only (vision/dice/realphotos.py: the held-out
 fifth is never read here), itself split by photograph into a part the networks learn from
@@ -47,13 +53,20 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from vision.dice.pips import CROP, CROP_SCALE, FACES, STRIDE, WORK  # noqa: E402
-from vision.dice.realphotos import DEFAULT_SET, LabelledPhoto, load  # noqa: E402
+from vision.dice.realphotos import DEFAULT_SET, LabelledPhoto, byler_sources, load, load_yolo, source_of  # noqa: E402
 
 NO_DIE = len(FACES)          # the classifier's last class
 
 
+def photo_key(name: str) -> str:
+    """What a photograph's fold and calibration side are drawn from: its file name, or for a
+    YOLO-format export the photograph its copies were made from (every copy on one side)."""
+    source = source_of(name)
+    return Path(name).name if source == Path(name).stem else source
+
+
 def fold_of(name: str, folds: int) -> int:
-    return hashlib.sha256(("fold:" + Path(name).name).encode()).digest()[0] * folds // 256
+    return hashlib.sha256(("fold:" + photo_key(name)).encode()).digest()[0] * folds // 256
 
 
 def load_net(path: Path):
@@ -63,7 +76,7 @@ def load_net(path: Path):
 
 def calibration_photo(name: str) -> bool:
     """A sixth of the tuning photographs set the confidence threshold, never trained on."""
-    return hashlib.sha256(("calibration:" + Path(name).name).encode()).digest()[0] * 6 // 256 == 0
+    return hashlib.sha256(("calibration:" + photo_key(name)).encode()).digest()[0] * 6 // 256 == 0
 
 
 # ----------------------------------------------------------------------------- networks
@@ -195,6 +208,24 @@ def view(img: np.ndarray, cx: float, cy: float, angle: float, scale: float, size
     return patch, m
 
 
+def _imread(path: Path) -> np.ndarray:
+    img = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
+    if img is None:
+        raise SystemExit(f"{path}: not a picture OpenCV can read")
+    if img.ndim == 2:
+        return img
+    if img.shape[2] == 4:
+        img = cv2.cvtColor(img, cv2.COLOR_BGRA2BGR)
+    b, g, r = cv2.split(img)
+    if np.array_equal(b, g) and np.array_equal(g, r):     # a grey photograph saved in colour
+        return b
+    return img
+
+
+def to_bgr(img: np.ndarray) -> np.ndarray:
+    return cv2.cvtColor(img, cv2.COLOR_GRAY2BGR) if img.ndim == 2 else img
+
+
 def to_tensor(batch: list[np.ndarray]) -> torch.Tensor:
     arr = np.stack(batch).astype(np.float32) / 255.0 - 0.5
     return torch.from_numpy(arr.transpose(0, 3, 1, 2).copy())
@@ -208,7 +239,9 @@ class Photos:
     def __init__(self, photos: list[LabelledPhoto], images: list[np.ndarray] | None = None,
                  upright: bool = False) -> None:
         self.photos = photos
-        self.images = images if images is not None else [cv2.imread(str(p.path)) for p in photos]
+        # a photograph in grey stays grey here (a third of the memory): its patches are made
+        # colour after they are cut (to_bgr)
+        self.images = images if images is not None else [_imread(p.path) for p in photos]
         # upright: seen from the side by a camera standing up (a webcam on a desk). The top
         # face is then the one above the side faces, so the classifier's crops are only
         # turned a little: turned any way, a side face could pass for the top
@@ -231,7 +264,7 @@ class Photos:
         else:
             cx, cy = rng.uniform(0, w), rng.uniform(0, h)
         patch, m = view(img, cx, cy, angle, scale, size, mirror=rng.random() < 0.5)
-        patch = colour_jitter(patch, rng)
+        patch = colour_jitter(to_bgr(patch), rng)
         g = size // STRIDE
         heat = np.zeros((g, g), np.float32)
         sz = np.zeros((g, g), np.float32)
@@ -286,7 +319,7 @@ class Photos:
         scale = CROP / side
         angle = rng.uniform(-15, 15) if self.upright else rng.uniform(0, 360)
         crop, _m = view(img, cx, cy, angle, scale, CROP, mirror=rng.random() < 0.5)
-        return colour_jitter(crop, rng), label
+        return colour_jitter(to_bgr(crop), rng), label
 
 
 class Mix:
@@ -420,6 +453,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--oblique-share", type=float, default=0.0, help="the finder's")
     ap.add_argument("--faces-render-share", type=float, default=0.12)
     ap.add_argument("--faces-oblique-share", type=float, default=0.23)
+    # a second real set in YOLO's format (Rune55: pip dice of other sizes, cameras and
+    # surfaces), its tuning part only; its copies of --data's photographs are left out
+    ap.add_argument("--yolo", type=Path, help="a labelled set in YOLO's format (its tuning part)")
+    ap.add_argument("--yolo-share", type=float, default=0.25, help="the finder's")
+    ap.add_argument("--faces-yolo-share", type=float, default=0.25)
     ap.add_argument("--finder-from", type=Path,
                     help="a finder.npz this script trained with the same arguments: only the "
                          "face classifiers are trained (the result is the same: each network "
@@ -437,20 +475,31 @@ def main(argv: list[str] | None = None) -> int:
     calib = [p for p in tune if calibration_photo(p.path.name)]
     print(f"{len(learn.photos)} photographs to learn from ({sum(len(p.dice) for p in learn.photos)} dice), "
           f"{len(calib)} to calibrate on; the held-out part is not read", flush=True)
+    other = (load_yolo(args.yolo, "tune", exclude=byler_sources(args.data)) if args.yolo else [])
+    other_learn = Photos([p for p in other if not calibration_photo(p.path.name)])
+    other_calib = [p for p in other if calibration_photo(p.path.name)]
+    if args.yolo:
+        print(f"{args.yolo}: {len(other_learn.photos)} photographs to learn from "
+              f"({sum(len(p.dice) for p in other_learn.photos)} dice), {len(other_calib)} kept "
+              "apart; its held-out part is not read", flush=True)
     if args.calibrate_only:
         return calibrate_finder(args.out, calib)
     renders = rendered_trays(args.renders, args.seed) if args.renders else Photos([], [])
     oblique = (rendered_trays(args.oblique_renders, args.seed, oblique=True)
                 if args.oblique_renders else Photos([], []))
-    shares = {net: (share if args.renders else 0.0, side if args.oblique_renders else 0.0)
-              for net, share, side in (("finder", args.render_share, args.oblique_share),
-                                       ("faces", args.faces_render_share, args.faces_oblique_share))}
+    shares = {net: (share if args.renders else 0.0, side if args.oblique_renders else 0.0,
+                    yolo if args.yolo else 0.0)
+              for net, share, side, yolo in (
+                  ("finder", args.render_share, args.oblique_share, args.yolo_share),
+                  ("faces", args.faces_render_share, args.faces_oblique_share,
+                   args.faces_yolo_share))}
     print(f"{len(renders.photos)} rendered trays, {len(oblique.photos)} seen from the side; "
           f"shares of the examples (from above, from the side): {shares}", flush=True)
 
-    def mixed(real: Photos, net: str) -> Mix:
-        share, side = shares[net]
-        return Mix([(real, 1.0 - share - side), (renders, share), (oblique, side)])
+    def mixed(real: Photos, net: str, real2: Photos = other_learn) -> Mix:
+        share, side, yolo = shares[net]
+        return Mix([(real, 1.0 - share - side - yolo), (real2, yolo), (renders, share),
+                    (oblique, side)])
 
     if args.finder_from:
         finder_file = args.finder_from
@@ -470,30 +519,47 @@ def main(argv: list[str] | None = None) -> int:
 
     oof: list[tuple[float, bool]] = []
     oof_total = 0
+    oof2: list[tuple[float, bool]] = []      # the same, on the second set's photographs
+    oof2_total = 0
     args.out.mkdir(parents=True, exist_ok=True)
+
+    def split(photos: Photos, k: int) -> tuple[list[LabelledPhoto], Photos]:
+        keep = [fold_of(p.path.name, args.folds) == k for p in photos.photos]
+        return ([p for p, f in zip(photos.photos, keep) if f],
+                Photos([p for p, f in zip(photos.photos, keep) if not f],
+                       [i for i, f in zip(photos.images, keep) if not f]))
+
     for k in range(args.folds):
-        fold = [p for p in learn.photos if fold_of(p.path.name, args.folds) == k]
-        rest = Photos([p for p in learn.photos if fold_of(p.path.name, args.folds) != k])
-        print(f"fold {k + 1}/{args.folds}: {len(fold)} photographs", flush=True)
-        faces_k = train_faces(mixed(rest, "faces"), rng, args.fold_steps)
+        fold, rest = split(learn, k)
+        fold2, rest2 = split(other_learn, k)
+        print(f"fold {k + 1}/{args.folds}: {len(fold)} photographs"
+              + (f" and {len(fold2)} of {args.yolo.name}" if args.yolo else ""), flush=True)
+        faces_k = train_faces(mixed(rest, "faces", rest2), rng, args.fold_steps)
         export(faces_k, args.out / "faces-fold.npz", {})
         reader_k = PipReader(load_net(finder_file), load_net(args.out / "faces-fold.npz"))
         pairs, total = reading_pairs(reader_k, fold)
         oof += pairs
         oof_total += total
+        pairs, total = reading_pairs(reader_k, fold2)
+        oof2 += pairs
+        oof2_total += total
     (args.out / "faces-fold.npz").unlink(missing_ok=True)
     faces = train_faces(mixed(learn, "faces"), rng, args.faces_steps)
     args.out.mkdir(parents=True, exist_ok=True)
     def trained_on(net: str) -> str:
-        share, side = shares[net]
+        share, side, yolo = shares[net]
         return (f"{args.data.name}: tuning part, {len(learn.photos)} photographs"
+                + (f"; {args.yolo.name} (YOLO format): tuning part, {len(other_learn.photos)} "
+                   f"photographs, {yolo:.0%} of the examples" if args.yolo else "")
                 + (f"; {args.renders} trays of vision/dice/render.py, {share:.0%} of the examples"
                    if args.renders else "")
                 + (f"; {args.oblique_renders} of its trays seen from the side, {side:.0%}"
                    if args.oblique_renders and side else ""))
 
     provenance = {"calibrated_on": f"{len(learn.photos)} photographs read out of fold, "
-                                   f"{len(calib)} more kept apart",
+                                   f"{len(calib)} more kept apart"
+                                   + (f"; of {args.yolo.name}, {len(other_learn.photos)} and "
+                                      f"{len(other_calib)}" if args.yolo else ""),
                   "seed": args.seed, "finder_steps": args.finder_steps,
                   "faces_steps": args.faces_steps, "torch": torch.__version__}
     with_meta(finder_file, args.out / "finder.npz",
@@ -509,13 +575,22 @@ def main(argv: list[str] | None = None) -> int:
     print(f"wrote {args.out}/finder.npz, faces.npz and their .onnx twins", flush=True)
     # the threshold: the least confidence at which the faces read out of fold are right at
     # least 99 times in 100 (the labels' own mistakes count against it)
+    # With a second set, the threshold is the higher of the two sets' own: a clean face is
+    # right 99 times in 100 on each camera, not only on the two together
     threshold = threshold_for(oof, args.precision)
+    if oof2:
+        threshold = max(threshold, threshold_for(oof2, args.precision))
     reader = PipReader.load(args.out)
     calib_pairs, calib_total = reading_pairs(reader, calib)
     report = {"clean_confidence": round(threshold, 4), "precision_asked": args.precision,
               "out_of_fold": clean_figures(oof, oof_total, threshold),
               "kept_apart": clean_figures(calib_pairs, calib_total, threshold),
               "calibrated_on": provenance["calibrated_on"]}
+    if oof2:
+        pairs, total = reading_pairs(reader, other_calib)
+        report[f"{args.yolo.name}_threshold"] = round(threshold_for(oof2, args.precision), 4)
+        report[f"{args.yolo.name}_out_of_fold"] = clean_figures(oof2, oof2_total, threshold)
+        report[f"{args.yolo.name}_kept_apart"] = clean_figures(pairs, total, threshold)
     try:   # the classifier of views from above (faces-above.npz) is not trained here: kept
         report["above"] = json.loads((args.out / "threshold.json").read_text())["above"]
     except (OSError, ValueError, KeyError):
