@@ -30,6 +30,7 @@ from vision.dice.pips import shipped_reader  # noqa: E402
 from vision.dice.realphotos import (  # noqa: E402
     DEFAULT_SET,
     PhotoSetError,
+    byler_sessions,
     byler_sources,
     close_cuts,
     evaluate,
@@ -103,7 +104,8 @@ def main() -> int:
         figures["real_held_out"] = real
     for folder in args.yolo_real:   # not a target of the issue: other cameras, other dice
         try:
-            photos = load_yolo(folder, "held_out", exclude=byler_sources(args.real))
+            photos = load_yolo(folder, "held_out", exclude=byler_sources(args.real),
+                               exclude_prefixes=byler_sessions(args.real))
             other = evaluate(read_without_profile, photos).figures()
         except PhotoSetError as exc:
             other = {"error": str(exc)}

@@ -53,7 +53,15 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from vision.dice.pips import CROP, CROP_SCALE, FACES, STRIDE, WORK  # noqa: E402
-from vision.dice.realphotos import DEFAULT_SET, LabelledPhoto, byler_sources, load, load_yolo, source_of  # noqa: E402
+from vision.dice.realphotos import (  # noqa: E402
+    DEFAULT_SET,
+    LabelledPhoto,
+    byler_sessions,
+    byler_sources,
+    load,
+    load_yolo,
+    source_of,
+)
 
 NO_DIE = len(FACES)          # the classifier's last class
 
@@ -475,7 +483,10 @@ def main(argv: list[str] | None = None) -> int:
     calib = [p for p in tune if calibration_photo(p.path.name)]
     print(f"{len(learn.photos)} photographs to learn from ({sum(len(p.dice) for p in learn.photos)} dice), "
           f"{len(calib)} to calibrate on; the held-out part is not read", flush=True)
-    other = (load_yolo(args.yolo, "tune", exclude=byler_sources(args.data)) if args.yolo else [])
+    # byler's photographs, and every other photograph of its sessions, are left out: moments
+    # apart from its held-out photographs, they would make those a test of memory
+    other = (load_yolo(args.yolo, "tune", exclude=byler_sources(args.data),
+                       exclude_prefixes=byler_sessions(args.data)) if args.yolo else [])
     other_learn = Photos([p for p in other if not calibration_photo(p.path.name)])
     other_calib = [p for p in other if calibration_photo(p.path.name)]
     if args.yolo:
@@ -562,8 +573,13 @@ def main(argv: list[str] | None = None) -> int:
                                       f"{len(other_calib)}" if args.yolo else ""),
                   "seed": args.seed, "finder_steps": args.finder_steps,
                   "faces_steps": args.faces_steps, "torch": torch.__version__}
-    with_meta(finder_file, args.out / "finder.npz",
-              {"work": WORK, "stride": STRIDE, "trained_on": trained_on("finder"), **provenance})
+    if args.finder_from:       # kept as it was trained, with its own provenance
+        with np.load(finder_file) as f:
+            finder_meta = json.loads(str(f["spec"]))["meta"]
+        with_meta(finder_file, args.out / "finder.npz", finder_meta)
+    else:
+        with_meta(finder_file, args.out / "finder.npz",
+                  {"work": WORK, "stride": STRIDE, "trained_on": trained_on("finder"), **provenance})
     if finder_file.name == "finder-new.npz":
         finder_file.unlink()
     export(faces, args.out / "faces.npz", {"crop": CROP, "crop_scale": CROP_SCALE, "faces": list(FACES),

@@ -15,6 +15,7 @@ from vision.dice.realphotos import (
     LabelledPhoto,
     PhotoSetError,
     Score,
+    byler_sessions,
     held_out,
     load,
     load_yolo,
@@ -113,6 +114,25 @@ def test_a_yolo_set_is_split_by_source_photograph_and_its_classes_are_faces(tmp_
     die1, die6 = held[0].dice
     assert (die1.face, die1.x, die1.y, die1.size) == ("1", 100.0, 50.0, 20.0)
     assert (die6.face, die6.x, die6.y, die6.size) == ("6", 50.0, 75.0, 40.0)
+
+
+def test_the_other_photographs_of_bylers_sessions_are_left_out_of_a_yolo_set(tmp_path):
+    """Rune55 holds photographs of byler-train's sessions that byler-train has not (the
+    original set's other splits): moments apart from its held-out ones, they are left out by
+    their sessions' name prefix, derived from byler-train's names (a phone's
+    IMG_YYYYMMDD_HHMMSS); other names give no prefix."""
+    byler = tmp_path / "byler"
+    byler.mkdir()
+    (byler / "labels.json").write_text(json.dumps(
+        {"IMG_20191208_111228.jpg": [], "IMG_20191209_100719.jpg": [], "scan_0001.jpg": []}))
+    assert byler_sessions(byler) == ("IMG_20191208_", "IMG_20191209_")
+    assert byler_sessions(tmp_path / "nowhere") == ()
+    names = ["IMG_20191208_112843", "IMG_20191209_090000", "IMG_20191210_112843", "PXL_1"]
+    folder = _yolo_set(tmp_path / "yolo", {f"train/{n}_jpg.rf.{0:032x}.jpg": "0 0.5 0.5 0.1 0.2\n"
+                                           for n in names})
+    kept = load_yolo(folder, "all", exclude_prefixes=byler_sessions(byler))
+    assert sorted(source_of(p.path.name) for p in kept) == ["IMG_20191210_112843", "PXL_1"]
+    assert len(load_yolo(folder, "all")) == 4
 
 
 @pytest.mark.parametrize("line", ["6 0.5 0.5 0.1 0.1", "1 0.5 0.5 0.1", "x 0.5 0.5 0.1 0.1"])

@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 import time
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -119,14 +120,16 @@ def source_of(name: str) -> str:
     return stem
 
 
-def load_yolo(folder: Path, part: str = "held_out", exclude: Collection[str] = ()
-              ) -> list[LabelledPhoto]:
+def load_yolo(folder: Path, part: str = "held_out", exclude: Collection[str] = (),
+              exclude_prefixes: tuple[str, ...] = ()) -> list[LabelledPhoto]:
     """The photographs of ``part`` of a labelled set in YOLO's format (as Roboflow exports it:
     ``[split/]images/NAME.jpg`` beside ``[split/]labels/NAME.txt``, one die a line, ``CLASS CX
     CY W H`` in fractions of the picture, class 0 the face 1 up to class 5 the face 6). Split
     like byler-train, by the SHA-256 of each photograph's source name (:func:`source_of`).
     ``exclude``: source names left out (Rune55 holds copies of byler-train's photographs,
-    which the networks learned from: :func:`byler_sources`)."""
+    which the networks learned from: :func:`byler_sources`). ``exclude_prefixes``: sources
+    whose names begin so are left out too (the other photographs of byler-train's sessions:
+    :func:`byler_sessions`)."""
     if part not in ("held_out", "tune", "all"):
         raise PhotoSetError(f"part: held_out, tune or all, not {part!r}")
     images = sorted(p for p in folder.rglob("*") if p.suffix.lower() in IMAGE_SUFFIXES
@@ -136,7 +139,8 @@ def load_yolo(folder: Path, part: str = "held_out", exclude: Collection[str] = (
     out = []
     for image in images:
         source = source_of(image.name)
-        if source in exclude or (part != "all" and held_out(source) != (part == "held_out")):
+        if source in exclude or source.startswith(exclude_prefixes) or (
+                part != "all" and held_out(source) != (part == "held_out")):
             continue
         label = image.parent.parent / "labels" / (image.stem + ".txt")
         try:
@@ -168,6 +172,16 @@ def byler_sources(folder: Path = DEFAULT_SET) -> set[str]:
         return {Path(n).stem for n in json.loads((folder / "labels.json").read_text())}
     except (OSError, ValueError):
         return set()
+
+
+def byler_sessions(folder: Path = DEFAULT_SET) -> tuple[str, ...]:
+    """The sessions byler-train's photographs were taken in, as name prefixes (``IMG_`` and
+    the date: its names are a phone's ``IMG_YYYYMMDD_HHMMSS``). Rune55 holds other
+    photographs of those sessions (the original set's other splits): the same tray and dice
+    moments apart, so neither another camera's nor fit to learn from beside byler's held-out
+    part."""
+    return tuple(sorted({n[:13] for n in byler_sources(folder)
+                         if re.fullmatch(r"IMG_\d{8}_\d{6}", n)}))
 
 
 def _image_size(path: Path) -> tuple[int, int]:
