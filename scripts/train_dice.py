@@ -4,10 +4,13 @@
                                  [--out vision/dice/models] [--seed 1]
                                  [--yolo FOLDER]
 
-``--yolo FOLDER``: a second real set, labelled in YOLO's format (Rune55: see
-vision/dice/models/README.md for where it comes from), learned from and calibrated on the
-same way: its tuning part only (vision/dice/realphotos.py's ``load_yolo``, split by source
-photograph, byler-train's copies left out), a sixth of it kept apart, the rest in the folds.
+``--yolo FOLDER``: a second real set, labelled in YOLO's format (Rune55: docs/vision.md says
+where it comes from and its licence), learned from and calibrated on the same way: its tuning
+part only (vision/dice/realphotos.py's ``load_yolo``, split by source photograph, byler-train's
+photographs and sessions left out), a sixth of it kept apart, the rest in the folds. The
+shipped networks did not learn from it: tried once, the classifier read more of Rune55 and
+fewer of byler-train's photographs (docs/vision.md, "Tried: the networks learning from
+Rune55's tuning part").
 
 Trains on the *tuning* part of the labelled set only (vision/dice/realphotos.py: the held-out
 fifth is never read here), itself split by photograph into a part the networks learn from
