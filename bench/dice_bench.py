@@ -30,13 +30,11 @@ from vision.dice.pips import shipped_reader  # noqa: E402
 from vision.dice.realphotos import (  # noqa: E402
     DEFAULT_SET,
     PhotoSetError,
-    byler_sessions,
-    byler_sources,
     close_cuts,
     evaluate,
     evaluate_images,
     load,
-    load_yolo,
+    load_other_camera,
 )
 
 REAL_TARGETS = {"clean_right_rate": 0.90, "wrong_clean_rate": 0.01}
@@ -104,8 +102,7 @@ def main() -> int:
         figures["real_held_out"] = real
     for folder in args.yolo_real:   # not a target of the issue: other cameras, other dice
         try:
-            photos = load_yolo(folder, "held_out", exclude=byler_sources(args.real),
-                               exclude_prefixes=byler_sessions(args.real))
+            photos = load_other_camera(folder, "held_out", byler=args.real)
             other = evaluate(read_without_profile, photos).figures()
         except PhotoSetError as exc:
             other = {"error": str(exc)}

@@ -6,7 +6,7 @@
 
 ``--yolo FOLDER``: a second real set, labelled in YOLO's format (Rune55: docs/vision.md says
 where it comes from and its licence), learned from and calibrated on the same way: its tuning
-part only (vision/dice/realphotos.py's ``load_yolo``, split by source photograph, byler-train's
+part only (vision/dice/realphotos.py's ``load_other_camera``, split by source photograph, byler-train's
 photographs and sessions left out), a sixth of it kept apart, the rest in the folds. The
 shipped networks did not learn from it: tried once, the classifier read more of Rune55 and
 fewer of byler-train's photographs (docs/vision.md, "Tried: the networks learning from
@@ -61,10 +61,8 @@ from vision.dice.pips import CROP, CROP_SCALE, FACES, STRIDE, WORK  # noqa: E402
 from vision.dice.realphotos import (  # noqa: E402
     DEFAULT_SET,
     LabelledPhoto,
-    byler_sessions,
-    byler_sources,
     load,
-    load_yolo,
+    load_other_camera,
     source_of,
 )
 
@@ -500,8 +498,7 @@ def main(argv: list[str] | None = None) -> int:
           f"{len(calib)} to calibrate on; the held-out part is not read", flush=True)
     # byler's photographs, and every other photograph of its sessions, are left out: moments
     # apart from its held-out photographs, they would make those a test of memory
-    other = (load_yolo(args.yolo, "tune", exclude=byler_sources(args.data),
-                       exclude_prefixes=byler_sessions(args.data)) if args.yolo else [])
+    other = load_other_camera(args.yolo, "tune", byler=args.data) if args.yolo else []
     other_learn = Photos([p for p in other if not calibration_photo(p.path.name)])
     other_calib = [p for p in other if calibration_photo(p.path.name)]
     if args.yolo:

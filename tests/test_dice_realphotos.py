@@ -18,6 +18,7 @@ from vision.dice.realphotos import (
     byler_sessions,
     held_out,
     load,
+    load_other_camera,
     load_yolo,
     score_photo,
     source_of,
@@ -132,6 +133,7 @@ def test_the_other_photographs_of_bylers_sessions_are_left_out_of_a_yolo_set(tmp
                                            for n in names})
     kept = load_yolo(folder, "all", exclude_prefixes=byler_sessions(byler))
     assert sorted(source_of(p.path.name) for p in kept) == ["IMG_20191210_112843", "PXL_1"]
+    assert [p.path for p in load_other_camera(folder, "all", byler=byler)] == [p.path for p in kept]
     assert len(load_yolo(folder, "all")) == 4
 
 

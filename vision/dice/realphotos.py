@@ -180,8 +180,20 @@ def byler_sessions(folder: Path = DEFAULT_SET) -> tuple[str, ...]:
     photographs of those sessions (the original set's other splits): the same tray and dice
     moments apart, so neither another camera's nor fit to learn from beside byler's held-out
     part."""
-    return tuple(sorted({n[:13] for n in byler_sources(folder)
-                         if re.fullmatch(r"IMG_\d{8}_\d{6}", n)}))
+    return _sessions_of(byler_sources(folder))
+
+
+def _sessions_of(names: Collection[str]) -> tuple[str, ...]:
+    return tuple(sorted({n[:13] for n in names if re.fullmatch(r"IMG_\d{8}_\d{6}", n)}))
+
+
+def load_other_camera(folder: Path, part: str = "held_out", byler: Path = DEFAULT_SET
+                      ) -> list[LabelledPhoto]:
+    """:func:`load_yolo` of a set from other cameras (Rune55), byler-train's photographs and
+    the other photographs of its sessions left out (:func:`byler_sources`,
+    :func:`byler_sessions`)."""
+    names = byler_sources(byler)
+    return load_yolo(folder, part, exclude=names, exclude_prefixes=_sessions_of(names))
 
 
 def _image_size(path: Path) -> tuple[int, int]:
