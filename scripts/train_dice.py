@@ -61,6 +61,7 @@ from vision.dice.pips import CROP, CROP_SCALE, FACES, STRIDE, WORK  # noqa: E402
 from vision.dice.realphotos import (  # noqa: E402
     DEFAULT_SET,
     LabelledPhoto,
+    PhotoSetError,
     load,
     load_other_camera,
     source_of,
@@ -498,7 +499,10 @@ def main(argv: list[str] | None = None) -> int:
           f"{len(calib)} to calibrate on; the held-out part is not read", flush=True)
     # byler's photographs, and every other photograph of its sessions, are left out: moments
     # apart from its held-out photographs, they would make those a test of memory
-    other = load_other_camera(args.yolo, "tune", byler=args.data) if args.yolo else []
+    try:
+        other = load_other_camera(args.yolo, "tune", byler=args.data) if args.yolo else []
+    except PhotoSetError as exc:
+        raise SystemExit(f"--yolo: {exc}") from None
     other_learn = Photos([p for p in other if not calibration_photo(p.path.name)])
     other_calib = [p for p in other if calibration_photo(p.path.name)]
     if args.yolo:
