@@ -102,6 +102,30 @@ def test_wrong_type_names_key_and_line(saved, tmp_path):
         Profile.load(path)
 
 
+def test_the_cameras_noise_is_saved_with_the_empty_tray(saved, tmp_path):
+    p, path = saved
+    assert p.background_noise is not None and len(p.background_noise) == 16
+    assert Profile.load(path).background_noise == p.background_noise
+    # a profile written before the noise was measured: no weave is told from noise
+    old = fresh_copy(saved, tmp_path)
+    old.write_text(re.sub(r"  noise:\n(  - .*\n)+", "", old.read_text()))
+    assert "noise" not in old.read_text()
+    assert Profile.load(old).background_noise is None
+
+
+def test_a_bad_noise_curve_is_named(saved, tmp_path):
+    path = fresh_copy(saved, tmp_path)
+    path.write_text(re.sub(r"  noise:\n(  - .*\n)+", "  noise: [1.5, 2.0]\n", path.read_text()))
+    line = line_of(path, "noise: [1.5")
+    with pytest.raises(ProfileError, match=re.escape(f"{path}:{line}: background.noise: expected "
+                                                     "16 spreads")):
+        Profile.load(path)
+    path.write_text(path.read_text().replace("noise: [1.5, 2.0]", "noise: [1.5, lots]"))
+    with pytest.raises(ProfileError, match=re.escape("background.noise.1: expected a number, "
+                                                     "got 'lots'")):
+        Profile.load(path)
+
+
 def test_missing_and_damaged_images_are_named(saved, tmp_path):
     path = fresh_copy(saved, tmp_path)
     (tmp_path / "tower.d" / "kotd" / "HEART-1.png").unlink()

@@ -28,6 +28,7 @@ from vision.dice.render import (
 )
 from vision.dice.segment import (
     DARKER_RATIO,
+    NOISE_LEVELS,
     TEXTURE_LEAST,
     TEXTURE_STEP,
     TEXTURE_WINDOW,
@@ -35,6 +36,7 @@ from vision.dice.segment import (
     covering,
     exposure_gain,
     find_blobs,
+    noise_curve,
     teaching_blobs,
 )
 
@@ -170,6 +172,58 @@ def test_a_shadow_on_a_textured_felt_is_no_die():
     frame = textured(felt + rng.normal(0, 1.5, felt.shape), weave).astype(np.float32)
     frame[200:260, 300:380] *= 0.55  # a soft shadow: the weave still shows through it
     assert DiceReader(p).blobs(frame.astype(np.uint8))[0] == []
+
+
+def dark_wall(frame: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A dark tray wall along the top of ``frame``: no weave, only the camera's noise, which
+    is new in every frame (a cheap camera's, in the dark: more than the weave's least detail
+    even in the mean of three frames)."""
+    out = frame.astype(np.float32).copy()
+    out[:70] = 22 + rng.normal(0, 7.0, out[:70].shape)
+    return np.clip(out + 0.5, 0, 255).astype(np.uint8)
+
+
+def test_a_dark_wall_beside_a_woven_felt_is_no_die():
+    # the felt's weave is compared frame by frame with the empty tray's; the dark wall above
+    # it shows only noise, which never correlates: without the camera's noise measured on the
+    # empty frames, the wall was a die that hides the weave (bench/tray_renderer_b.py tower
+    # 101: 113 of 126 teaching pictures refused)
+    rng = np.random.default_rng(11)
+    weave = cv2.GaussianBlur(rng.normal(0, 1, (480, 640)).astype(np.float32), (0, 0), 0.8)
+    weave = (weave / weave.std() * 9)[:, :, None]
+    felt = np.full((480, 640, 3), (60, 110, 40), np.float32)
+
+    def frame(die: bool = False) -> np.ndarray:
+        f = felt + rng.normal(0, 1.5, felt.shape).astype(np.float32)
+        mask = np.zeros((480, 640), np.uint8)
+        if die:
+            cv2.rectangle(mask, (300, 250), (356, 306), 255, -1)
+            f[mask > 0] = (225, 225, 225)
+            cv2.circle(f, (328, 278), 7, (20, 20, 20), -1)
+        return dark_wall(textured(f, weave, mask), rng)
+
+    p = Profile()
+    for _ in range(3):
+        p.add_background(frame())
+    assert p.background_noise is not None
+    # the wall's level (16-31): noise 7 in each channel, 4.7 in their grey
+    assert p.background_noise[1] == pytest.approx(7.0 * 0.668, rel=0.15)
+    assert DiceReader(p).blobs(frame())[0] == []
+    p.add_example("d6pips", "1", frame(die=True))  # one die found: taught
+    (b,) = DiceReader(p).blobs(frame(die=True))[0]
+    assert math.hypot(b.cx - 328, b.cy - 278) < 3
+
+
+def test_the_noise_is_measured_on_several_empty_frames_and_a_flicker_is_no_noise():
+    rng = np.random.default_rng(5)
+    tray = np.full((240, 320, 3), 120, np.float32)
+    frames = [np.clip(tray * k + rng.normal(0, 3.0, tray.shape) + 0.5, 0, 255).astype(np.uint8)
+              for k in (1.0, 1.06, 0.95)]
+    curve = noise_curve(frames)
+    assert curve is not None and len(curve) == NOISE_LEVELS
+    # grey = a weighted mean of three channels of noise 3: about 3 x sqrt(0.3^2+0.59^2+0.11^2)
+    assert curve[120 * NOISE_LEVELS // 256] == pytest.approx(3.0 * 0.67, rel=0.15)
+    assert noise_curve(frames[:1]) is None
 
 
 def test_dice_touching_with_no_seam_are_cut_apart_at_the_finders_centres(monkeypatch, plain):

@@ -20,12 +20,16 @@ import zipfile
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
 import yaml
 
 from .model import DiceError, ProfileError
+
+if TYPE_CHECKING:
+    from .segment import Background
 
 VERSION = 1
 MIN_EXAMPLES = 3  # a face is known when it has been seen this many times
@@ -111,6 +115,10 @@ class Profile:
     def __init__(self) -> None:
         self.background: np.ndarray | None = None  # float32 BGR mean of the empty tray
         self.background_frames = 0
+        # the camera's noise at each grey level (segment.noise_curve), from the empty-tray
+        # frames added in one go (at least two); None where not known
+        self.background_noise: list[float] | None = None
+        self._empty_frames: list[np.ndarray] = []  # those frames, while this profile is open
         self.kinds: dict[str, KindModel] = {PIPS: KindModel(PIPS, KNOWN_KINDS[PIPS])}
         self.colours: dict[str, list[np.ndarray]] = {}
         self.path: Path | None = None
@@ -124,8 +132,10 @@ class Profile:
     # ------------------------------------------------------------ teaching
 
     def add_background(self, frame: np.ndarray, name: str = "frame") -> None:
-        """Fold one empty-tray frame into the background (a running mean)."""
-        from .segment import Background, check_frame
+        """Fold one empty-tray frame into the background (a running mean). Two or more
+        frames added to an open profile also measure the camera's noise (what tells the
+        tray's weave from noise: segment.Background)."""
+        from .segment import Background, check_frame, noise_curve
 
         if not isinstance(frame, np.ndarray) or frame.ndim != 3 or frame.shape[2] != 3:
             raise DiceError(f"{name}: not a colour image")
@@ -140,6 +150,18 @@ class Profile:
             n = self.background_frames
             self.background = (self.background * n + f) / (n + 1)
             self.background_frames = n + 1
+        self._empty_frames.append(frame)
+        noise = noise_curve(self._empty_frames)
+        if noise is not None:
+            self.background_noise = noise
+
+    def tray(self) -> Background:
+        """The empty tray as the reader sees it (its noise too, where known)."""
+        from .segment import Background
+
+        if self.background is None:
+            raise DiceError("the profile has no empty tray yet: run `dice background` first")
+        return Background(self.background, self.background_noise, self.background_frames)
 
     def kind(self, kind: str, faces: list[str] | None = None) -> KindModel:
         """The kind's model; a kind the games use is created on first use, a new one needs
@@ -172,7 +194,7 @@ class Profile:
         dice too: the example is the die whose centre is nearest ``at`` (teaching from a
         throw, the camera tower)."""
         from .features import body_feature, face_crop, sharpness
-        from .segment import Background, shape_of, teaching_blobs
+        from .segment import shape_of, teaching_blobs
 
         model = self.kind(kind, faces)
         if face not in model.faces:
@@ -182,7 +204,7 @@ class Profile:
             _check_name("colour", colour)
         if self.background is None:
             raise DiceError("the profile has no empty tray yet: run `dice background` first")
-        blobs, gain = teaching_blobs(frame, Background(self.background), name)
+        blobs, gain = teaching_blobs(frame, self.tray(), name)
         if at is not None and blobs:
             near = min(blobs, key=lambda b: math.hypot(b.cx - at[0], b.cy - at[1]))
             if math.hypot(near.cx - at[0], near.cy - at[1]) > near.size:
@@ -260,7 +282,9 @@ class Profile:
         data = {"dice_profile": VERSION,
                 "image_size": [self.background.shape[1], self.background.shape[0]],
                 "background": {"file": f"{rel}/background.png",
-                               "frames": self.background_frames},
+                               "frames": self.background_frames,
+                               **({"noise": self.background_noise}
+                                  if self.background_noise is not None else {})},
                 "colours": {c: [[round(float(v), 4) for v in f] for f in fs]
                             for c, fs in self.colours.items()},
                 "kinds": kinds}
@@ -539,6 +563,14 @@ class _Loader:
                             f"image_size says {size[0]}x{size[1]}", ("background", "file"))
         p.background = bg.astype(np.float32)
         p.background_frames = self.get(bgd, "frames", int, ("background",))
+        if "noise" in bgd:
+            from .segment import NOISE_LEVELS
+
+            noise = self.numbers(bgd, "noise", ("background",))
+            if len(noise) != NOISE_LEVELS or min(noise) < 0:
+                raise self.fail(f"expected {NOISE_LEVELS} spreads of no less than 0 (one for each "
+                                f"sixteenth of the grey levels), got {len(noise)}", ("background", "noise"))
+            p.background_noise = noise
         colours = data.get("colours") or {}
         if not isinstance(colours, dict):
             raise self.fail("expected a mapping of colour names", ("colours",))

@@ -42,7 +42,6 @@ from .pips import WORK, Found
 from .profile import PIPS, KindModel, Profile
 from .segment import (
     MIN_AREA_PX,
-    Background,
     Blob,
     check_frame,
     exposure_gain,
@@ -117,7 +116,7 @@ class DiceReader:
         if profile.background is None:
             raise DiceError("the profile has no empty tray: run `dice background` first")
         self.profile = profile
-        self.bg = Background(profile.background)
+        self.bg = profile.tray()
         # per taught kind: its templates' polar spectra (template_bank), their faces, and
         # the middles the upright check compares
         self._templates: dict[str, tuple[np.ndarray, list[str], list[np.ndarray]]] = {}

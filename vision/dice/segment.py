@@ -8,6 +8,7 @@ readings.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -41,6 +42,15 @@ TEXTURE_WINDOW = 9  # pixels: the tray's texture compared over squares this larg
 TEXTURE_SEEN = 0.6  # the frame's median correlation with the empty tray: a textured tray
 TEXTURE_LEAST = 2.0  # grey levels of the empty tray's own detail (9x9 spread) that count
 TEXTURE_HIDDEN = 0.25  # less correlated than this: something covers the tray
+# A tray's detail counts as its weave only where it is stronger than the camera's noise (when
+# the profile knows the noise: several empty-tray frames, Background's ``noise``): its
+# variance, less what noise leaves in the mean of the frames, at least TEXTURE_OVER_NOISE
+# times the noise's in one frame. A dark tray wall's noise is no weave: each frame's differs,
+# so a frame never correlates with the empty tray there, and the wall was taken for a die
+# that hides the weave (bench/tray_renderer_b.py tower 101: 113 of its 126 teaching pictures
+# refused as "2 dice found")
+TEXTURE_OVER_NOISE = 1.0
+NOISE_LEVELS = 16  # the noise curve: the noise's spread in each sixteenth of the grey levels
 CAMOUFLAGED = 0.5  # a part whose colour shows less of where the weave stops than this
 
 
@@ -111,9 +121,15 @@ class Background:
     """The empty tray: a mean image (from one or more frames), its CIE Lab at full and half
     size (the dice are found at half size, then measured at full size)."""
 
-    def __init__(self, mean_bgr: np.ndarray) -> None:
+    def __init__(self, mean_bgr: np.ndarray, noise: Sequence[float] | None = None,
+                 frames: int = 1) -> None:
+        """``noise``: the camera's noise (one frame's grey-level spread) at each of
+        NOISE_LEVELS grey levels (:func:`noise_curve`), the mean made of ``frames`` frames;
+        None where it is not known (one frame): any detail counts as the tray's weave."""
         if mean_bgr.ndim != 3 or mean_bgr.shape[2] != 3:
             raise DiceError(f"the background must be a colour image, not shape {mean_bgr.shape}")
+        self.noise = None if noise is None else np.asarray(noise, np.float32)
+        self.frames = max(1, frames)
         self.mean = np.asarray(mean_bgr, np.float32)  # (read only: not copied again)
         self.height, self.width = self.mean.shape[:2]
         self.gray = cv2.cvtColor(self.mean, cv2.COLOR_BGR2GRAY)
@@ -139,7 +155,7 @@ class Background:
             self._sampled_yet = True
             mean, square = _window_means(self.gray, squares=True)
             spread = np.sqrt(np.maximum(square - mean * mean, 0.0))
-            woven = spread > TEXTURE_LEAST
+            woven = self._woven(spread, mean)
             self._sampled = (woven, mean[woven], spread[woven]) \
                 if np.count_nonzero(woven) >= 0.5 * woven.size else None
         return self._sampled
@@ -153,6 +169,50 @@ class Background:
             sb = np.sqrt(np.maximum(cv2.sqrBoxFilter(self.gray, -1, k) - mb * mb, 1e-6))
             self._texture = (self.gray, mb, sb)
         return self._texture
+
+    def woven(self) -> np.ndarray:
+        """Where the empty tray has a weave to see, pixel by pixel (over TEXTURE_WINDOW
+        squares): detail stronger than TEXTURE_LEAST and than the camera's noise."""
+        _, mb, sb = self.texture()
+        return self._woven(sb, mb)
+
+    def _woven(self, spread: np.ndarray, level: np.ndarray) -> np.ndarray:
+        woven = spread > TEXTURE_LEAST
+        if self.noise is None:
+            return woven
+        bins = np.clip((level * (NOISE_LEVELS / 256.0)).astype(np.int32), 0, NOISE_LEVELS - 1)
+        var = self.noise[bins] ** 2
+        return woven & (spread * spread - var / self.frames >= TEXTURE_OVER_NOISE * var)
+
+
+def noise_curve(frames: Sequence[np.ndarray]) -> list[float] | None:
+    """The camera's noise from several frames of the empty tray: one frame's grey-level spread
+    at each of NOISE_LEVELS grey levels (from the median over the pixels of that level,
+    each frame first scaled to the others' light: a flicker is no noise). None from one frame.
+    A level no pixel has takes the nearest level's."""
+    if len(frames) < 2:
+        return None
+    grey = [cv2.cvtColor(f, cv2.COLOR_BGR2GRAY).astype(np.float32) for f in frames]
+    sub = (slice(None, None, 4), slice(None, None, 4))
+    mean = np.maximum(np.mean(grey, axis=0)[sub], 1.0)
+    # each frame's light over the mean's (the median ratio, as exposure_gain measures it)
+    gains = [max(quantiles(g[sub] / mean, (50,))[0], 1e-3) for g in grey]
+    stack = np.stack([g / k for g, k in zip(grey, gains)])
+    var = stack.var(axis=0, ddof=1)
+    bins = np.clip((stack.mean(axis=0) * (NOISE_LEVELS / 256.0)).astype(np.int32), 0,
+                   NOISE_LEVELS - 1)
+    # the median of a variance over k = frames - 1 degrees of freedom is about (1 - 2/(9k))^3
+    # of the true one (Wilson-Hilferty): 0.70 of it from three frames
+    k = len(frames) - 1
+    unbias = (1 - 2 / (9 * k)) ** 3
+    curve: list[float | None] = []
+    for b in range(NOISE_LEVELS):
+        v = var[bins == b]
+        curve.append(math.sqrt(quantiles(v, (50,))[0] / unbias) if v.size >= 50 else None)
+    known = {i: c for i, c in enumerate(curve) if c is not None}
+    if not known:
+        return None
+    return [round(known[min(known, key=lambda k: abs(k - i))], 3) for i in range(NOISE_LEVELS)]
 
 
 def check_frame(frame: np.ndarray, bg: Background, name: str) -> None:
@@ -406,7 +466,7 @@ def covering(frame: np.ndarray, bg: Background, gain: float) -> np.ndarray | Non
     ncc = cov / (np.sqrt(np.maximum(cv2.sqrBoxFilter(g, -1, k) - mg * mg, 1e-6)) * sb)
     # a weave to see: fine detail stronger than a camera's noise (a smooth tray's light
     # gradient correlates too, but hides nothing)
-    woven = sb > TEXTURE_LEAST
+    woven = bg.woven()
     hidden = cv2.compare(ncc, TEXTURE_HIDDEN, cv2.CMP_LT) & cv2.compare(
         mg, 0.5 * gain * mb, cv2.CMP_GT) & woven.astype(np.uint8) * 255
     hidden = cv2.morphologyEx(_fill(cv2.morphologyEx(hidden, cv2.MORPH_CLOSE, _ELLIPSE5)),
