@@ -6,7 +6,11 @@ towers, and each is set up and read through the command line, as a tower's owner
     python -m vision dice teach --profile P --kind K --face F --colour C teach/K/C/F-*.png
     python -m vision dice read --profile P trays/*.png --json      (and without --profile)
 
-    python bench/independent_dice_bench.py [--towers 3] [--trays 40] [--seed 7000]
+    python bench/independent_dice_bench.py [--towers 3] [--trays 40] [--seed 7000] [--renderer b]
+
+``--renderer b``: towers of bench/tray_renderer_b.py instead, a second renderer written the
+same way by another hand (ray-cast dice, its own trays, lights and camera): what one renderer's
+look taught the reader by chance, the other's does not share.
 
 Prints each tower's figures, then all of them as one JSON object on the last line: flat dice
 read clean with the right face, dice read clean with a wrong face, tilted dice flagged
@@ -98,9 +102,12 @@ def score(truth: dict[str, list[dict]], results: dict[str, dict], pips_only: boo
                                        if pips_only else {})}
 
 
-def tower(seed: int, trays: int, work: Path) -> dict:
+RENDERERS = {"a": "tray_renderer.py", "b": "tray_renderer_b.py"}
+
+
+def tower(seed: int, trays: int, work: Path, renderer: str = "a") -> dict:
     out = work / f"tower-{seed}"
-    subprocess.run([sys.executable, str(HERE / "tray_renderer.py"), str(out), "--seed", str(seed),
+    subprocess.run([sys.executable, str(HERE / RENDERERS[renderer]), str(out), "--seed", str(seed),
                     "--trays", str(trays)], check=True, capture_output=True)
     truth = json.loads((out / "truth.json").read_text())["trays"]
     profile = str(out / "profile.yaml")
@@ -171,14 +178,17 @@ def main() -> int:
     ap.add_argument("--towers", type=int, default=3)
     ap.add_argument("--trays", type=int, default=40)
     ap.add_argument("--seed", type=int, default=7000)
+    ap.add_argument("--renderer", choices=sorted(RENDERERS), default="a",
+                    help="a: bench/tray_renderer.py; b: bench/tray_renderer_b.py")
     args = ap.parse_args()
     towers = each_seed("tower", args.towers, args.seed,
-                       lambda seed, work: tower(seed, args.trays, work))
+                       lambda seed, work: tower(seed, args.trays, work, args.renderer))
 
     def total(key: str, part: str | None = None) -> float:
         return weighted([t[part] if part else t for t in towers.values()], key)
 
-    figures = {"benchmark": "dice_independent_renders", "towers": len(towers), "trays": args.trays,
+    figures = {"benchmark": "dice_independent_renders", "renderer": RENDERERS[args.renderer],
+               "towers": len(towers), "trays": args.trays,
                **{k: total(k) for k in ("flat_clean_right", "wrong_clean", "tilted_flagged", "colour")},
                "pips_without_profile": {k: total(k, "pips_without_profile")
                                         for k in ("flat_clean_right", "wrong_clean", "tilted_flagged")},
