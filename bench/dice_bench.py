@@ -21,6 +21,9 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from tabletop_base.threads import one_blas_thread  # noqa: E402
+
+one_blas_thread()  # the reader is timed as the tower's programs run it, before numpy loads
 
 import cv2  # noqa: E402
 

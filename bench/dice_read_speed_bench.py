@@ -29,6 +29,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from tabletop_base.threads import one_blas_thread  # noqa: E402
+
+one_blas_thread()  # the reader is timed as the tower's programs run it, before numpy loads
 
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
