@@ -137,6 +137,7 @@ class Background:
         small = cv2.resize(self.mean, self.half, interpolation=cv2.INTER_AREA)
         self.lab_half = _lab8(np.clip(small + 0.5, 0, 255).astype(np.uint8))  # as frames are
         self._texture: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._woven_full: np.ndarray | None = None
         self._sampled: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         self._sampled_yet = False
         step = 4
@@ -172,9 +173,12 @@ class Background:
 
     def woven(self) -> np.ndarray:
         """Where the empty tray has a weave to see, pixel by pixel (over TEXTURE_WINDOW
-        squares): detail stronger than TEXTURE_LEAST and than the camera's noise."""
-        _, mb, sb = self.texture()
-        return self._woven(sb, mb)
+        squares): detail stronger than TEXTURE_LEAST and than the camera's noise (worked out
+        once)."""
+        if self._woven_full is None:
+            _, mb, sb = self.texture()
+            self._woven_full = self._woven(sb, mb)
+        return self._woven_full
 
     def _woven(self, spread: np.ndarray, level: np.ndarray) -> np.ndarray:
         woven = spread > TEXTURE_LEAST
@@ -203,8 +207,8 @@ def noise_curve(frames: Sequence[np.ndarray]) -> list[float] | None:
                    NOISE_LEVELS - 1)
     # the median of a variance over k = frames - 1 degrees of freedom is about (1 - 2/(9k))^3
     # of the true one (Wilson-Hilferty): 0.70 of it from three frames
-    k = len(frames) - 1
-    unbias = (1 - 2 / (9 * k)) ** 3
+    dof = len(frames) - 1
+    unbias = (1 - 2 / (9 * dof)) ** 3
     curve: list[float | None] = []
     for b in range(NOISE_LEVELS):
         v = var[bins == b]
@@ -212,7 +216,7 @@ def noise_curve(frames: Sequence[np.ndarray]) -> list[float] | None:
     known = {i: c for i, c in enumerate(curve) if c is not None}
     if not known:
         return None
-    return [round(known[min(known, key=lambda k: abs(k - i))], 3) for i in range(NOISE_LEVELS)]
+    return [round(known[min(known, key=lambda j: abs(j - i))], 3) for i in range(NOISE_LEVELS)]
 
 
 def check_frame(frame: np.ndarray, bg: Background, name: str) -> None:
