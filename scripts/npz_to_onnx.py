@@ -48,8 +48,11 @@ def convert(src: Path, dst: Path) -> None:
             raise SystemExit(f"{src}: layers[{i}]: unknown layer {op!r}")
         x = out
     out_shape = [None, None, None, None] if spec["layers"][-1]["op"] == "conv" else [None, None]
+    first = next(layer for layer in spec["layers"] if layer["op"] == "conv")
+    channels = int(arrays[first["w"]].shape[1])  # the image's: 3 (BGR) or 1 (grey)
     graph = helper.make_graph(
-        nodes, src.stem, [helper.make_tensor_value_info("input", TensorProto.FLOAT, [None, 3, None, None])],
+        nodes, src.stem, [helper.make_tensor_value_info("input", TensorProto.FLOAT,
+                                                        [None, channels, None, None])],
         [helper.make_tensor_value_info(x, TensorProto.FLOAT, out_shape)], inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)],
                               producer_name="tabletop-companion scripts/npz_to_onnx.py")

@@ -66,6 +66,9 @@ class KindModel:
     # from PROFILE.d/examples.npz; None when not yet worked out or an example was added
     _gradients: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False,
                                                             compare=False)
+    # the examples' taught-face vectors (vision/dice/taught.py), the same order; None when
+    # not yet worked out, an example was added, or the network is missing
+    _vectors: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     def example_crops(self) -> tuple[list[str], list[np.ndarray]]:
         """Every example as (faces, crops), faces repeated: the order the features use."""
@@ -85,6 +88,18 @@ class KindModel:
             self._gradients = gradient_bank(np.stack(crops) if crops
                                             else np.zeros((0, 64, 64), np.uint8))
         return self._gradients
+
+    def vectors(self) -> np.ndarray | None:
+        """The examples' taught-face vectors (N x 64, :mod:`vision.dice.taught`), or None
+        without the network."""
+        from .taught import shipped
+        _, crops = self.example_crops()
+        if self._vectors is None or len(self._vectors) != len(crops):
+            net = shipped()
+            if net is None:
+                return None
+            self._vectors = net.embed(crops)
+        return self._vectors
 
     @property
     def usual_sharpness(self) -> float | None:
@@ -227,6 +242,7 @@ class Profile:
             model.examples.setdefault(face, []).append(np.clip(crop * 2.55, 0, 255)
                                                        .astype(np.uint8))
             model._gradients = None
+            model._vectors = None
         if colour is not None:
             self.colours.setdefault(colour, []).append(
                 body_feature(frame, self.background, gain, b))
@@ -253,6 +269,7 @@ class Profile:
         kinds = {}
         ready: list[tuple[str, bytes, np.ndarray]] = []  # each example: file, bytes, crop
         gradients = []  # each kind's examples' features (full, coarse), in the same order
+        vectors: list[np.ndarray | None] = []  # and their taught-face vectors
         for k, m in self.kinds.items():
             entry: dict = {"faces": list(m.faces)}
             if m.shape:
@@ -277,6 +294,7 @@ class Profile:
                     ex[face] = files
                 entry["examples"] = ex
                 gradients.append(m.gradients())
+                vectors.append(m.vectors())
             if k != PIPS or m.shape:
                 kinds[k] = entry
         data = {"dice_profile": VERSION,
@@ -290,7 +308,8 @@ class Profile:
                 "kinds": kinds}
         text = ("# Dice profile (docs/vision.md): written by `python -m vision dice`\n"
                 + yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
-        _write_ready(folder / READY_FILE, ready, bg_ready, gradients, _parsed(text, data))
+        _write_ready(folder / READY_FILE, ready, bg_ready, gradients, _parsed(text, data),
+                     vectors)
         tmp = path.with_name(path.name + ".tmp")
         tmp.write_text(text, encoding="utf-8")
         os.replace(tmp, path)
@@ -350,7 +369,8 @@ def _stat_of(path: Path) -> tuple[int, int, int]:
 def _write_ready(path: Path, ready: list[tuple[str, bytes, np.ndarray]],
                  background: tuple[str, bytes, np.ndarray],
                  gradients: list[tuple[np.ndarray, np.ndarray]],
-                 parsed: tuple[str, str] | None = None) -> None:
+                 parsed: tuple[str, str] | None = None,
+                 vectors: list[np.ndarray | None] | None = None) -> None:
     """The empty tray, the examples' crops and their features in one file beside their PNGs,
     with the digest of those PNGs: a `dice read` loads them at once instead of decoding every
     picture and working out its features (the PNGs stay what a person opens and what counts:
@@ -374,6 +394,11 @@ def _write_ready(path: Path, ready: list[tuple[str, bytes, np.ndarray]],
               "background": background[2], "background_file": np.array(background[0])}
     if parsed:
         arrays["profile_digest"], arrays["profile_values"] = map(np.array, parsed)
+    if vectors and all(v is not None for v in vectors):
+        from .taught import model_id
+        arrays["vectors"] = np.concatenate([v for v in vectors if v is not None]
+                                           ).astype(np.float32)
+        arrays["vectors_model"] = np.array(model_id())
     tmp = path.with_name(path.name + ".tmp.npz")
     np.savez(tmp, **arrays)  # type: ignore[arg-type]  # (the stubs take a name for allow_pickle)
     os.replace(tmp, path)
@@ -651,6 +676,9 @@ class _Loader:
             m.examples.setdefault(face, []).append(crop)
         if grads is not None:
             self.place_gradients(p, wanted, grads)
+            vectors = self.ready_vectors(len(wanted))
+            if vectors is not None:
+                self.place_vectors(p, wanted, vectors)
         p.path = self.path
         return p
 
@@ -667,6 +695,28 @@ class _Loader:
             faces = [w[4] for w in (wanted[j] for j in js)]
             if faces == m.example_crops()[0]:
                 m._gradients = (grads[0][js], grads[1][js])
+
+    @staticmethod
+    def place_vectors(p: Profile, wanted: list, vectors: np.ndarray) -> None:
+        """Each kind's rows of the ready taught-face vectors (as :meth:`place_gradients`)."""
+        rows: dict[str, list[int]] = {}
+        for j, (_, _, _, m, _) in enumerate(wanted):
+            rows.setdefault(m.name, []).append(j)
+        for name, js in rows.items():
+            m = p.kinds[name]
+            if [wanted[j][4] for j in js] == m.example_crops()[0]:
+                m._vectors = vectors[js]
+
+    def ready_vectors(self, n: int) -> np.ndarray | None:
+        """The examples' taught-face vectors saved ready, if the file has them for all ``n``,
+        worked out by the network this reader has (else they are worked out again)."""
+        from .taught import EMBED_DIM, model_id
+        z = self._ready_file()
+        v, mid = z.get("vectors"), z.get("vectors_model")
+        if v is None or mid is None or str(mid) != model_id() or v.shape != (n, EMBED_DIM) \
+                or v.dtype != np.float32 or not np.isfinite(v).all():
+            return None
+        return v
 
     def _ready_file(self) -> dict[str, np.ndarray]:
         """The arrays of PROFILE.d/examples.npz, read once ({} when missing or damaged: the

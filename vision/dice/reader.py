@@ -103,6 +103,21 @@ PAIR_SURE = 0.08
 # 39.7 %, but the first eight's wrong faces 0.21 -> 0.28 %.
 CLOSER_FROM = 0.75
 CLOSER_LIKENESS = 0.9
+# The taught-face vectors (vision/dice/taught.py) decide a taught face: its best face is
+# clean where the die is VECTOR_LIKENESS like it (cosine of the vectors, the best taught
+# picture of that face) and VECTOR_SURE more like it than like any other taught face of every
+# kind. Chosen on the first independent renderer's eight dev towers (7000, 8100-8101,
+# 8200-8202, 8300-8301: never learned from) and the second's four (100-103), flat dice read
+# right / wrong faces / tilted dice flagged:
+#   edges alone (before):     48.7 % / 0.21 % / 87.4 %  and  38.1 % / 0.15 % / 80.4 %
+#   0.85, 0.05:               58.7 % / 0.63 % / 74.8 %  and  47.2 % / 0.07 % / 75.0 %
+#   0.9, 0.05:                58.4 % / 0.35 % / 77.4 %  and  47.0 % / 0.07 % / 76.6 %
+#   0.9, 0.08:                57.9 % / 0.28 % / 77.8 %  and  46.7 % / 0.07 % / 76.6 %
+#   0.93, 0.05:               57.1 % / 0.28 % / 78.3 %  and  46.0 % / 0    % / 77.7 %
+# (tilted dice flagged fall because the tilt rules miss them: they had been unreadable only
+# because their face was; the vectors read most of them, with the face they show)
+VECTOR_LIKENESS = 0.9
+VECTOR_SURE = 0.08
 SHORTLIST = 3  # faces compared upright after the polar shortlist
 EXAMPLES_VERIFIED = 1  # examples of each of those faces compared upright (2: no better since
 # the upright check looks at the middle only, at the refined angle)
@@ -314,9 +329,11 @@ class DiceReader:
                     cands[i].append((float(scores[j, t]), kind, faces[t], crops[j],
                                      middles[t], float(angles[j, t])))
         grads = self._gradient_ranks(blobs, todo)
+        vectors = self._vector_ranks(blobs, todo)
         for i in todo:
             found = self._decide(cands[i])
             found = self._combine(grads.get(i), found, self._confirmed(blobs[i], grads.get(i)))
+            found = self._by_vectors(vectors.get(i), found)
             if found is not None and (found[2] > best[i][2] or best[i][0] is None):
                 best[i] = found  # the kind stands even when the face does not
         if frame is not None and PIPS in self.profile.kinds:
@@ -378,6 +395,63 @@ class DiceReader:
         for i in todo:
             out[i].sort(key=lambda t: -t[0])
         return out
+
+    def _vector_ranks(self, blobs: list[Blob], todo: list[int]
+                      ) -> dict[int, list[tuple[float, str, str]]]:
+        """Each die's taught faces by the likeness of its taught-face vector to theirs
+        (vision/dice/taught.py; the best example of each face), best first: (likeness, kind,
+        face), every taught kind's faces. Empty without the network."""
+        out: dict[int, list[tuple[float, str, str]]] = {}
+        net = _taught_net() if todo else None
+        if net is None:
+            return out
+        out = {i: [] for i in todo}
+        kinds = []
+        for kind, (radius, m) in self._grad_kinds.items():
+            bank = m.vectors()
+            if bank is not None and len(bank):
+                kinds.append((kind, radius, m, bank))
+        # every kind's crops of every die in one call of the network
+        crops = [np.clip(face_crop(blobs[i], radius) * 2.55, 0, 255)
+                 for _, radius, _, _ in kinds for i in todo]
+        vectors = net.embed(crops)
+        for n, (kind, _, m, bank) in enumerate(kinds):
+            sims = vectors[n * len(todo):(n + 1) * len(todo)] @ bank.T
+            faces = m.example_crops()[0]
+            for j, i in enumerate(todo):
+                per_face: dict[str, float] = {}
+                for f, v in zip(faces, sims[j].tolist()):
+                    if v > per_face.get(f, -2.0):
+                        per_face[f] = v
+                out[i].extend((v, kind, f) for f, v in per_face.items())
+        for i in todo:
+            out[i].sort(key=lambda t: -t[0])
+        return out
+
+    @staticmethod
+    def _by_vectors(ranked: list[tuple[float, str, str]] | None, found: Reading | None
+                    ) -> Reading | None:
+        """The taught-face vectors' best face, sure where the die looks VECTOR_LIKENESS like
+        it and likes it VECTOR_SURE better than any other taught face (of every kind).
+        Where they are not sure, a sure reading by the edges stands where the vectors like
+        its face nearly as well as their best (within VECTOR_SURE: faces they cannot tell
+        apart, such as a D12's 6 and 9, turned), and is not sure where they like it less;
+        the likeliest faces are the vectors'. Without vectors: ``found``."""
+        if not ranked:
+            return found
+        s1, kind, face = ranked[0]
+        lead = s1 - (ranked[1][0] if len(ranked) > 1 else -1.0)
+        likely = tuple(f for _, k, f in ranked if k == kind)[:MAX_LIKELY]
+        if s1 >= VECTOR_LIKENESS and lead >= VECTOR_SURE:
+            return kind, face, (TAUGHT_CLEAN_CONFIDENCE + (1 - TAUGHT_CLEAN_CONFIDENCE)
+                                * _clip(lead / VECTOR_SURE - 1)), likely
+        unsure = 0.99 * TAUGHT_CLEAN_CONFIDENCE * _clip(lead / VECTOR_SURE)
+        if found is not None and found[2] >= TAUGHT_CLEAN_CONFIDENCE:
+            theirs = next((v for v, k, f in ranked if (k, f) == found[:2]), -1.0)
+            if s1 - theirs < VECTOR_SURE:
+                return found  # the vectors cannot tell the two apart (a D12's 6 and 9)
+            return found[0], found[1], min(found[2], unsure), found[3]
+        return kind, face, unsure, likely
 
     def _confirmed(self, b: Blob, ranked: list[tuple[float, str, str]] | None) -> bool:
         """Whether a closer look at the die's two likeliest taught faces (its crop moved by
@@ -499,6 +573,12 @@ def _learned():
         return shipped_reader()
     except ModelError:
         return None
+
+
+def _taught_net():
+    """The taught-face network (vision/dice/taught.py), or None without its file."""
+    from .taught import shipped
+    return shipped()
 
 
 def _settled(r: Reading) -> bool:

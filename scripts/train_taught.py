@@ -1,0 +1,262 @@
+"""Train the taught-face network (`make train-taught`): what a taught die's top face looks like,
+as 64 numbers, so that a die is read by the taught pictures it looks most like.
+
+    python scripts/train_taught.py [--out vision/dice/models] [--work /tmp/taught-towers]
+                                   [--seeds 8600-8605,8616-8627,8700-8704,8800-8815]
+                                   [--steps 3000] [--seed 1]
+
+The taught kinds (the symbol die, Takkure's D12, the spawn die, any die a player teaches) are
+read by comparing a die with the few pictures the tower was taught (vision/dice/reader.py).
+The network is what compares them: it turns the reader's crop of a die's top face
+(features.face_crop, the middle 48x48) into a unit vector, and two pictures of one face come
+out close whatever the light, the turn, the blur or the tray. It never learns a tower's
+faces: the reader compares each die with the pictures its tower was taught, so a kind the
+network never saw is read the same way.
+
+What it learns from: towers written by ``bench/tray_renderer.py`` (the first independent
+renderer: real 3-D dice, its own trays, lights, cameras, blur and JPEG), each set up as the
+reader is (the empty tray, three pictures a face, every colour), their teaching pictures and
+their trays' dice (truth: kind, face; pip dice too, so that they come out unlike any symbol)
+cut out by the reader itself (its silhouettes, its top faces, its crops, at the scale of each
+taught kind it compares them with). It learns as a classifier of every (kind, face) of those towers with a
+cosine softmax; the reader keeps only the vector before the last layer. Three towers are kept
+apart to watch it learn. ``bench/tray_renderer_b.py``, the second independent renderer, is
+never learned from: it measures (docs/vision.md).
+
+Seeds: ``bench/independent_dice_bench.py`` measures the first renderer on seeds 8400-8402
+and 8500-8505; those are never learned from (``taught.seeds_of`` refuses them). Towers not yet in
+``--work`` are rendered there first (about half a minute each).
+
+Needs PyTorch (CPU; `make train-dice`'s venv). Writes ``taught.npz`` (vision/dice/netrun.py's
+format, its ``spec`` saying how it was made) and, with the onnx package, ``taught.onnx``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from vision.dice.features import face_crop  # noqa: E402
+from vision.dice.model import DiceError  # noqa: E402
+from vision.dice.taught import EMBED_SIDE, embed_input, seeds_of  # noqa: E402
+
+DEFAULT_SEEDS = "8600-8605,8616-8627,8700-8704,8800-8815"
+WATCH = 3  # towers kept apart to watch the learning
+
+
+def render(seed: int, work: Path) -> Path:
+    out = work / f"tower-{seed}"
+    if not (out / "truth.json").exists():
+        subprocess.run([sys.executable, str(ROOT / "bench" / "tray_renderer.py"), str(out),
+                        "--seed", str(seed), "--trays", "40"], check=True, capture_output=True)
+    return out
+
+
+def crops_of(tower: Path) -> tuple[list[np.ndarray], list[str]]:
+    """The tower set up as the reader is, and its dice's face crops as the reader cuts them:
+    (crops 64x64 uint8, "kind|face")."""
+    from vision.dice.cli import read_image
+    from vision.dice.profile import Profile
+    from vision.dice.reader import DiceReader
+
+    p = Profile()
+    for e in sorted((tower / "empty").glob("*.png")):
+        p.add_background(read_image(str(e)), name=str(e))
+    for kind_dir in sorted((tower / "teach").iterdir()):
+        for colour_dir in sorted(kind_dir.iterdir()):
+            for img in sorted(colour_dir.glob("*.png")):
+                face = img.stem.rsplit("-", 1)[0]
+                try:
+                    p.add_example(kind_dir.name, face, read_image(str(img)),
+                                  colour=colour_dir.name, name=str(img))
+                except DiceError:
+                    pass  # a picture the reader refuses is no example
+    crops: list[np.ndarray] = []
+    labels: list[str] = []
+    for kind, m in p.kinds.items():
+        if m.builtin or not m.examples:
+            continue
+        for face, crop in zip(*m.example_crops()):
+            crops.append(np.asarray(crop, np.uint8))
+            labels.append(f"{kind}|{face}")
+    reader = DiceReader(p)
+    radii = [m.patch_radius_px for m in p.kinds.values()
+             if not m.builtin and m.examples and m.patch_radius_px is not None]
+    truth = json.loads((tower / "truth.json").read_text())["trays"]
+    for name, dice in sorted(truth.items()):
+        try:
+            blobs, _ = reader.blobs(read_image(str(tower / "trays" / name)), name)
+        except DiceError:
+            continue
+        for t in dice:
+            if not blobs:
+                break
+            b = min(blobs, key=lambda b: math.hypot(b.cx - t["x"], b.cy - t["y"]))
+            if math.hypot(b.cx - t["x"], b.cy - t["y"]) > 0.4 * b.size:
+                continue  # the reader did not find it as one die
+            # cut as the reader cuts it for each taught kind it compares it with (a pip die
+            # too: it must not come out like a symbol)
+            for radius in radii:
+                crops.append(np.clip(face_crop(b, radius) * 2.55, 0, 255).astype(np.uint8))
+                labels.append(f"{t['kind']}|{t['face']}")
+    return crops, labels
+
+
+def block(cin: int, cout: int, stride: int = 1) -> list[nn.Module]:
+    return [nn.Conv2d(cin, cout, 3, stride, 1, bias=False), nn.BatchNorm2d(cout), nn.ReLU()]
+
+
+class Taught(nn.Module):
+    def __init__(self, classes: int, dim: int = 64) -> None:
+        super().__init__()
+        self.body = nn.Sequential(*block(1, 16, 2), *block(16, 32), *block(32, 32),
+                                  nn.MaxPool2d(2), *block(32, 64), *block(64, 64),
+                                  nn.MaxPool2d(2), *block(64, 96))
+        self.emb = nn.Linear(96, dim)
+        self.w = nn.Parameter(torch.randn(classes, dim) * 0.1)
+
+    def embed(self, x: torch.Tensor) -> torch.Tensor:
+        return F.normalize(self.emb(self.body(x).mean(dim=(2, 3))), dim=1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return 16.0 * self.embed(x) @ F.normalize(self.w, dim=1).T
+
+
+def augment(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Any turn, the centre off by up to 4 pixels, 12 % larger or smaller; blur, light,
+    contrast and noise. The reader's own crop (EMBED_SIDE middle), float32."""
+    c = crop.shape[0] / 2
+    dx, dy = rng.uniform(-4, 4, 2)
+    m = cv2.getRotationMatrix2D((c + dx, c + dy), rng.uniform(0, 360), rng.uniform(0.88, 1.12))
+    m[0, 2] -= c - EMBED_SIDE / 2 + dx
+    m[1, 2] -= c - EMBED_SIDE / 2 + dy
+    x = cv2.warpAffine(crop.astype(np.float32), m, (EMBED_SIDE, EMBED_SIDE),
+                       flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    if rng.random() < 0.5:
+        x = cv2.GaussianBlur(x, (0, 0), rng.uniform(0.3, 1.3))
+    x = 255 * (np.clip(x, 0, 255) / 255) ** rng.uniform(0.7, 1.4) * rng.uniform(0.5, 1.2)
+    return (x + rng.normal(0, rng.uniform(0, 6), x.shape)).astype(np.float32)
+
+
+def to_input(xs: list[np.ndarray]) -> torch.Tensor:
+    return torch.from_numpy(np.stack([embed_input(x, middle=False) for x in xs])[:, None])
+
+
+def export(net: Taught, path: Path, meta: dict) -> None:
+    """Convolutions with their batch norm folded in, the global average, the 64 numbers:
+    vision/dice/netrun.py's format (the unit length is taken by the reader)."""
+    layers: list[dict] = []
+    arrays: dict[str, np.ndarray] = {}
+    mods = list(net.body)
+    i = 0
+    while i < len(mods):
+        m = mods[i]
+        if isinstance(m, nn.Conv2d):
+            bn = mods[i + 1]
+            assert isinstance(bn, nn.BatchNorm2d)
+            scale = bn.weight.double() / torch.sqrt(bn.running_var.double() + bn.eps)
+            w = m.weight.detach().double() * scale[:, None, None, None]
+            b = -bn.running_mean.double() * scale + bn.bias.double()
+            n = len(layers)
+            arrays[f"w{n}"] = w.float().detach().numpy()
+            arrays[f"b{n}"] = b.float().detach().numpy()
+            layers.append({"op": "conv", "w": f"w{n}", "b": f"b{n}", "stride": m.stride[0],
+                           "dilation": 1, "relu": True})
+            i += 3
+            continue
+        if isinstance(m, nn.MaxPool2d):
+            layers.append({"op": "maxpool"})
+        i += 1
+    layers.append({"op": "gap"})
+    n = len(layers)
+    arrays[f"w{n}"] = net.emb.weight.detach().numpy()
+    arrays[f"b{n}"] = net.emb.bias.detach().numpy()
+    layers.append({"op": "linear", "w": f"w{n}", "b": f"b{n}"})
+    np.savez_compressed(path, spec=np.array(json.dumps({"layers": layers, "meta": meta})),
+                        **arrays)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--out", type=Path, default=ROOT / "vision" / "dice" / "models")
+    ap.add_argument("--work", type=Path, default=Path("/tmp/taught-towers"))
+    ap.add_argument("--seeds", default=DEFAULT_SEEDS)
+    ap.add_argument("--steps", type=int, default=3000)
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args()
+    torch.set_num_threads(2)
+    try:
+        seeds = seeds_of(args.seeds)
+    except ValueError as exc:
+        raise SystemExit(f"--seeds: {exc}") from None
+    crops: list[np.ndarray] = []
+    labels: list[str] = []
+    towers: list[int] = []
+    for s in seeds:
+        c, lab = crops_of(render(s, args.work))
+        crops += c
+        labels += lab
+        towers += [s] * len(c)
+        print(f"tower {s}: {len(c)} crops", flush=True)
+    classes = sorted(set(labels))
+    y = np.array([classes.index(v) for v in labels])
+    watch = np.isin(towers, seeds[-WATCH:])
+    learn = np.flatnonzero(~watch)
+    rng = np.random.default_rng(args.seed)
+    torch.manual_seed(args.seed)
+    net = Taught(len(classes))
+    opt = torch.optim.AdamW(net.parameters(), lr=2e-3, weight_decay=5e-4)
+    t0 = time.monotonic()
+    acc = float("nan")
+    for step in range(args.steps):
+        for g in opt.param_groups:
+            g["lr"] = 2e-3 * 0.5 * (1 + math.cos(math.pi * step / args.steps))
+        batch = rng.choice(learn, 128)
+        loss = F.cross_entropy(net(to_input([augment(crops[i], rng) for i in batch])),
+                               torch.from_numpy(y[batch]), label_smoothing=0.05)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        if (step + 1) % 250 == 0 or step + 1 == args.steps:
+            net.eval()
+            with torch.no_grad():
+                kept = np.flatnonzero(watch)
+                out = net(to_input([crops[i] for i in kept])).argmax(1).numpy()
+            acc = float((out == y[kept]).mean()) if len(kept) else float("nan")
+            net.train()
+            print(f"step {step + 1}: loss {loss.item():.3f}, towers kept apart {acc:.3f} "
+                  f"({time.monotonic() - t0:.0f} s)", flush=True)
+    net.eval()
+    args.out.mkdir(parents=True, exist_ok=True)
+    meta = {"network": "taught-face vector", "renderer": "bench/tray_renderer.py",
+            "seeds": args.seeds, "steps": args.steps, "seed": args.seed,
+            "crops": len(crops), "classes": len(classes),
+            "kept_apart_accuracy": round(acc, 4), "seconds": round(time.monotonic() - t0)}
+    npz = args.out / "taught.npz"
+    export(net, npz, meta)
+    try:
+        sys.path.insert(0, str(ROOT / "scripts"))
+        from npz_to_onnx import convert
+        convert(npz, npz.with_suffix(".onnx"))
+    except ImportError:
+        print("no onnx package: taught.onnx not written (the reader runs taught.npz with numpy)")
+    print(json.dumps(meta))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

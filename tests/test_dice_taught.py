@@ -1,0 +1,166 @@
+"""The taught-face network (vision/dice/taught.py) and how the reader uses its vectors."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import vision.dice.reader as reader_module
+import vision.dice.taught as taught
+from vision.dice import DiceReader, Profile
+from vision.dice.netrun import Net, OnnxNet, meta_of
+from vision.dice.reader import TAUGHT_CLEAN_CONFIDENCE, VECTOR_LIKENESS, VECTOR_SURE
+from vision.dice.render import KINDS, SYMBOLS, TrayStyle, empty_tray, single_die
+
+STYLE = TrayStyle(tray_bgr=(96, 110, 112), perspective=2.0, seed=3, tray_seed=11)
+
+
+def test_the_network_sees_a_crops_middle_at_zero_mean_and_unit_spread():
+    rng = np.random.default_rng(0)
+    crop = rng.uniform(0, 255, (64, 64))
+    x = taught.embed_input(crop)
+    assert x.shape == (taught.EMBED_SIDE, taught.EMBED_SIDE) and x.dtype == np.float32
+    middle = crop[8:56, 8:56]
+    assert np.allclose(x, (middle - middle.mean()) / (middle.std() + taught.SPREAD_FLOOR),
+                       atol=1e-4)
+    # a blank face is not its noise scaled up: a flat crop is all zeros
+    assert not taught.embed_input(np.full((64, 64), 200.0)).any()
+
+
+def test_the_shipped_network_runs_the_same_from_its_onnx_twin_and_its_weights():
+    x = np.random.default_rng(1).normal(size=(5, 1, 48, 48)).astype(np.float32)
+    onnx = taught.load(taught.MODEL, classic=True)
+    assert isinstance(onnx, OnnxNet)
+    assert np.allclose(onnx(x), Net.load(taught.MODEL)(x), atol=1e-4)
+
+
+def test_the_shipped_network_says_where_it_comes_from():
+    meta = meta_of(taught.MODEL)
+    assert meta["renderer"] == "bench/tray_renderer.py"
+    # never the towers bench/independent_dice_bench.py measures that renderer on
+    assert not set(taught.seeds_of(meta["seeds"])) & taught.MEASURED_SEEDS
+    assert taught.seeds_of("8600-8602, 8700") == [8600, 8601, 8602, 8700]
+    with pytest.raises(ValueError, match="seeds 8400, 8401: the benchmark measures on them"):
+        taught.seeds_of("8390-8401")
+
+
+def test_vectors_are_unit_long_and_alike_for_one_face_turned():
+    net = taught.shipped()
+    assert net is not None
+    frame, _ = single_die("kotd", "HEART", "black", 4, STYLE)
+    p = Profile()
+    p.add_background(empty_tray(STYLE, seed=0))
+    p.add_example("kotd", "HEART", frame)
+    crop = p.kinds["kotd"].examples["HEART"][0]
+    v = net.embed([crop, np.rot90(crop), np.rot90(crop, 2)])
+    assert np.allclose(np.linalg.norm(v, axis=1), 1.0, atol=1e-5)
+    assert (v[1:] @ v[0] > VECTOR_LIKENESS).all()
+
+
+@pytest.fixture(scope="module")
+def symbols_profile() -> Profile:
+    p = Profile()
+    p.add_background(empty_tray(STYLE, seed=0))
+    for i, face in enumerate(SYMBOLS):
+        for j in range(3):
+            frame, _ = single_die("kotd", face, KINDS["kotd"].colours[0], 30 + 7 * i + j, STYLE)
+            p.add_example("kotd", face, frame)
+    return p
+
+
+def test_each_symbol_is_nearest_to_its_own_taught_pictures(symbols_profile):
+    # a symbol die thrown again (another turn, another place) is most like the pictures of
+    # its own face, by far: what the reader reads clean
+    reader = DiceReader(symbols_profile)
+    for i, face in enumerate(SYMBOLS):
+        frame, _ = single_die("kotd", face, KINDS["kotd"].colours[0], 500 + i, STYLE)
+        blobs, _ = reader.blobs(frame)
+        (ranked,) = reader._vector_ranks(blobs, [0]).values()
+        (s1, kind, best), (s2, _, _) = ranked[:2]
+        assert (kind, best) == ("kotd", face)
+        assert s1 >= VECTOR_LIKENESS and s1 - s2 >= VECTOR_SURE
+
+
+def test_the_ready_file_keeps_the_vectors_and_never_stale_ones(symbols_profile, tmp_path,
+                                                               monkeypatch):
+    path = symbols_profile.save(tmp_path / "tower.yaml")
+    worked_out = symbols_profile.kinds["kotd"].vectors()
+    assert worked_out is not None and worked_out.shape == (18, taught.EMBED_DIM)
+    net = taught.shipped()
+    calls = []
+    monkeypatch.setattr(net, "embed", lambda crops: calls.append(len(crops)) or
+                        taught.TaughtNet.embed(net, crops))
+    m = Profile.load(path).kinds["kotd"]
+    assert np.allclose(m.vectors(), worked_out, atol=1e-5) and calls == []  # read ready
+    # vectors of another network are worked out again
+    ready = path.with_suffix(".d") / "examples.npz"
+    with np.load(ready) as z:
+        arrays = {k: z[k] for k in z.files}
+    np.savez(ready, **{**arrays, "vectors_model": np.array("another network")})
+    m = Profile.load(path).kinds["kotd"]
+    assert np.allclose(m.vectors(), worked_out, atol=1e-5) and calls == [18]
+    # an example taught after the load is in them
+    frame, _ = single_die("kotd", "FAME", KINDS["kotd"].colours[0], 99, STYLE)
+    p = Profile.load(path)
+    p.add_example("kotd", "FAME", frame)
+    assert len(p.kinds["kotd"].vectors()) == 19
+
+
+def test_without_the_network_the_taught_faces_are_read_by_their_edges(symbols_profile,
+                                                                       monkeypatch):
+    monkeypatch.setattr(reader_module, "_taught_net", lambda: None)
+    reader = DiceReader(symbols_profile)
+    frame, _ = single_die("kotd", "CLAW", KINDS["kotd"].colours[0], 321, STYLE)
+    blobs, _ = reader.blobs(frame)
+    assert reader._vector_ranks(blobs, [0]) == {}
+    (r,) = reader.read(frame)
+    assert (r.kind, r.face, r.status) == ("kotd", "CLAW", "clean")
+
+
+SURE = [(0.95, "kotd", "HEART"), (0.95 - 2 * VECTOR_SURE, "kotd", "CLAW"),
+        (0.5, "d12", "7")]
+
+
+def test_the_vectors_read_a_face_clean_only_when_sure():
+    by_vectors = DiceReader._by_vectors
+    kind, face, conf, likely = by_vectors(SURE, None)
+    assert (kind, face, likely) == ("kotd", "HEART", ("HEART", "CLAW")) and conf == 1.0
+    # a small lead, or a die little like any taught face: not clean
+    close = [SURE[0], (0.95 - VECTOR_SURE / 2, "kotd", "CLAW")]
+    assert by_vectors(close, None)[2] < TAUGHT_CLEAN_CONFIDENCE
+    unlike = [(VECTOR_LIKENESS - 0.01, "kotd", "HEART"), (0.1, "kotd", "CLAW")]
+    assert by_vectors(unlike, None)[2] < TAUGHT_CLEAN_CONFIDENCE
+    # where they are unsure, an edge reading of the same face stands, of another does not
+    edges = ("kotd", "HEART", 0.95, ("HEART",))
+    assert by_vectors(close, edges) == edges
+    other = ("kotd", "FAME", 0.95, ("FAME",))
+    assert by_vectors(close, other)[:2] == ("kotd", "FAME")
+    assert by_vectors(close, other)[2] < TAUGHT_CLEAN_CONFIDENCE
+    # ... unless the vectors like its face nearly as well as their best: faces they cannot
+    # tell apart turned (a D12's 6 and 9), which the edges can
+    six_nine = [(0.95, "d12", "9"), (0.95 - VECTOR_SURE / 2, "d12", "6"), (0.7, "d12", "8")]
+    six = ("d12", "6", 0.95, ("6", "9"))
+    assert by_vectors(six_nine, six) == six
+    # without vectors (no network, no taught kind): the edges' reading as it was
+    assert by_vectors(None, other) == other and by_vectors([], other) == other
+
+
+def test_a_read_on_the_command_line_loads_the_vectors_ready(symbols_profile, tmp_path,
+                                                             monkeypatch, capsys):
+    import cv2
+
+    from vision.cli import main
+    path = symbols_profile.save(tmp_path / "tower.yaml")
+    frame, _ = single_die("kotd", "ENERGY", KINDS["kotd"].colours[0], 654, STYLE)
+    img = tmp_path / "throw.png"
+    cv2.imwrite(str(img), frame)
+    net = taught.shipped()
+    sizes = []
+    monkeypatch.setattr(net, "embed", lambda crops: sizes.append(len(crops)) or
+                        taught.TaughtNet.embed(net, crops))
+    assert main(["dice", "read", "--profile", str(path), "--json", str(img)]) == 0
+    (die,) = json.loads(capsys.readouterr().out)["dice"]
+    assert (die["kind"], die["face"], die["status"]) == ("kotd", "ENERGY", "clean")
+    assert sizes == [1]  # the throw's die alone: the taught pictures' vectors were ready
