@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import vision.dice.reader as reader_module
-from vision.dice import DiceReader, Profile
+from vision.dice import DiceError, DiceReader, Profile
 from vision.dice.features import glare_fraction, sharpness
 from vision.dice.pips import Found
 from vision.dice.render import (
@@ -614,3 +614,36 @@ def test_a_die_whose_outline_a_soft_shadow_blurs_but_whose_face_is_sharp_is_not_
     blurred = cv2.GaussianBlur(shot, (0, 0), 3.0)
     (b,) = find_blobs(blurred, bg, exposure_gain(blurred, bg))
     assert sharpness(b, face=True) < reader_module.MIN_SHARPNESS
+
+
+def _dark_tray(seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    return np.clip(28 + rng.normal(0, 2, (480, 640, 3)), 0, 255).astype(np.uint8)
+
+
+def _black_die_with_side_face(img: np.ndarray, x: int, y: int) -> np.ndarray:
+    """A black die on a black tray, seen from above with one side face: its lit top face
+    (x..x+44, y..y+44) and light symbol, the side face beyond a dark edge as dark as the tray
+    (bench/tray_renderer_b.py tower 109: five teaching pictures refused as 2 dice)."""
+    cv2.rectangle(img, (x, y - 19), (x + 44, y - 4), (62, 62, 62), -1)  # the side face
+    cv2.rectangle(img, (x, y - 3), (x + 44, y - 1), (28, 28, 28), -1)   # the edge between
+    cv2.rectangle(img, (x, y), (x + 44, y + 44), (105, 105, 105), -1)   # the top face
+    cv2.circle(img, (x + 22, y + 22), 9, (200, 200, 190), -1)            # its symbol
+    return img
+
+
+def test_a_die_cut_in_two_by_the_edge_of_its_side_face_is_taught_as_one_die():
+    p = Profile()
+    for k in range(3):
+        p.add_background(_dark_tray(k))
+    one = _black_die_with_side_face(_dark_tray(9), 300, 200)
+    (b,) = teaching_blobs(one, p.tray())[0]
+    assert abs(b.top_cx - 322) <= 2 and abs(b.top_cy - 222) <= 2  # the lit top face
+    assert b.area > 45 * 45 + 500  # with its side face
+    p.add_example("kotd", "CLAW", one)
+    # two such dice are still two: apart, or touching side by side (twice as long as wide)
+    for gap in (8, 2):
+        two = _black_die_with_side_face(_black_die_with_side_face(_dark_tray(10), 300, 200),
+                                        345 + gap, 200)
+        with pytest.raises(DiceError, match=r"two\.png: [2-4] dice found"):
+            p.add_example("kotd", "CLAW", two, name="two.png")

@@ -549,7 +549,52 @@ def teaching_blobs(frame: np.ndarray, bg: Background, name: str = "frame"
     if blobs:
         big = max(b.area for b in blobs)
         blobs = [b for b in blobs if b.area >= 0.3 * big]
+    if len(blobs) > 1:
+        whole = _one_die(frame, bg, gain, blobs)
+        if whole is not None:
+            blobs = [whole]
     return blobs, gain
+
+
+JOIN_GAP = 3  # pixels: parts of a teaching picture this close touch
+JOIN_ASPECT = 1.5  # a die with a side face seen is at most this elongated; two dice, about 2
+# a side face cut off its die is smaller than its top face (0.3 to 0.61 of it on tower 109
+# of bench/tray_renderer_b.py); a second die is about as large as the first
+JOIN_SMALLER = 0.7
+
+
+def _one_die(frame: np.ndarray, bg: Background, gain: float, parts: list[Blob]
+             ) -> Blob | None:
+    """Parts of a teaching picture that are one die cut in two (a black die on a dark tray:
+    its lit top face and the side face beyond a seam), put back together: they touch, and
+    together they are no more elongated than one die seen with a side face (JOIN_ASPECT;
+    two dice side by side, about 2), and all but the largest are smaller than JOIN_SMALLER
+    of it (a side face; a second die is as large). None where they are not (two dice:
+    refused as before)."""
+    big = max(b.area for b in parts)
+    if sum(b.area >= JOIN_SMALLER * big for b in parts) > 1:
+        return None
+    x0 = max(0, min(b.x0 for b in parts) - MEASURE_MARGIN)
+    y0 = max(0, min(b.y0 for b in parts) - MEASURE_MARGIN)
+    x1 = min(frame.shape[1], max(b.x0 + b.mask.shape[1] for b in parts) + MEASURE_MARGIN)
+    y1 = min(frame.shape[0], max(b.y0 + b.mask.shape[0] for b in parts) + MEASURE_MARGIN)
+    sil = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    for b in parts:
+        h, w = b.mask.shape
+        sil[b.y0 - y0:b.y0 - y0 + h, b.x0 - x0:b.x0 - x0 + w] |= b.mask
+    gap = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * JOIN_GAP + 1, 2 * JOIN_GAP + 1))
+    joined = cv2.morphologyEx(sil, cv2.MORPH_CLOSE, gap)
+    n, _ = cv2.connectedComponents(joined, connectivity=8)
+    if n != 2:
+        return None  # apart: not one die
+    cs, _ = cv2.findContours(joined, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    (_, _), (rw, rh), _ = cv2.minAreaRect(max(cs, key=cv2.contourArea))
+    if max(rw, rh) > JOIN_ASPECT * max(1.0, min(rw, rh)):
+        return None
+    lab = _lab(frame[y0:y1, x0:x1])
+    L = lab[:, :, 0].copy()
+    Lbg = bg.lab_box(y0, y1, x0, x1)[:, :, 0] * gain ** (1 / 3)
+    return _measure(x0, y0, _fill(joined), seams(L), L, Lbg)
 
 
 def _shape(mask: np.ndarray, offset: tuple[int, int] = (0, 0)) -> tuple[float, float, float]:
