@@ -77,7 +77,7 @@ def test_each_symbol_is_nearest_to_its_own_taught_pictures(symbols_profile):
     for i, face in enumerate(SYMBOLS):
         frame, _ = single_die("kotd", face, KINDS["kotd"].colours[0], 500 + i, STYLE)
         blobs, _ = reader.blobs(frame)
-        (ranked,) = reader._vector_ranks(blobs, [0]).values()
+        (ranked,) = reader._vector_ranks(reader._kind_crops(blobs, [0]), [0]).values()
         (s1, kind, best), (s2, _, _) = ranked[:2]
         assert (kind, best) == ("kotd", face)
         assert s1 >= VECTOR_LIKENESS and s1 - s2 >= VECTOR_SURE
@@ -114,7 +114,7 @@ def test_without_the_network_the_taught_faces_are_read_by_their_edges(symbols_pr
     reader = DiceReader(symbols_profile)
     frame, _ = single_die("kotd", "CLAW", KINDS["kotd"].colours[0], 321, STYLE)
     blobs, _ = reader.blobs(frame)
-    assert reader._vector_ranks(blobs, [0]) == {}
+    assert reader._vector_ranks(reader._kind_crops(blobs, [0]), [0]) == {}
     (r,) = reader.read(frame)
     assert (r.kind, r.face, r.status) == ("kotd", "CLAW", "clean")
 

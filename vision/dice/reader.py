@@ -328,8 +328,9 @@ class DiceReader:
                 for t in np.argsort(-scores[j])[:3 * SHORTLIST]:
                     cands[i].append((float(scores[j, t]), kind, faces[t], crops[j],
                                      middles[t], float(angles[j, t])))
-        grads = self._gradient_ranks(blobs, todo)
-        vectors = self._vector_ranks(blobs, todo)
+        crops = self._kind_crops(blobs, todo)  # both comparisons look at them
+        grads = self._gradient_ranks(crops, todo)
+        vectors = self._vector_ranks(crops, todo)
         for i in todo:
             found = self._decide(cands[i])
             found = self._combine(grads.get(i), found, self._confirmed(blobs[i], grads.get(i)))
@@ -373,60 +374,49 @@ class DiceReader:
             best[i] = (PIPS, face, max(CLEAN_CONFIDENCE, min(p, 1.0)),
                        tuple(f for f, _ in r.faces[:MAX_LIKELY]))
 
-    def _gradient_ranks(self, blobs: list[Blob], todo: list[int]
+    def _kind_crops(self, blobs: list[Blob], todo: list[int]) -> dict[str, np.ndarray]:
+        """Each taught kind's face crops (float32, D x 64 x 64) of the dice ``todo``, in that
+        order, cut at the kind's own scale."""
+        if not todo:
+            return {}
+        return {kind: np.stack([face_crop(blobs[i], radius) for i in todo]).astype(np.float32)
+                for kind, (radius, _) in self._grad_kinds.items()}
+
+    def _gradient_ranks(self, crops: dict[str, np.ndarray], todo: list[int]
                         ) -> dict[int, list[tuple[float, str, str]]]:
         """Each die's taught faces by their edge-direction likeness, best first:
-        (likeness, kind, face), every taught kind's faces (the best example of each)."""
+        (likeness, kind, face), every taught kind's faces (the best example of each).
+        ``crops``: each taught kind's face crops of the dice ``todo``, in that order."""
         out: dict[int, list[tuple[float, str, str]]] = {i: [] for i in todo}
         if not todo:
             return out
-        for kind, (radius, m) in self._grad_kinds.items():
-            crops = np.stack([face_crop(blobs[i], radius) for i in todo]
-                             ).astype(np.float32)
-            bank = m.gradients()
-            faces = m.example_crops()[0]  # in the bank's order, as it is now
-            scores = gradient_scores(crops, bank)
-            for j, i in enumerate(todo):
-                per_face: dict[str, float] = {}
-                for f, v in zip(faces, scores[j].tolist()):
-                    if v > per_face.get(f, -1.0):
-                        per_face[f] = v
-                out[i].extend((v, kind, f) for f, v in per_face.items())
-        for i in todo:
-            out[i].sort(key=lambda t: -t[0])
-        return out
+        for kind, (_, m) in self._grad_kinds.items():
+            # the examples in the bank's order, as it is now
+            _each_face(out, todo, kind, m.example_crops()[0],
+                       gradient_scores(crops[kind], m.gradients()))
+        return _best_first(out)
 
-    def _vector_ranks(self, blobs: list[Blob], todo: list[int]
+    def _vector_ranks(self, crops: dict[str, np.ndarray], todo: list[int]
                       ) -> dict[int, list[tuple[float, str, str]]]:
         """Each die's taught faces by the likeness of its taught-face vector to theirs
         (vision/dice/taught.py; the best example of each face), best first: (likeness, kind,
         face), every taught kind's faces. Empty without the network."""
-        out: dict[int, list[tuple[float, str, str]]] = {}
         net = _taught_net() if todo else None
         if net is None:
-            return out
-        out = {i: [] for i in todo}
+            return {}
+        out: dict[int, list[tuple[float, str, str]]] = {i: [] for i in todo}
         kinds = []
-        for kind, (radius, m) in self._grad_kinds.items():
+        for kind, (_, m) in self._grad_kinds.items():
             bank = m.vectors()
             if bank is not None and len(bank):
-                kinds.append((kind, radius, m, bank))
-        # every kind's crops of every die in one call of the network
-        crops = [np.clip(face_crop(blobs[i], radius) * 2.55, 0, 255)
-                 for _, radius, _, _ in kinds for i in todo]
-        vectors = net.embed(crops)
-        for n, (kind, _, m, bank) in enumerate(kinds):
-            sims = vectors[n * len(todo):(n + 1) * len(todo)] @ bank.T
-            faces = m.example_crops()[0]
-            for j, i in enumerate(todo):
-                per_face: dict[str, float] = {}
-                for f, v in zip(faces, sims[j].tolist()):
-                    if v > per_face.get(f, -2.0):
-                        per_face[f] = v
-                out[i].extend((v, kind, f) for f, v in per_face.items())
-        for i in todo:
-            out[i].sort(key=lambda t: -t[0])
-        return out
+                kinds.append((kind, m, bank))
+        # every kind's crops of every die in one call of the network (0..255, as taught)
+        vectors = net.embed([np.clip(c * 2.55, 0, 255) for kind, _, _ in kinds
+                             for c in crops[kind]])
+        for n, (kind, m, bank) in enumerate(kinds):
+            _each_face(out, todo, kind, m.example_crops()[0],
+                       vectors[n * len(todo):(n + 1) * len(todo)] @ bank.T)
+        return _best_first(out)
 
     @staticmethod
     def _by_vectors(ranked: list[tuple[float, str, str]] | None, found: Reading | None
@@ -573,6 +563,25 @@ def _learned():
         return shipped_reader()
     except ModelError:
         return None
+
+
+def _each_face(out: dict[int, list[tuple[float, str, str]]], todo: list[int], kind: str,
+               faces: list[str], scores: np.ndarray) -> None:
+    """Adds to each die's list in ``out`` the best score of each face of ``kind``:
+    ``scores`` has a row per die of ``todo`` and a column per example (``faces``)."""
+    for j, i in enumerate(todo):
+        per_face: dict[str, float] = {}
+        for f, v in zip(faces, scores[j].tolist()):
+            if f not in per_face or v > per_face[f]:
+                per_face[f] = v
+        out[i].extend((v, kind, f) for f, v in per_face.items())
+
+
+def _best_first(out: dict[int, list[tuple[float, str, str]]]
+                ) -> dict[int, list[tuple[float, str, str]]]:
+    for ranked in out.values():
+        ranked.sort(key=lambda t: -t[0])
+    return out
 
 
 def _taught_net():
