@@ -154,8 +154,8 @@ def export(model: nn.Module, path: Path, meta: dict) -> None:
         elif isinstance(m, nn.MaxPool2d):
             layers.append({"op": "maxpool"})
         elif isinstance(m, nn.Linear):
-            if isinstance(model, Faces):
-                layers.append({"op": "gap"})
+            if isinstance(model, Faces) or getattr(model, "pooled", False):
+                layers.append({"op": "gap"})  # (a global average before the linear layer)
             n = len(layers)
             arrays[f"w{n}"], arrays[f"b{n}"] = (m.weight.detach().numpy(), m.bias.detach().numpy())
             layers.append({"op": "linear", "w": f"w{n}", "b": f"b{n}"})

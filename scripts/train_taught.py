@@ -49,6 +49,9 @@ import torch.nn.functional as F
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))
+
+from train_dice import block, export  # noqa: E402
 
 from vision.dice.features import face_crop  # noqa: E402
 from vision.dice.model import DiceError  # noqa: E402
@@ -116,11 +119,9 @@ def crops_of(tower: Path) -> tuple[list[np.ndarray], list[str]]:
     return crops, labels
 
 
-def block(cin: int, cout: int, stride: int = 1) -> list[nn.Module]:
-    return [nn.Conv2d(cin, cout, 3, stride, 1, bias=False), nn.BatchNorm2d(cout), nn.ReLU()]
-
-
 class Taught(nn.Module):
+    pooled = True  # train_dice.export: a global average before the linear layer
+
     def __init__(self, classes: int, dim: int = 64) -> None:
         super().__init__()
         self.body = nn.Sequential(*block(1, 16, 2), *block(16, 32), *block(32, 32),
@@ -154,40 +155,6 @@ def augment(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 def to_input(xs: list[np.ndarray]) -> torch.Tensor:
     return torch.from_numpy(np.stack([embed_input(x, middle=False) for x in xs])[:, None])
-
-
-def export(net: Taught, path: Path, meta: dict) -> None:
-    """Convolutions with their batch norm folded in, the global average, the 64 numbers:
-    vision/dice/netrun.py's format (the unit length is taken by the reader)."""
-    layers: list[dict] = []
-    arrays: dict[str, np.ndarray] = {}
-    mods = list(net.body)
-    i = 0
-    while i < len(mods):
-        m = mods[i]
-        if isinstance(m, nn.Conv2d):
-            bn = mods[i + 1]
-            assert isinstance(bn, nn.BatchNorm2d)
-            scale = bn.weight.double() / torch.sqrt(bn.running_var.double() + bn.eps)
-            w = m.weight.detach().double() * scale[:, None, None, None]
-            b = -bn.running_mean.double() * scale + bn.bias.double()
-            n = len(layers)
-            arrays[f"w{n}"] = w.float().detach().numpy()
-            arrays[f"b{n}"] = b.float().detach().numpy()
-            layers.append({"op": "conv", "w": f"w{n}", "b": f"b{n}", "stride": m.stride[0],
-                           "dilation": 1, "relu": True})
-            i += 3
-            continue
-        if isinstance(m, nn.MaxPool2d):
-            layers.append({"op": "maxpool"})
-        i += 1
-    layers.append({"op": "gap"})
-    n = len(layers)
-    arrays[f"w{n}"] = net.emb.weight.detach().numpy()
-    arrays[f"b{n}"] = net.emb.bias.detach().numpy()
-    layers.append({"op": "linear", "w": f"w{n}", "b": f"b{n}"})
-    np.savez_compressed(path, spec=np.array(json.dumps({"layers": layers, "meta": meta})),
-                        **arrays)
 
 
 def main() -> int:
@@ -249,7 +216,6 @@ def main() -> int:
     npz = args.out / "taught.npz"
     export(net, npz, meta)
     try:
-        sys.path.insert(0, str(ROOT / "scripts"))
         from npz_to_onnx import convert
         convert(npz, npz.with_suffix(".onnx"))
     except ImportError:
