@@ -768,7 +768,8 @@ class _Loader:
         if g is None or c is None or g.shape != (n, GRAD_TURNS, GRAD_DIM) \
                 or c.shape != (n, GRAD_TURNS, GRAD_COARSE_DIM) or c.dtype != np.float32 \
                 or not np.isfinite(c).all() or g.dtype != np.float16 \
-                or ((g.view(np.uint16) & 0x7C00) == 0x7C00).any():  # (float16 inf or nan)
+                or (g.size and np.bitwise_and(g.view(np.uint16), 0x7C00).max() == 0x7C00):
+            # (float16 inf or nan: all its exponent bits set)
             return None
         return g, c
 

@@ -680,10 +680,14 @@ def _grown(p: _Piece, iterations: int = 1) -> _Piece:
 
 def _common(a: _Piece, b: _Piece) -> int:
     """How many pixels the two pieces share."""
-    x0, y0, x1, y1 = max(a.x, b.x), max(a.y, b.y), min(a.x1, b.x1), min(a.y1, b.y1)
+    (ax, ay, aw, ah), (bx, by, bw, bh) = a._pixels, b._pixels
+    x0, y0 = max(a.x + ax, b.x + bx), max(a.y + ay, b.y + by)  # where both have pixels
+    x1, y1 = min(a.x + ax + aw, b.x + bx + bw), min(a.y + ay + ah, b.y + by + bh)
     if x0 >= x1 or y0 >= y1:
         return 0
-    return cv2.countNonZero(cv2.bitwise_and(a.over(x0, y0, x1, y1), b.over(x0, y0, x1, y1)))
+    # (that window lies inside both masks: their own pixels, not copies)
+    return cv2.countNonZero(cv2.bitwise_and(a.m[y0 - a.y:y1 - a.y, x0 - a.x:x1 - a.x],
+                                            b.m[y0 - b.y:y1 - b.y, x0 - b.x:x1 - b.x]))
 
 
 def _drop_nested(parts: list[_Piece]) -> list[_Piece]:
@@ -717,22 +721,32 @@ def _split(sil: np.ndarray, seam: np.ndarray, die_area: float | None,
             parts.append(p)
     parts = _drop_nested(parts)
     # greedy: join the two touching parts whose union is the most die-like, while any is
+    # (a pair's union does not change while neither part does: each is worked out once)
+    grown: dict[_Piece, _Piece] = {}
+    unions: dict[tuple[_Piece, _Piece], tuple[float, _Piece] | None] = {}
+
+    def union(pa: _Piece, pb: _Piece) -> tuple[float, _Piece] | None:
+        if (pa, pb) not in unions:
+            if pa not in grown:
+                grown[pa] = _grown(pa)
+            found = None
+            if _common(grown[pa], pb):
+                u = _joined(pa, pb)
+                if _single(u.m, die_area, (u.x, u.y)):
+                    _, solidity, aspect = _shape(u.m, (u.x, u.y))
+                    found = (solidity - 0.2 * (aspect - 1), u)
+            unions[(pa, pb)] = found
+        return unions[(pa, pb)]
+
     merged = True
     while merged and len(parts) > 1:
         merged = False
-        grown = [_grown(p) for p in parts]
         best = None
         for a in range(len(parts)):
             for b in range(a + 1, len(parts)):
-                if not _common(grown[a], parts[b]):
-                    continue
-                u = _joined(parts[a], parts[b])
-                if not _single(u.m, die_area, (u.x, u.y)):
-                    continue
-                area, solidity, aspect = _shape(u.m, (u.x, u.y))
-                score = solidity - 0.2 * (aspect - 1)
-                if best is None or score > best[0]:
-                    best = (score, a, b, u)
+                found = union(parts[a], parts[b])
+                if found is not None and (best is None or found[0] > best[0]):
+                    best = (found[0], a, b, found[1])
         if best is not None:
             _, a, b, u = best
             parts = [p for k, p in enumerate(parts) if k not in (a, b)] + [u]
