@@ -277,6 +277,35 @@ def test_a_die_the_finder_is_less_sure_of_is_read_only_when_the_classifier_is_ve
     assert [r.found.x for r in reader.read_raw(frame)] == [0.0]
 
 
+def test_a_die_half_the_size_of_the_others_in_the_photograph_is_never_read_clean():
+    """Dice of one photograph are of a size: a "die" under SMALLER_THAN_OTHERS of the median
+    size of the others read there is a pip or a piece of a die (on Rune55's photographs, a
+    third of the faces read clean where no die is were such pips read as 1s). It is
+    `unreadable`, its likeliest faces kept; a die alone in its photograph, or as large as the
+    others, reads as before."""
+    from vision.dice.pips import SMALLER_THAN_OTHERS
+
+    sizes = [30.0, 32.0, 28.0, 0.9 * SMALLER_THAN_OTHERS * 30.0, 1.1 * SMALLER_THAN_OTHERS * 30.0]
+
+    class Stub(PipReader):
+        def __init__(self, sizes):
+            super().__init__(None, None, clean_confidence=0.55, find_score=0.4)
+            self.sizes = sizes
+
+        def find_read(self, frame):
+            return [(Found(40.0 * k, 10.0, size, 0.9), None) for k, size in enumerate(self.sizes)]
+
+        def classify(self, frame, found):
+            return [PipReading(f, (("1", 0.97), ("2", 0.01)), 0.01) for f in found]
+
+    frame = np.zeros((20, 240, 3), np.uint8)
+    got = [(r.face, r.status, r.likely[:1]) for r in Stub(sizes).read(frame)]
+    assert got == [("1", "clean", ("1",))] * 3 + [(None, "unreadable", ("1",)),
+                                                  ("1", "clean", ("1",))]
+    assert [r.status for r in Stub([9.0]).read(frame)] == ["clean"]  # alone: no others
+    assert [r.status for r in Stub([9.0, 10.0]).read(frame)] == ["clean", "clean"]
+
+
 @pytest.mark.parametrize("case", ["pips", "unsure", "unsure_group", "sure_die_inside",
                                   "die_sized_inside", "finder_sure"])
 def test_a_die_filling_the_picture_is_read_whole_even_where_the_finder_is_unsure_of_it(case):
