@@ -296,3 +296,27 @@ def test_serial_transport_on_a_tty_and_after_it_vanishes(tmp_path):
     assert gone.write(b"x") is False  # tried again, said once
     assert len(said) == 1 and said[0].startswith(f"{tmp_path / 'ttyGS0'}: ")
     assert said[0].endswith("(trying again)")
+
+
+def test_a_reader_network_that_cannot_be_used_is_said_at_start(tmp_path, monkeypatch):
+    """A damaged model file: the tower says so once, by name, and reads without it."""
+    import vision.dice.taught as taught
+
+    bad = tmp_path / "taught.npz"
+    bad.write_bytes(taught.MODEL.read_bytes()[:5000])
+    monkeypatch.setattr(taught, "MODEL", bad)
+    taught._loaded.cache_clear()
+    taught.model_id.cache_clear()
+    try:
+        port = PtyPort(tmp_path / "tower")
+        port.plug()
+        log: list[str] = []
+        tower = CameraTower(kotd_profile(), IterSource([empty_tray(STYLE, seed=3)]), port,
+                            ring_file=tmp_path / "r.json", still_frames=4, log=log.append)
+        port.unplug()
+        assert len(log) == 1 and log[0].startswith(f"the dice reader: {bad}: not a model file")
+        assert log[0].endswith("taught faces are compared by their edges alone")
+        assert tower.reader is not None
+    finally:
+        taught._loaded.cache_clear()
+        taught.model_id.cache_clear()

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from tests.real_photos import missing
-from vision.dice.netrun import ModelError, Net, conv2d
+from vision.dice.netrun import ModelError, Net, conv2d, meta_of
 from vision.dice.pips import MODELS, Above, Found, PipReader, PipReading, shipped_reader
 from vision.dice.realphotos import DEFAULT_SET, evaluate, load
 from vision.dice.render import random_tray
@@ -48,6 +48,12 @@ def test_a_model_file_that_cannot_be_used_is_named(tmp_path):
     bad.write_bytes(b"not a zip")
     with pytest.raises(ModelError, match="bad.npz: not a model file"):
         Net.load(bad)
+    cut = tmp_path / "cut.npz"  # a model file cut short: a zip without its directory
+    cut.write_bytes((MODELS / "finder.npz").read_bytes()[:4000])
+    with pytest.raises(ModelError, match="cut.npz: not a model file"):
+        Net.load(cut)
+    with pytest.raises(ModelError, match="cut.npz: not a model file"):
+        meta_of(cut)
     np.savez(tmp_path / "half.npz", spec=np.array(json.dumps(
         {"layers": [{"op": "conv", "w": "w0", "b": "b0"}]})))
     with pytest.raises(ModelError, match=r"half.npz: layers\[0\].w: no array 'w0'"):

@@ -164,3 +164,51 @@ def test_a_read_on_the_command_line_loads_the_vectors_ready(symbols_profile, tmp
     (die,) = json.loads(capsys.readouterr().out)["dice"]
     assert (die["kind"], die["face"], die["status"]) == ("kotd", "ENERGY", "clean")
     assert sizes == [1]  # the throw's die alone: the taught pictures' vectors were ready
+
+
+@pytest.fixture
+def damaged_network(tmp_path, monkeypatch):
+    """The taught-face network's file damaged (no ONNX twin beside it)."""
+    bad = tmp_path / "models" / "taught.npz"
+    bad.parent.mkdir()
+    bad.write_bytes(taught.MODEL.read_bytes()[:5000])
+    monkeypatch.setattr(taught, "MODEL", bad)
+    taught._loaded.cache_clear()
+    taught.model_id.cache_clear()
+    yield bad
+    taught._loaded.cache_clear()
+    taught.model_id.cache_clear()
+
+
+def test_a_damaged_network_is_named_and_the_tower_still_reads(symbols_profile, tmp_path,
+                                                              damaged_network, capsys):
+    """A model file that cannot be used is said on the command line, by name, with what the
+    reader does without it; the dice are still read (by their edges)."""
+    import cv2
+
+    from vision.cli import main
+    path = symbols_profile.save(tmp_path / "tower.yaml")
+    frame, _ = single_die("kotd", "CLAW", KINDS["kotd"].colours[0], 321, STYLE)
+    img = tmp_path / "throw.png"
+    cv2.imwrite(str(img), frame)
+    assert taught.shipped() is None and str(damaged_network) in taught.problem()
+    assert main(["dice", "read", "--profile", str(path), "--json", str(img)]) == 0
+    out = capsys.readouterr()
+    (die,) = json.loads(out.out)["dice"]
+    assert (die["kind"], die["face"], die["status"]) == ("kotd", "CLAW", "clean")
+    (warning,) = out.err.strip().splitlines()
+    assert warning.startswith("warning: ") and str(damaged_network) in warning
+    assert "edges alone" in warning
+
+
+def test_with_its_networks_the_reader_says_nothing(symbols_profile, tmp_path, capsys):
+    import cv2
+
+    from vision.cli import main
+    path = symbols_profile.save(tmp_path / "tower.yaml")
+    frame, _ = single_die("kotd", "CLAW", KINDS["kotd"].colours[0], 321, STYLE)
+    img = tmp_path / "throw.png"
+    cv2.imwrite(str(img), frame)
+    assert reader_module.network_problems() == []
+    assert main(["dice", "read", "--profile", str(path), "--json", str(img)]) == 0
+    assert capsys.readouterr().err == ""

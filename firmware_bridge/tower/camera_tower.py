@@ -89,6 +89,7 @@ class CameraTower:
         import queue
 
         from vision.dice import DiceReader, ThrowDetector
+        from vision.dice.reader import network_problems
 
         from .die_check import DieChecks
         from .teach import Teacher
@@ -101,6 +102,8 @@ class CameraTower:
                      f"{MAX_HELLO_REPLY})")
         self.profile = profile
         self.reader = DiceReader(profile)
+        for problem in network_problems():
+            self.log(f"the dice reader: {problem}")
         self.detector = ThrowDetector(still_frames=still_frames)
         self.size = profile.image_size
         self.source = source

@@ -107,9 +107,11 @@ def cmd_read(args: argparse.Namespace) -> int:
         def read(frame: np.ndarray, name: str) -> list:
             return pips.read(frame)
     else:
-        from .reader import DiceReader
+        from .reader import DiceReader, network_problems
 
         read = DiceReader(Profile.load(args.profile)).read
+        for problem in network_problems():  # it reads all the same, less well: said once
+            print(f"warning: {problem}", file=sys.stderr, flush=True)
     code = 0
     for path in args.images:
         try:

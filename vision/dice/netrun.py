@@ -12,6 +12,7 @@ module, about three times faster: :func:`load` takes that when it is there."""
 from __future__ import annotations
 
 import json
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,7 +35,7 @@ class Net:
         try:
             with np.load(path, allow_pickle=False) as data:
                 arrays = {k: data[k] for k in data.files}
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
             raise ModelError(f"{path}: not a model file ({exc})") from None
         layers, meta = _spec(path, arrays.pop("spec", None))
         for i, layer in enumerate(layers):
@@ -106,7 +107,7 @@ def meta_of(path: Path) -> dict[str, Any]:
     try:
         with np.load(path, allow_pickle=False) as data:
             spec = data["spec"] if "spec" in data.files else None
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
         raise ModelError(f"{path}: not a model file ({exc})") from None
     return _spec(path, spec)[1]
 

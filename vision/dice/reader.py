@@ -590,6 +590,26 @@ def _taught_net():
     return shipped()
 
 
+def network_problems() -> list[str]:
+    """What the reader does without, where a network shipped with it cannot be used (a
+    damaged or missing model file, named): it still reads, less well. Empty when all are
+    there."""
+    from .netrun import ModelError
+    from .pips import shipped_reader
+    from .taught import problem
+
+    out = []
+    try:
+        shipped_reader()
+    except ModelError as exc:
+        out.append(f"{exc}: touching dice are cut by their area alone, and pip dice counted "
+                   f"without the face classifier's second look")
+    taught = problem()
+    if taught is not None:
+        out.append(f"{taught}: taught faces are compared by their edges alone")
+    return out
+
+
 def _settled(r: Reading) -> bool:
     """A reading clean enough to stand: a pip face at CLEAN_CONFIDENCE, a taught face at
     TAUGHT_CLEAN_CONFIDENCE."""

@@ -78,10 +78,19 @@ def model_id() -> str:
 
 
 @lru_cache(maxsize=1)
-def shipped() -> TaughtNet | None:
-    """The shipped network, or None where its file is missing (the reader then compares the
-    taught pictures by their edges alone)."""
+def _loaded() -> tuple[TaughtNet | None, str | None]:
     try:
-        return TaughtNet(load(MODEL, classic=True))
-    except (ModelError, OSError):
-        return None
+        return TaughtNet(load(MODEL, classic=True)), None
+    except (ModelError, OSError) as exc:
+        return None, str(exc)
+
+
+def shipped() -> TaughtNet | None:
+    """The shipped network, or None where its file is missing or cannot be used (the reader
+    then compares the taught pictures by their edges alone: :func:`problem` says why)."""
+    return _loaded()[0]
+
+
+def problem() -> str | None:
+    """Why the shipped network cannot be used (its file named), or None."""
+    return _loaded()[1]
