@@ -313,27 +313,37 @@ class DiceReader:
                     if conf >= PIPS_SURE:
                         continue  # every pip round and on the grid: no symbol looks like that
             todo.append(i)
+        crops = self._kind_crops(blobs, todo)  # both comparisons look at them
+        vectors = self._vector_ranks(crops, todo)
+        # a die the vectors are sure of is theirs (_by_vectors): the other comparisons are
+        # made for the rest alone
+        rest = [i for i in todo if not _vectors_sure(vectors.get(i))]
+        if len(rest) < len(todo):
+            unsure = set(rest)
+            keep = [k for k, i in enumerate(todo) if i in unsure]
+            crops = {kind: c[keep] for kind, c in crops.items()}
         cands: dict[int, list] = {i: [] for i in todo}  # (polar score, kind, face, crop,
         for kind, (bank, faces, middles) in self._templates.items():  # template, angle)
             m = self.profile.kinds[kind]
             if m.patch_radius_px is None:  # not taught yet
                 continue
-            these = [i for i in todo if shapes[i] == m.shape]
+            these = [i for i in rest if shapes[i] == m.shape]
             if not these:
                 continue
-            crops = np.stack([face_crop(blobs[i], m.patch_radius_px) for i in these]
+            polar = np.stack([face_crop(blobs[i], m.patch_radius_px) for i in these]
                              ).astype(np.float32) * np.float32(2.55)
-            scores, angles = match_many(crops, bank)
+            scores, angles = match_many(polar, bank)
             for j, i in enumerate(these):
                 for t in np.argsort(-scores[j])[:3 * SHORTLIST]:
-                    cands[i].append((float(scores[j, t]), kind, faces[t], crops[j],
+                    cands[i].append((float(scores[j, t]), kind, faces[t], polar[j],
                                      middles[t], float(angles[j, t])))
-        crops = self._kind_crops(blobs, todo)  # both comparisons look at them
-        grads = self._gradient_ranks(crops, todo)
-        vectors = self._vector_ranks(crops, todo)
+        grads = self._gradient_ranks(crops, rest)
         for i in todo:
-            found = self._decide(cands[i])
-            found = self._combine(grads.get(i), found, self._confirmed(blobs[i], grads.get(i)))
+            found = None
+            if i in grads or cands[i]:
+                found = self._decide(cands[i])
+                found = self._combine(grads.get(i), found,
+                                      self._confirmed(blobs[i], grads.get(i)))
             found = self._by_vectors(vectors.get(i), found)
             if found is not None and (found[2] > best[i][2] or best[i][0] is None):
                 best[i] = found  # the kind stands even when the face does not
@@ -430,9 +440,9 @@ class DiceReader:
         if not ranked:
             return found
         s1, kind, face = ranked[0]
-        lead = s1 - (ranked[1][0] if len(ranked) > 1 else -1.0)
+        lead = _lead(ranked)
         likely = tuple(f for _, k, f in ranked if k == kind)[:MAX_LIKELY]
-        if s1 >= VECTOR_LIKENESS and lead >= VECTOR_SURE:
+        if _vectors_sure(ranked):
             return kind, face, (TAUGHT_CLEAN_CONFIDENCE + (1 - TAUGHT_CLEAN_CONFIDENCE)
                                 * _clip(lead / VECTOR_SURE - 1)), likely
         unsure = 0.99 * TAUGHT_CLEAN_CONFIDENCE * _clip(lead / VECTOR_SURE)
@@ -582,6 +592,18 @@ def _best_first(out: dict[int, list[tuple[float, str, str]]]
     for ranked in out.values():
         ranked.sort(key=lambda t: -t[0])
     return out
+
+
+def _lead(ranked: list[tuple[float, str, str]]) -> float:
+    """How much better the first face is liked than the second."""
+    return ranked[0][0] - (ranked[1][0] if len(ranked) > 1 else -1.0)
+
+
+def _vectors_sure(ranked: list[tuple[float, str, str]] | None) -> bool:
+    """Whether the taught-face vectors settle a die alone: it looks VECTOR_LIKENESS like its
+    best face and likes it VECTOR_SURE better than any other."""
+    return ranked is not None and len(ranked) > 0 and ranked[0][0] >= VECTOR_LIKENESS \
+        and _lead(ranked) >= VECTOR_SURE
 
 
 def _taught_net():
