@@ -404,7 +404,9 @@ class PipReader:
         """Every pip die in ``frame`` (BGR, any size). A die the finder is less sure of than
         its calibrated score (a white die on a light desk, seen from the side) is read too,
         clean only where the classifier of all views is WEAK_CLEAN sure: else it is
-        ``unreadable``, for a player to set in one tap instead of missing."""
+        ``unreadable``, for a player to set in one tap instead of missing. A die under
+        SMALLER_THAN_OTHERS of the other dice's median size is never clean (a pip taken for
+        a die)."""
         out = []
         raw = self.read_raw(frame, weak=True)
         sizes = [r.found.size for r in raw]
