@@ -683,29 +683,28 @@ class _Loader:
         return p
 
     @staticmethod
-    def place_gradients(p: Profile, wanted: list,
-                        grads: tuple[np.ndarray, np.ndarray]) -> None:
-        """Each kind's rows of the ready features, where the file's order is the order the
-        kind's examples were read in (faces, then crops), as the features need it."""
+    def kind_rows(p: Profile, wanted: list) -> list[tuple[KindModel, list[int]]]:
+        """Each kind with its rows of the ready file, where the file's order is the order the
+        kind's examples were read in (faces, then crops), as the features need it (a kind
+        whose rows are not in that order has none: its features are worked out again)."""
         rows: dict[str, list[int]] = {}
         for j, (_, _, _, m, _) in enumerate(wanted):
             rows.setdefault(m.name, []).append(j)
-        for name, js in rows.items():
-            m = p.kinds[name]
-            faces = [w[4] for w in (wanted[j] for j in js)]
-            if faces == m.example_crops()[0]:
-                m._gradients = (grads[0][js], grads[1][js])
+        return [(p.kinds[name], js) for name, js in rows.items()
+                if [wanted[j][4] for j in js] == p.kinds[name].example_crops()[0]]
 
-    @staticmethod
-    def place_vectors(p: Profile, wanted: list, vectors: np.ndarray) -> None:
-        """Each kind's rows of the ready taught-face vectors (as :meth:`place_gradients`)."""
-        rows: dict[str, list[int]] = {}
-        for j, (_, _, _, m, _) in enumerate(wanted):
-            rows.setdefault(m.name, []).append(j)
-        for name, js in rows.items():
-            m = p.kinds[name]
-            if [wanted[j][4] for j in js] == m.example_crops()[0]:
-                m._vectors = vectors[js]
+    @classmethod
+    def place_gradients(cls, p: Profile, wanted: list,
+                        grads: tuple[np.ndarray, np.ndarray]) -> None:
+        """Each kind's ready features (:meth:`kind_rows`)."""
+        for m, js in cls.kind_rows(p, wanted):
+            m._gradients = (grads[0][js], grads[1][js])
+
+    @classmethod
+    def place_vectors(cls, p: Profile, wanted: list, vectors: np.ndarray) -> None:
+        """Each kind's ready taught-face vectors (:meth:`kind_rows`)."""
+        for m, js in cls.kind_rows(p, wanted):
+            m._vectors = vectors[js]
 
     def ready_vectors(self, n: int) -> np.ndarray | None:
         """The examples' taught-face vectors saved ready, if the file has them for all ``n``,

@@ -318,8 +318,8 @@ class DiceReader:
         # a die the vectors are sure of is theirs (_by_vectors): the other comparisons are
         # made for the rest alone
         rest = [i for i in todo if not _vectors_sure(vectors.get(i))]
+        unsure = set(rest)
         if len(rest) < len(todo):
-            unsure = set(rest)
             keep = [k for k, i in enumerate(todo) if i in unsure]
             crops = {kind: c[keep] for kind, c in crops.items()}
         cands: dict[int, list] = {i: [] for i in todo}  # (polar score, kind, face, crop,
@@ -340,7 +340,7 @@ class DiceReader:
         grads = self._gradient_ranks(crops, rest)
         for i in todo:
             found = None
-            if i in grads or cands[i]:
+            if i in unsure:
                 found = self._decide(cands[i])
                 found = self._combine(grads.get(i), found,
                                       self._confirmed(blobs[i], grads.get(i)))
