@@ -80,3 +80,33 @@ def test_a_colour_used_again_and_again_has_a_name_in_the_palette() -> None:
     assert not repeated, f"colours to name in theme.Palette: {repeated}"
     # and no literal is the palette's own colour written out
     assert not [c for c in seen if c in palette], [c for c in seen if c in palette]
+
+
+def test_a_rule_of_a_collected_widget_does_not_stop_a_resize() -> None:
+    """A .kv rule of a widget already collected, not yet unbound, raised ReferenceError when
+    the window was resized: the rules bound after it were not told, and the app stopped
+    (twice in seven layout tours). The resize goes on and every other rule is told."""
+    from companion.app.scale import UiScale
+
+    ui = UiScale()
+    told: list[float] = []
+    dead = []
+
+    def collected(*_args: object) -> None:
+        # as Kivy's rule on a dead proxy: it fails until the collector unbinds it
+        ui.funbind("body", collected)
+        dead.append(True)
+        raise ReferenceError("weakly-referenced object no longer exists")
+
+    ui.fbind("body", collected)
+    ui.fbind("body", lambda _ui, value: told.append(value))
+
+    class Window:
+        size = (960, 600)
+
+        def bind(self, **_kw: object) -> None:
+            pass
+
+    ui.follow(Window())
+    assert dead == [True]
+    assert ui.k == 0.75 and told and told[-1] == ui.body

@@ -15,6 +15,7 @@ further; ``short`` is then True and Home, the dice panel and TEKKEN scroll inste
 
 from __future__ import annotations
 
+import gc
 from typing import Any
 
 from kivy.event import EventDispatcher
@@ -58,8 +59,20 @@ class UiScale(EventDispatcher):
     def _set_type(self) -> None:
         sizes = {role: sp(theme.size_sp(role, self.k)) for role in theme.ROLES}
         for role, px in sizes.items():
-            setattr(self, role, px)
-        self.font = sizes
+            self._set(role, px)
+        self._set("font", sizes)
+
+    def _set(self, name: str, value: Any) -> None:
+        """``name`` set to ``value``, its rules told. A rule of a widget already collected
+        whose bindings Kivy has not undone yet (it does so when the collector runs its
+        callbacks) raises ReferenceError in the middle of telling them, and the window's
+        resize with it (a closed screen's label, then a resize: the layout tour failed so, 2
+        times in 7): the collector is run, and the rules are told again."""
+        try:
+            setattr(self, name, value)
+        except ReferenceError:
+            gc.collect()
+            self.property(name).dispatch(self)
 
     def size_tag(self, role: str) -> str:
         """The markup that opens text of ``role``'s size: ``ui.size_tag("body") + t + "[/size]"``
@@ -76,9 +89,9 @@ class UiScale(EventDispatcher):
 
     def _resized(self, window: Any, size: Any) -> None:
         unit = dp(1)
-        self.k = factor(size[0], size[1], unit)
+        self._set("k", factor(size[0], size[1], unit))
         self._set_type()             # the density may have changed since the last time
-        self.short = size[1] / unit < DESIGN_DP[1] * K_MIN
+        self._set("short", size[1] / unit < DESIGN_DP[1] * K_MIN)
 
 
 ui = UiScale()
