@@ -115,6 +115,24 @@ GROUP, GROUP_SCORE = 3, 0.8
 # apart, whole and cut close, and the independent renderer's towers 8200-8202 unchanged. At
 # 0.6 they lose right faces (Rune55 37.7 %, the towers 86.0 -> 84.7 %); at 0.4, Rune55 2.80 %.
 SMALLER_THAN_OTHERS = 0.5
+# A finer level (PipReader._finer): dice under about 10 of the finder's pixels are not found,
+# and from 13 to 24 some are missed that twice as many pixels show (on webcam renders
+# 9500-9502, the finder alone found 79 % of the dice at the finest level and 98 % at twice
+# its scale). Looking twice as close costs four times the finder's time (about 60 ms for
+# 640x480), so only where the finest level's dice are small, or none. Chosen on the tuning
+# sets, read right / wrong / dice missed: byler-train's tuning photographs set in a canvas
+# twice as wide (dice of about 9 of the finder's pixels) 69.2 % / 0.49 % / 218 -> 73.2 % /
+# 0.49 % / 142, three times as wide (about 6) 17.5 % / 0.98 % / 708 -> 29.4 % / 0.98 % / 475;
+# webcam renders 9500-9505 (623 dice) 24.9 % / 1.61 % / 214 -> 25.1 % / 1.77 % / 196;
+# byler-train's tuning photographs as they are (dice of 17 to 25) and the independent
+# renderer's towers without a profile: not looked at finer, unchanged. Below 18, a fifth of
+# the real photographs were looked at finer too (their p95 95 -> 106 ms, nothing more read);
+# the finer level's dice read as sure dice took the webcam renders' wrong faces to 2.1-2.3 %;
+# from a score of 0.3, many peaks on gridded desks were read (500 ms a photograph).
+FINER = 2.0
+FINER_ROOM = 1.5      # the photograph's long side is at least this many times WORK
+FINER_BELOW = 16.0    # the finest level's sure dice (median), in its pixels
+FINER_SCORE = 0.45
 
 
 def _near(a: Found, b: Found) -> bool:
@@ -255,6 +273,7 @@ class PipReader:
         h, w = frame.shape[:2]
         base = WORK / max(h, w)
         fine = [f for f in self._find_at(frame, base) if f.size * base <= LEVEL_SIZES[1]]
+        fine += self._finer(frame, base, fine)
         coarse: list[tuple[int, Found]] = []
         pad = round(COARSE_PAD * max(h, w))
         for level in range(1, LEVELS):
@@ -289,6 +308,24 @@ class PipReader:
             if all(not _near(f, g) for g, _ in out):  # one die, one reading: the coarser
                 out.append((f, r))
         return out
+
+    def _finer(self, frame: np.ndarray, base: float, fine: list[Found]) -> list[Found]:
+        """The dice a finer level finds where the finest one found none: looked for only in
+        a photograph with pixels to spare (FINER_ROOM) whose dice the finest level found
+        small (their median under FINER_BELOW of its pixels) or not at all: a phone photograph
+        of a table, a webcam far from the dice. That level is FINER times the finest (the
+        photograph's own pixels at most). Its dice the finder is FINER_SCORE sure of count,
+        as dice the finder is less sure of (:meth:`read`: clean only WEAK_CLEAN sure)."""
+        h, w = frame.shape[:2]
+        sure = [f.size * base for f in fine if f.score >= self.find_score]
+        if max(h, w) < FINER_ROOM * WORK or (sure and float(np.median(sure)) >= FINER_BELOW):
+            return []
+        scale = min(1.0, FINER * base)
+        weak = np.nextafter(self.find_score, 0.0)  # under find_score: read as weak dice
+        return [Found(g.x, g.y, g.size, min(g.score, float(weak)))
+                for g in self._find_at(frame, scale)
+                if g.score >= FINER_SCORE and g.size * scale <= LEVEL_SIZES[1]
+                and not any(_inside(g, f) or _inside(f, g) for f in fine)]
 
     def _unsure_dice(self, frame: np.ndarray, coarse: list[tuple[int, Found]],
                      read: list[PipReading], fine: list[Found]
