@@ -269,7 +269,8 @@ class PipReader:
         - a die it is sure of the face of is a die (else the finest level's dice stand).
         A die the finder is less sure of is kept too where the finest level's dice on it are
         all its pips (:func:`_pips_only`), and it is a die only where the classifier is
-        :data:`WEAK_CLEAN` sure of its face."""
+        :data:`WEAK_CLEAN` sure of its face. Where the finest level's dice are small, or
+        none, a finer level looks for more (:meth:`_finer`)."""
         h, w = frame.shape[:2]
         base = WORK / max(h, w)
         fine = [f for f in self._find_at(frame, base) if f.size * base <= LEVEL_SIZES[1]]
