@@ -224,8 +224,8 @@ def _far(photos, times: int):
 def test_small_dice_in_a_large_photograph_are_looked_at_finer(monkeypatch):
     """Set in a canvas three times as wide, the held-out photographs' dice are about 6 of
     the finder's pixels (it learned 10 to 45): the finest level alone missed 59 % of them
-    and read 16 % right. A finer level (PipReader._finer) finds most of the rest; its dice
-    are clean only where the classifier is very sure, so no more wrong faces."""
+    and read 16 % right. A finer level (PipReader._finer) sees them at twice that: most
+    are read, with no more wrong faces."""
     if not (DEFAULT_SET / "labels.json").exists():
         missing(f"the labelled dice photographs are not in {DEFAULT_SET}")
     from vision.dice.realphotos import evaluate_images
@@ -233,11 +233,11 @@ def test_small_dice_in_a_large_photograph_are_looked_at_finer(monkeypatch):
     photos = load(DEFAULT_SET, "held_out")[::2]
     reader = PipReader.load(MODELS)
     finer = evaluate_images(reader.read, _far(photos, 3)).figures()
-    monkeypatch.setattr(reader, "_finer", lambda *args: [])
+    monkeypatch.setattr(reader, "_finer", lambda frame, base, fine: fine)
     finest = evaluate_images(reader.read, _far(photos, 3)).figures()
     assert finer["dice"] == finest["dice"] >= 100
-    assert finer["missed_rate"] <= finest["missed_rate"] - 0.1, (finer, finest)
-    assert finer["clean_right_rate"] >= finest["clean_right_rate"] + 0.05, (finer, finest)
+    assert finer["missed_rate"] <= finest["missed_rate"] - 0.3, (finer, finest)
+    assert finer["clean_right_rate"] >= finest["clean_right_rate"] + 0.3, (finer, finest)
     assert finer["wrong_clean_rate"] <= max(0.01, finest["wrong_clean_rate"]), finer
 
 
@@ -259,12 +259,40 @@ def test_a_photograph_whose_dice_the_finest_level_sees_well_is_not_looked_at_fin
     big = np.full((480, 640, 3), 128, np.uint8)
     base = WORK / 640
     sure = [Found(100.0, 100.0, FINER_BELOW / base, 0.9), Found(300.0, 100.0, FINER_BELOW / base, 0.9)]
-    assert spy._finer(big, base, sure) == [] and scales == []
+    assert spy._finer(big, base, sure) == sure and scales == []
     assert spy._finer(np.full((300, 400, 3), 128, np.uint8), WORK / 400, []) == [] and scales == []
     small = [Found(100.0, 100.0, 0.9 * FINER_BELOW / base, 0.9)]
     spy._finer(big, base, small)
     spy._finer(big, base, [])
     assert scales == [1.0, 1.0]  # twice the finest level's, at most the photograph's own
+
+
+def test_the_finer_levels_dice_stand_in_place_of_the_ones_they_lie_on_but_not_a_pip():
+    """Where the finer level looks, its dice stand and the finest level's dice they lie on
+    give way (two small dice the finest level found as one); a finer die that is a pip of a
+    finest level's die (on it, under PIP_OF_DIE of its size) does not count; a finer die
+    where the finest level found no die it was sure of is a weak die (under find_score)."""
+    from vision.dice.pips import FINER_SCORE, PIP_OF_DIE, WORK
+
+    reader = shipped_reader()
+    frame = np.full((480, 640, 3), 128, np.uint8)
+    base = WORK / 640
+    pair = Found(100.0, 100.0, 20.0, 0.8)       # two dice of about 10 px, found as one
+    lone = Found(300.0, 300.0, 66.0, 0.32)      # a large die the finder is less sure of
+    finer = [Found(95.0, 100.0, 10.0, 0.7), Found(105.0, 100.0, 10.0, 0.6),
+             Found(290.0, 290.0, 0.9 * PIP_OF_DIE * 66.0, 0.9),     # a pip of the lone die
+             Found(500.0, 400.0, 10.0, 0.9),                         # where nothing was found
+             Found(500.0, 100.0, 10.0, 0.9 * FINER_SCORE)]           # not sure enough
+
+    class Stub(PipReader):
+        def _find_at(self, frame, scale, pad=0):
+            return finer
+
+    stub = Stub(reader.finder, reader.faces, reader.clean_confidence, reader.find_score)
+    got = stub._finer(frame, base, [pair, lone])
+    assert got[:3] == [lone, finer[0], finer[1]]  # the pair gave way; they keep their scores
+    assert len(got) == 4 and (got[3].x, got[3].y) == (500.0, 400.0)
+    assert got[3].score < reader.find_score       # a weak die: clean only WEAK_CLEAN sure
 
 
 def test_a_die_seen_from_the_side_is_read_by_its_top_face():

@@ -120,15 +120,23 @@ SMALLER_THAN_OTHERS = 0.5
 # 9500-9502, the finder alone found 79 % of the dice at the finest level and 98 % at twice
 # its scale). Looking twice as close costs four times the finder's time (about 60 ms for
 # 640x480), so only where the finest level's dice are small, or none. Chosen on the tuning
-# sets, read right / wrong / dice missed: byler-train's tuning photographs set in a canvas
-# twice as wide (dice of about 9 of the finder's pixels) 69.2 % / 0.49 % / 218 -> 73.2 % /
-# 0.49 % / 142, three times as wide (about 6) 17.5 % / 0.98 % / 708 -> 29.4 % / 0.98 % / 475;
-# webcam renders 9500-9505 (623 dice) 24.9 % / 1.61 % / 214 -> 25.1 % / 1.77 % / 196;
+# sets, read right / wrong / dice missed, before -> the finer level's dice added only where
+# the finest level found none (first try) -> its dice standing in place of the finest
+# level's they lie on (shipped):
+#   byler-train's tuning photographs set in a canvas twice as wide (dice of about 9 of the
+#   finder's pixels): 69.2 % / 0.49 % / 218 -> 73.2 % / 0.49 % / 142 -> 92.1 % / 0.16 % / 8
+#   three times as wide (about 6): 17.5 % / 0.98 % / 708 -> 29.4 % / 0.98 % / 475
+#   -> 69.5 % / 0.16 % / 179
+#   webcam renders 9500-9505 (623 dice): 24.9 % / 1.61 % / 214 -> 25.1 % / 1.77 % / 196
+#   -> 24.4 % / 1.77 % / 199
 # byler-train's tuning photographs as they are (dice of 17 to 25) and the independent
-# renderer's towers without a profile: not looked at finer, unchanged. Below 18, a fifth of
-# the real photographs were looked at finer too (their p95 95 -> 106 ms, nothing more read);
-# the finer level's dice read as sure dice took the webcam renders' wrong faces to 2.1-2.3 %;
-# from a score of 0.3, many peaks on gridded desks were read (500 ms a photograph).
+# renderer's towers without a profile: unchanged. Below 18, a fifth of the real photographs
+# were looked at finer too (their p95 95 -> 106 ms, nothing more read); the finer level's
+# dice read as sure dice where the finest level found none took the webcam renders' wrong
+# faces to 2.1-2.3 %; from a score of 0.3, many peaks on gridded desks were read (500 ms a
+# photograph). Without the pip rule, a tower's lone die (33 of the finder's pixels) gave way
+# to one of its pips; giving way only where the finest level's die is under 14 of its
+# pixels: webcam 25.3 %, twice as wide 84.9 %, three times 60.7 %.
 FINER = 2.0
 FINER_ROOM = 1.5      # the photograph's long side is at least this many times WORK
 FINER_BELOW = 16.0    # the finest level's sure dice (median), in its pixels
@@ -153,6 +161,11 @@ def _not_pips(fine: list[Found], dice: list[Found]) -> list[Found]:
     than PIP_OF_DIE of it."""
     return [f for f in fine
             if not any(_inside(f, g) and f.size < PIP_OF_DIE * g.size for g in dice)]
+
+
+def _overlap(a: Found, b: Found) -> bool:
+    """Either's centre lies on the other."""
+    return _inside(a, b) or _inside(b, a)
 
 
 def _inside(a: Found, die: Found) -> bool:
@@ -270,11 +283,11 @@ class PipReader:
         A die the finder is less sure of is kept too where the finest level's dice on it are
         all its pips (:func:`_pips_only`), and it is a die only where the classifier is
         :data:`WEAK_CLEAN` sure of its face. Where the finest level's dice are small, or
-        none, a finer level looks for more (:meth:`_finer`)."""
+        none, a finer level looks again (:meth:`_finer`)."""
         h, w = frame.shape[:2]
         base = WORK / max(h, w)
         fine = [f for f in self._find_at(frame, base) if f.size * base <= LEVEL_SIZES[1]]
-        fine += self._finer(frame, base, fine)
+        fine = self._finer(frame, base, fine)
         coarse: list[tuple[int, Found]] = []
         pad = round(COARSE_PAD * max(h, w))
         for level in range(1, LEVELS):
@@ -311,22 +324,30 @@ class PipReader:
         return out
 
     def _finer(self, frame: np.ndarray, base: float, fine: list[Found]) -> list[Found]:
-        """The dice a finer level finds where the finest one found none: looked for only in
-        a photograph with pixels to spare (FINER_ROOM) whose dice the finest level found
-        small (their median under FINER_BELOW of its pixels) or not at all: a phone photograph
-        of a table, a webcam far from the dice. That level is FINER times the finest (the
-        photograph's own pixels at most). Its dice the finder is FINER_SCORE sure of count,
-        as dice the finder is less sure of (:meth:`read`: clean only WEAK_CLEAN sure)."""
+        """The finest level's dice ``fine``, with those of a finer level where it looks: in a
+        photograph with pixels to spare (FINER_ROOM) whose dice the finest level found small
+        (their median under FINER_BELOW of its pixels) or not at all (a phone photograph of a
+        table, a webcam far from the dice). That level is FINER times the finest (the
+        photograph's own pixels at most), and sees such dice better: its dice the finder is
+        FINER_SCORE sure of stand, and the finest level's dice they lie on give way (a group
+        of small dice found as one, a die found off its centre). Not a die of the finer level
+        that is a pip of a finest level's die (on it, under PIP_OF_DIE of its size). A finer
+        die where the finest level found no die it was sure of counts as a die the finder is
+        less sure of (:meth:`read`: clean only WEAK_CLEAN sure)."""
         h, w = frame.shape[:2]
         sure = [f.size * base for f in fine if f.score >= self.find_score]
         if max(h, w) < FINER_ROOM * WORK or (sure and float(np.median(sure)) >= FINER_BELOW):
-            return []
+            return fine
         scale = min(1.0, FINER * base)
-        weak = np.nextafter(self.find_score, 0.0)  # under find_score: read as weak dice
-        return [Found(g.x, g.y, g.size, min(g.score, float(weak)))
-                for g in self._find_at(frame, scale)
-                if g.score >= FINER_SCORE and g.size * scale <= LEVEL_SIZES[1]
-                and not any(_inside(g, f) or _inside(f, g) for f in fine)]
+        weak = float(np.nextafter(self.find_score, 0.0))  # under find_score: a weak die
+        finer = []
+        for g in self._find_at(frame, scale):
+            if g.score < FINER_SCORE or g.size * scale > LEVEL_SIZES[1] or any(
+                    _inside(g, f) and g.size < PIP_OF_DIE * f.size for f in fine):
+                continue
+            backed = any(_overlap(g, f) and f.score >= self.find_score for f in fine)
+            finer.append(g if backed else Found(g.x, g.y, g.size, min(g.score, weak)))
+        return [f for f in fine if not any(_overlap(f, g) for g in finer)] + finer
 
     def _unsure_dice(self, frame: np.ndarray, coarse: list[tuple[int, Found]],
                      read: list[PipReading], fine: list[Found]
