@@ -9,7 +9,8 @@ Prints progress, then the figures as one JSON object on the last line: the rende
 figures, and under ``real_held_out`` the real photographs' (read clean with the right face,
 read clean with a wrong face, flagged, missed, time per photograph; ``close_third`` and
 ``close_three_fifths``: the same dice cut close, a third and three fifths of the picture,
-realphotos.close_cuts). Exit 1 when a target is
+realphotos.close_cuts; ``far_twice`` and ``far_three_times``: each photograph in a canvas twice
+and three times as wide, realphotos.far_canvases). Exit 1 when a target is
 missed: on the renders, or on the real photographs (>= 90 % read clean and right, <= 1 %
 read clean and wrong: issue 26's targets)."""
 
@@ -36,6 +37,7 @@ from vision.dice.realphotos import (  # noqa: E402
     close_cuts,
     evaluate,
     evaluate_images,
+    far_canvases,
     load,
     load_other_camera,
 )
@@ -99,6 +101,11 @@ def main() -> int:
                                         close_cuts(held_out, share)).figures()
                 real[key] = {k: close[k] for k in ("dice", "clean_right_rate",
                                                    "wrong_clean_rate", "missed_rate")}
+            # ... and from far: each photograph in a canvas twice, then three times as wide
+            for key, times in (("far_twice", 2), ("far_three_times", 3)):
+                far = evaluate_images(read_without_profile, far_canvases(held_out, times)).figures()
+                real[key] = {k: far[k] for k in ("dice", "clean_right_rate", "wrong_clean_rate",
+                                                 "missed_rate", "read_ms_p95")}
         else:
             real = {"error": f"{args.real}: no labelled photographs there"}
             meets = False

@@ -104,6 +104,8 @@ def test_dice_bench_small():
         assert 0 <= real["clean_right_rate"] + real["wrong_clean_rate"] + real["flagged_rate"] \
             + real["missed_rate"] <= 1.0001
         assert figures["meets_targets"] == (figures["meets_targets_rendered"] and real["meets_targets"])
+        # the same dice from far (a figure for the record): all of them counted
+        assert real["far_twice"]["dice"] == real["far_three_times"]["dice"] == real["dice"]
 
 
 def test_camera_tower_bench_small():

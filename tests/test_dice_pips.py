@@ -205,22 +205,6 @@ def test_a_tray_of_small_dice_is_found_at_the_finest_level_alone():
         assert [f for f, _ in pairs] == finest, photo.path.name
 
 
-def _far(photos, times: int):
-    """Each photograph set in the middle of a canvas ``times`` as wide, of its median colour:
-    the same dice, small in a larger picture (a phone photograph of a table)."""
-    from vision.dice.realphotos import LabelledDie, LabelledPhoto
-
-    for photo in photos:
-        frame = cv2.imread(str(photo.path))
-        h, w = frame.shape[:2]
-        canvas = np.empty((h * times, w * times, 3), np.uint8)
-        canvas[:] = np.median(frame.reshape(-1, 3), axis=0).astype(np.uint8)
-        oy, ox = (canvas.shape[0] - h) // 2, (canvas.shape[1] - w) // 2
-        canvas[oy:oy + h, ox:ox + w] = frame
-        yield canvas, LabelledPhoto(photo.path, tuple(
-            LabelledDie(d.face, d.x + ox, d.y + oy, d.size) for d in photo.dice))
-
-
 def test_small_dice_in_a_large_photograph_are_looked_at_finer(monkeypatch):
     """Set in a canvas three times as wide, the held-out photographs' dice are about 6 of
     the finder's pixels (it learned 10 to 45): the finest level alone missed 59 % of them
@@ -228,13 +212,13 @@ def test_small_dice_in_a_large_photograph_are_looked_at_finer(monkeypatch):
     are read, with no more wrong faces."""
     if not (DEFAULT_SET / "labels.json").exists():
         missing(f"the labelled dice photographs are not in {DEFAULT_SET}")
-    from vision.dice.realphotos import evaluate_images
+    from vision.dice.realphotos import evaluate_images, far_canvases
 
     photos = load(DEFAULT_SET, "held_out")[::2]
     reader = PipReader.load(MODELS)
-    finer = evaluate_images(reader.read, _far(photos, 3)).figures()
+    finer = evaluate_images(reader.read, far_canvases(photos, 3)).figures()
     monkeypatch.setattr(reader, "_finer", lambda frame, base, fine: fine)
-    finest = evaluate_images(reader.read, _far(photos, 3)).figures()
+    finest = evaluate_images(reader.read, far_canvases(photos, 3)).figures()
     assert finer["dice"] == finest["dice"] >= 100
     assert finer["missed_rate"] <= finest["missed_rate"] - 0.3, (finer, finest)
     assert finer["clean_right_rate"] >= finest["clean_right_rate"] + 0.3, (finer, finest)

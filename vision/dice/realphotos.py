@@ -292,6 +292,24 @@ def close_cuts(photos: Iterable[LabelledPhoto], share: float, side: int = 256
                 LabelledDie(die.face, (die.x - x0) * k_, (die.y - y0) * k_, die.size * k_),))
 
 
+def far_canvases(photos: Iterable[LabelledPhoto], times: int
+                 ) -> Iterable[tuple[np.ndarray, LabelledPhoto]]:
+    """Each photograph set in the middle of a canvas ``times`` as wide and as high, of the
+    photograph's median colour: the same dice, small in a larger picture (a phone
+    photograph of a table), labelled where they now lie."""
+    for photo in photos:
+        frame = cv2.imread(str(photo.path))
+        if frame is None:
+            raise PhotoSetError(f"{photo.path}: not an image OpenCV can read")
+        h, w = frame.shape[:2]
+        canvas = np.empty((h * times, w * times, 3), np.uint8)
+        canvas[:] = np.median(frame.reshape(-1, 3), axis=0).astype(np.uint8)
+        oy, ox = (canvas.shape[0] - h) // 2, (canvas.shape[1] - w) // 2
+        canvas[oy:oy + h, ox:ox + w] = frame
+        yield canvas, LabelledPhoto(photo.path, tuple(
+            LabelledDie(d.face, d.x + ox, d.y + oy, d.size) for d in photo.dice))
+
+
 def evaluate_images(reader: Reader, images: Iterable[tuple[np.ndarray, LabelledPhoto]],
                     extra: bool = False) -> Score:
     """:func:`evaluate` of pictures already made (:func:`close_cuts`). ``extra``: count the
