@@ -279,6 +279,41 @@ def test_the_finer_levels_dice_stand_in_place_of_the_ones_they_lie_on_but_not_a_
     assert got[3].score < reader.find_score       # a weak die: clean only WEAK_CLEAN sure
 
 
+@pytest.mark.parametrize("coarse_is_a_die", [True, False])
+def test_a_photograph_of_large_dice_is_not_looked_at_finer_for_their_pips(coarse_is_a_die):
+    """Close up, the finest level finds a die's pips as small dice, and twice as close it
+    would find them better still (on Rune55's tuning photographs, faces read clean where no
+    die is went from 236 to 465). Where a coarser level found a die, the photograph's dice
+    are not small: it is not looked at finer; where it found none, it is."""
+    from vision.dice.pips import WORK
+
+    frame = np.zeros((640, 640, 3), np.uint8)
+    base = WORK / 640
+    die = Found(320.0, 320.0, 200.0, 0.9)
+    pips = [Found(270.0 + 25 * k, 320.0, 12.0, 0.7) for k in range(5)]  # 6 of its pixels
+    finer: list[float] = []
+
+    class Stub(PipReader):
+        def _find_at(self, frame, scale, pad=0):
+            return {base: pips, base / 2: [die]}.get(scale, [])
+
+        def _finer(self, frame, base, fine):
+            finer.append(base)
+            return fine
+
+        def classify(self, frame, found):
+            return [PipReading(f, (("5", 0.99), ("1", 0.0)), 0.0 if coarse_is_a_die else 0.99)
+                    if f is die else PipReading(f, (("1", 0.9), ("2", 0.05)), 0.01)
+                    for f in found]
+
+    reader = Stub(None, None, clean_confidence=0.55, find_score=0.4)
+    got = [(round(f.x), r.faces[0][0] if r else None) for f, r in reader.find_read(frame)]
+    if coarse_is_a_die:
+        assert got == [(320, "5")] and finer == []
+    else:
+        assert len(got) == 5 and finer == [base]
+
+
 def test_a_die_seen_from_the_side_is_read_by_its_top_face():
     """A webcam on a desk sees each die's top face and one or two side faces, as large. The
     classifier learned side views from this project's renderer (scripts/train_dice.py); these
