@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 
 import cv2
@@ -145,6 +145,9 @@ FINER = 2.0
 FINER_ROOM = 1.5      # the photograph's long side is at least this many times WORK
 FINER_BELOW = 16.0    # the finest level's sure dice (median), in its pixels
 FINER_SCORE = 0.45
+# no level looks at more than FINER * WORK pixels: a larger photograph is reduced to twice
+# that once, and the levels resized from the copy (PipReader._finder_of)
+REDUCE_ABOVE = 2 * FINER * WORK
 
 
 def _near(a: Found, b: Found) -> bool:
@@ -290,7 +293,8 @@ class PipReader:
         none, a finer level looks again (:meth:`_finer`)."""
         h, w = frame.shape[:2]
         base = WORK / max(h, w)
-        fine = [f for f in self._find_at(frame, base) if f.size * base <= LEVEL_SIZES[1]]
+        find = self._finder_of(frame)
+        fine = [f for f in find(base) if f.size * base <= LEVEL_SIZES[1]]
         coarse: list[tuple[int, Found]] = []
         pad = round(COARSE_PAD * max(h, w))
         for level in range(1, LEVELS):
@@ -298,7 +302,7 @@ class PipReader:
             if max(h, w) * scale < LEAST_LEVEL:
                 break
             last = level == LEVELS - 1 or max(h, w) * scale / 2 < LEAST_LEVEL
-            for g in self._find_at(frame, scale, pad if level > 1 else 0):
+            for g in find(scale, pad if level > 1 else 0):
                 size = g.size * scale
                 if ((g.score < COARSE_SCORE and not _pips_only(g, fine))
                         or size < LEVEL_SIZES[0] or (size > LEVEL_SIZES[1] and not last)
@@ -307,7 +311,7 @@ class PipReader:
                     continue
                 coarse.append((level, g))
         if not coarse:
-            return [(f, None) for f in self._finer(frame, base, fine)]
+            return [(f, None) for f in self._finer(frame, base, fine, find)]
         read = self.classify(frame, [g for _, g in coarse])
         dice = [(level, g, r) for (level, g), r in zip(coarse, read) if r.no_die < r.faces[0][1]
                 and (g.score >= COARSE_SCORE
@@ -321,14 +325,33 @@ class PipReader:
         sure += unsure
         fine = _not_pips(fine, [g for _, g, _ in unsure])
         if not dice and not unsure:  # no die larger than the finest level's
-            fine = self._finer(frame, base, fine)
+            fine = self._finer(frame, base, fine, find)
         out: list[tuple[Found, PipReading | None]] = []
         for f, r in [(g, r) for _, g, r in sure] + [(f, known.get(id(f))) for f in fine]:
             if all(not _near(f, g) for g, _ in out):  # one die, one reading: the coarser
                 out.append((f, r))
         return out
 
-    def _finer(self, frame: np.ndarray, base: float, fine: list[Found]) -> list[Found]:
+    def _finder_of(self, frame: np.ndarray) -> Callable[..., list[Found]]:
+        """The finder at a scale of ``frame`` (:meth:`_find_at`: ``find(scale, pad=0)``).
+        A frame longer than REDUCE_ABOVE is reduced to that once and every level resized
+        from the copy (each level's resize of a 12-megapixel photograph took 38 ms: four or
+        five a read); its dice come back in the frame's pixels."""
+        h, w = frame.shape[:2]
+        if max(h, w) <= REDUCE_ABOVE:
+            return partial(self._find_at, frame)
+        k = REDUCE_ABOVE / max(h, w)
+        copy = cv2.resize(frame, (max(8, round(w * k)), max(8, round(h * k))),
+                          interpolation=cv2.INTER_AREA)
+
+        def find(scale: float, pad: int = 0) -> list[Found]:
+            return [Found(f.x / k, f.y / k, f.size / k, f.score)
+                    for f in self._find_at(copy, scale / k, round(pad * k))]
+
+        return find
+
+    def _finer(self, frame: np.ndarray, base: float, fine: list[Found],
+               find: Callable[..., list[Found]] | None = None) -> list[Found]:
         """The finest level's dice ``fine``, with those of a finer level where it looks: in a
         photograph with pixels to spare (FINER_ROOM) whose dice the finest level found small
         (their median under FINER_BELOW of its pixels) or not at all (a phone photograph of a
@@ -348,7 +371,7 @@ class PipReader:
         scale = min(1.0, FINER * base)
         weak = float(np.nextafter(self.find_score, 0.0))  # under find_score: a weak die
         finer = []
-        for g in self._find_at(frame, scale):
+        for g in (find or partial(self._find_at, frame))(scale):
             if g.score < FINER_SCORE or g.size * scale > LEVEL_SIZES[1] or any(
                     _inside(g, f) and g.size < PIP_OF_DIE * f.size for f in fine):
                 continue
