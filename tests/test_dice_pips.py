@@ -159,6 +159,26 @@ def test_read_without_a_profile_on_the_command_line(tmp_path):
             assert all(d["face"] == t["face"] for d in near if d["status"] == "clean"), (name, t, near)
 
 
+@pytest.mark.parametrize("json_lines", [False, True])
+def test_a_reader_of_the_output_that_goes_away_is_no_error(tmp_path, json_lines):
+    """`dice read ... | head -1`: whatever reads the output may stop before the last line.
+    Nothing is wrong with the images: no error message and no traceback (with --json the
+    error line itself could not be written, and Python's traceback came out instead)."""
+    import os
+
+    image = tmp_path / "tray.png"
+    cv2.imwrite(str(image), np.full((240, 320, 3), 120, np.uint8))
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader has gone before the first line
+    try:
+        out = subprocess.run([sys.executable, "-m", "vision", "dice", "read", str(image), str(image),
+                              *(["--json"] if json_lines else [])],
+                             stdout=write_end, stderr=subprocess.PIPE, text=True, cwd=ROOT, timeout=120)
+    finally:
+        os.close(write_end)
+    assert out.stderr == "" and out.returncode == 1
+
+
 def test_held_out_real_photographs_are_read_and_never_misread_clean():
     """The held-out fifth of the labelled set (never trained or calibrated on). make bench
     reports the figures; this keeps them from sliding back."""

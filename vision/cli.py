@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -237,6 +238,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
         return COMMANDS[args.command](args)
+    except BrokenPipeError:
+        # whatever read the output went away (`... | head -1`): nothing is wrong, and there is
+        # no one to tell (the rest of the output goes nowhere, as Python's docs advise)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     except CompanionError as exc:
         return _fail(args, str(exc), exc.exit_code)
     except (ValueError, OSError) as exc:
