@@ -176,7 +176,7 @@ def test_a_reader_of_the_output_that_goes_away_is_no_error(tmp_path, json_lines)
                              stdout=write_end, stderr=subprocess.PIPE, text=True, cwd=ROOT, timeout=120)
     finally:
         os.close(write_end)
-    assert out.stderr == "" and out.returncode == 1
+    assert out.stderr == "" and out.returncode == 0
 
 
 def test_held_out_real_photographs_are_read_and_never_misread_clean():

@@ -239,10 +239,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return COMMANDS[args.command](args)
     except BrokenPipeError:
-        # whatever read the output went away (`... | head -1`): nothing is wrong, and there is
-        # no one to tell (the rest of the output goes nowhere, as Python's docs advise)
+        # whatever read the output had enough (`... | head -1`): nothing is wrong, and there
+        # is no one to tell (the rest goes nowhere, as Python's docs advise); 0, as the
+        # companion command says it too
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 1
+        return 0
     except CompanionError as exc:
         return _fail(args, str(exc), exc.exit_code)
     except (ValueError, OSError) as exc:
