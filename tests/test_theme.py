@@ -82,10 +82,13 @@ def test_a_colour_used_again_and_again_has_a_name_in_the_palette() -> None:
     assert not [c for c in seen if c in palette], [c for c in seen if c in palette]
 
 
-def test_a_rule_of_a_collected_widget_does_not_stop_a_resize() -> None:
+@pytest.mark.gui
+def test_a_rule_of_a_collected_widget_does_not_stop_a_resize(app) -> None:
     """A .kv rule of a widget already collected, not yet unbound, raised ReferenceError when
     the window was resized: the rules bound after it were not told, and the app stopped
-    (twice in seven layout tours). The resize goes on and every other rule is told."""
+    (twice in seven layout tours). The resize goes on and every other rule is told.
+    (A GUI test: the type scale asks Kivy for the screen's dpi, which opens the window, and
+    the app must open it first, at its own size, for the GUI tests that follow.)"""
     from companion.app.scale import UiScale
 
     ui = UiScale()
