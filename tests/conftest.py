@@ -4,6 +4,7 @@ a second one): the session fixture ``app`` builds the app on a temporary COMPANI
 from __future__ import annotations
 
 import os
+import sys
 
 import pytest
 
@@ -20,6 +21,22 @@ def pytest_collection_modifyitems(config, items):
     items.sort(key=lambda item: item.get_closest_marker("gui") is not None)
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_teardown(item):
+    """A test that is not a GUI test must not open Kivy's window (importing kivy.core.window,
+    or asking Kivy for the screen's dpi, opens it): the app must open it first, at its own
+    size, or every GUI test that runs after it in the same process fails, depending on
+    which process the test files went to. Said here, at the test that did it."""
+    if item.get_closest_marker("gui") is None and "kivy.core.window" in sys.modules \
+            and not _APP_STARTED:
+        pytest.fail(f"{item.nodeid} opened Kivy's window before the app did: mark it "
+                    "@pytest.mark.gui and give it the app fixture, or run it in a subprocess",
+                    pytrace=False)
+
+
+_APP_STARTED: list[bool] = []
+
+
 @pytest.fixture(scope="session")
 def app(tmp_path_factory):
     if not os.environ.get("DISPLAY"):
@@ -29,6 +46,7 @@ def app(tmp_path_factory):
     os.environ["COMPANION_HOME"] = str(home)
     from kivy.base import runTouchApp
 
+    _APP_STARTED.append(True)
     from companion.app.main import CompanionApp  # first: it configures the window
 
     the_app = CompanionApp(data_root=home, tower_url=TOWER_URL)
