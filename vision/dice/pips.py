@@ -371,7 +371,7 @@ class PipReader:
         scale = min(1.0, FINER * base)
         weak = float(np.nextafter(self.find_score, 0.0))  # under find_score: a weak die
         finer = []
-        for g in (find or partial(self._find_at, frame))(scale):
+        for g in (find or self._finder_of(frame))(scale):
             if g.score < FINER_SCORE or g.size * scale > LEVEL_SIZES[1] or any(
                     _inside(g, f) and g.size < PIP_OF_DIE * f.size for f in fine):
                 continue
