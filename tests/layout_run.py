@@ -15,6 +15,7 @@ import argparse
 import json
 import os
 import random
+import shutil
 import sys
 import tempfile
 import time
@@ -106,6 +107,9 @@ def run_tour(sizes: list[tuple[int, int]], only: list[str], lang: str,
         screen_tour.tour(app, stop, home, only or screen_tour.PARTS)
     finally:
         app.stop()
+        # the tour's games, rolls and logs: every layout test and screenshot run left one
+        # in the temporary folder
+        shutil.rmtree(home, ignore_errors=True)
     return stops, faults
 
 
