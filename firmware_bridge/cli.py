@@ -11,7 +11,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .host.discovery import UsbMatch, serial_ports
 from .host.events import Connected, LinkEvent, RollEvent
@@ -67,21 +67,54 @@ def cmd_listen(args: argparse.Namespace) -> int:
     done = threading.Event()
     count = [0]
     out_lock = threading.Lock()
+    gone = threading.Event()   # whatever read the lines has closed them (`listen | head -3`)
+
+    def put(line: dict[str, Any]) -> bool:
+        with out_lock:
+            if gone.is_set():
+                return False
+            try:
+                print(json.dumps(line), flush=True)
+                return True
+            except BrokenPipeError:
+                # no one to tell and nothing wrong: the rest goes nowhere (as Python's docs
+                # advise), and the listener stops; a roll not printed is not marked delivered
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+                gone.set()
+                done.set()
+                return False
+
+    class Gone(Exception):
+        """The lines' reader went away before this roll was printed."""
+
+    def late(event: RollEvent) -> None:
+        if not put(event.to_json()):
+            raise Gone  # deliver_undelivered marks it delivered only once printed
+        count_roll()
+
+    def deliver_late() -> None:
+        try:
+            deliver_undelivered(store, late)  # rolls a killed listener never printed
+        except Gone:
+            pass
+
+    def count_roll() -> None:
+        count[0] += 1
+        if args.count and count[0] >= args.count:
+            done.set()
 
     def on_event(event: LinkEvent) -> None:
-        with out_lock:
-            print(json.dumps(event.to_json()), flush=True)
+        if not put(event.to_json()):
+            return
         if isinstance(event, RollEvent):
             mark = getattr(store, "mark_delivered", None)
             if mark is not None:
                 mark(event.key)  # printed: this listener is the roll's consumer
-            count[0] += 1
-            if args.count and count[0] >= args.count:
-                done.set()
+            count_roll()
         elif isinstance(event, Connected):
-            deliver_undelivered(store, on_event)  # rolls a killed listener never printed
+            deliver_late()
 
-    deliver_undelivered(store, on_event)
+    deliver_late()
 
     link = Link(args.url, store, on_event, usb=_usb(args.usb),
                 baudrates=[int(b) for b in args.baud.split(",")])
@@ -93,7 +126,7 @@ def cmd_listen(args: argparse.Namespace) -> int:
         pass
     finally:
         link.stop()
-        print(json.dumps({"event": "counters", **link.counters()}), flush=True)
+        put({"event": "counters", **link.counters()})
     return 0
 
 

@@ -66,3 +66,37 @@ def test_listen_names_a_missing_port(tmp_path):
                           capture_output=True, text=True, timeout=20)
     events = [json.loads(x) for x in proc.stdout.splitlines()]
     assert events[0]["event"] == "port_not_found" and "nope" in events[0]["detail"]
+
+
+def test_listen_stops_quietly_when_its_reader_goes_and_keeps_the_roll(tmp_path):
+    """`listen | head -1`: the reader closes the lines. The listener exits 0 with no
+    traceback, and the roll it could not print is not marked delivered: the next listener
+    prints it."""
+    link, journal = tmp_path / "tower", tmp_path / "rolls.jsonl"
+    sim = subprocess.Popen([sys.executable, "-m", "firmware_bridge", "simulate", "--pty", str(link),
+                            "--seed", "4"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert json.loads(sim.stdout.readline())["serving"] == str(link)
+        listen = subprocess.Popen([sys.executable, "-m", "firmware_bridge", "listen", str(link),
+                                   "--journal", str(journal), "--seconds", "20"],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert json.loads(listen.stdout.readline())["event"] == "connected"
+        listen.stdout.close()  # the reader has had enough
+        sim.stdin.write("roll d12:red:7 d12:yellow:1\n")
+        sim.stdin.flush()
+        assert json.loads(sim.stdout.readline())["ok"] == "roll"
+        err = listen.stderr.read()
+        assert listen.wait(20) == 0, err
+        assert "Traceback" not in err and "BrokenPipe" not in err, err
+        lines = [json.loads(x) for x in journal.read_text().splitlines()]
+        assert [x["type"] for x in lines] == ["tracking", "roll"]  # recorded, not delivered
+        again = subprocess.run([sys.executable, "-m", "firmware_bridge", "listen", str(link),
+                                "--journal", str(journal), "--count", "1", "--seconds", "10"],
+                               capture_output=True, text=True, timeout=30)
+        rolls = [e for e in map(json.loads, again.stdout.splitlines()) if e["event"] == "roll"]
+        assert [[d["face"] for d in r["dice"]] for r in rolls] == [["7", "1"]]
+        assert rolls[0]["late"] is True
+    finally:
+        sim.stdin.write("quit\n")
+        sim.stdin.flush()
+        sim.wait(5)
