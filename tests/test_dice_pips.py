@@ -334,19 +334,23 @@ def test_a_photograph_of_large_dice_is_not_looked_at_finer_for_their_pips(coarse
         assert len(got) == 5 and finer == [base]
 
 
-def test_a_large_photograph_is_reduced_once_for_the_finder_and_read_at_its_own_pixels():
+@pytest.mark.parametrize("times", [4, 4.3, 6.31])
+def test_a_large_photograph_is_reduced_once_for_the_finder_and_read_at_its_own_pixels(times):
     """Each level of the finder resized a 12-megapixel photograph afresh (38 ms each, four or
-    five a read): a photograph longer than REDUCE_ABOVE is reduced to that once and the
-    levels are resized from the copy. The dice come back in the photograph's pixels, and the
-    classifier still reads them there; a held-out photograph enlarged four times reads as
-    the photograph does."""
+    five a read): a photograph longer than REDUCE_ABOVE is reduced once, by a whole factor,
+    and the levels are resized from the copy. The dice come back in the photograph's pixels,
+    and the classifier still reads them there; a held-out photograph enlarged ``times`` reads
+    as the photograph does: 4 (2560 pixels, halved), 4.3 (2752, a third, a row and a column
+    of pixels left over) and 6.31 (4038, a quarter, two left over)."""
     if not (DEFAULT_SET / "labels.json").exists():
         missing(f"the labelled dice photographs are not in {DEFAULT_SET}")
     from vision.dice.pips import REDUCE_ABOVE
 
     photo = load(DEFAULT_SET, "held_out")[0]
     frame = cv2.imread(str(photo.path))
-    large = cv2.resize(frame, None, fx=4, fy=4, interpolation=cv2.INTER_CUBIC)
+    h, w = frame.shape[:2]
+    large = cv2.resize(frame, (round(w * times), round(h * times)), interpolation=cv2.INTER_CUBIC)
+    kx, ky = large.shape[1] / w, large.shape[0] / h
     seen: list[tuple[int, ...]] = []
 
     class Spy(PipReader):
@@ -360,7 +364,7 @@ def test_a_large_photograph_is_reduced_once_for_the_finder_and_read_at_its_own_p
     seen.clear()
     big = [r for r in spy.read(large) if r.status == "clean"]
     assert seen and all(max(shape[:2]) <= REDUCE_ABOVE for shape in seen), seen
-    same = [r for r in small if any(b.face == r.face and math.hypot(b.x / 4 - r.x, b.y / 4 - r.y) < 8
+    same = [r for r in small if any(b.face == r.face and math.hypot(b.x / kx - r.x, b.y / ky - r.y) < 8
                                     for b in big)]
     assert len(small) >= 5 and len(same) >= 0.8 * len(small), (small, big)
 
