@@ -35,6 +35,10 @@ def settle(app: Any, cond: Callable[[], Any] = lambda: True, timeout: float = 15
             pump(3)
             return
         time.sleep(0.005)
+    # on stdout: Kivy takes what a tour writes to stderr into its log, and the layout test
+    # shows only the tour's lines (a CI run failed with nothing but its last stop)
+    print(f"# timed out after {timeout:.0f} s driving the app: screen {app.root.current}, "
+          f"busy {app.busy}, condition {'met' if cond() else 'not met'}", flush=True)
     raise SystemExit("timed out driving the app")
 
 
