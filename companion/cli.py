@@ -22,10 +22,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+
+from tabletop_base.pipes import output_gone
 
 from . import __version__, files, registry, storage
 from .errors import CompanionError, JournalTailError
@@ -257,7 +258,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:   # `companion dice-stats --csv | head`: the reader has enough
-        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (no flush error at exit)
+        output_gone()
         return 0
 
 

@@ -13,6 +13,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tabletop_base.pipes import output_gone
+
 from .host.discovery import UsbMatch, serial_ports
 from .host.events import Connected, LinkEvent, RollEvent
 from .host.link import Link
@@ -77,9 +79,8 @@ def cmd_listen(args: argparse.Namespace) -> int:
                 print(json.dumps(line), flush=True)
                 return True
             except BrokenPipeError:
-                # no one to tell and nothing wrong: the rest goes nowhere (as Python's docs
-                # advise), and the listener stops; a roll not printed is not marked delivered
-                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+                # the listener stops; a roll not printed is not marked delivered
+                output_gone()
                 gone.set()
                 done.set()
                 return False

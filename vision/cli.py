@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
 from tabletop_base.errors import CompanionError
+from tabletop_base.pipes import output_gone
 
 from .config import load_camera, load_table
 
@@ -238,11 +238,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
         return COMMANDS[args.command](args)
-    except BrokenPipeError:
-        # whatever read the output had enough (`... | head -1`): nothing is wrong, and there
-        # is no one to tell (the rest goes nowhere, as Python's docs advise); 0, as the
-        # companion command says it too
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except BrokenPipeError:   # whatever read the output had enough (`... | head -1`)
+        output_gone()
         return 0
     except CompanionError as exc:
         return _fail(args, str(exc), exc.exit_code)

@@ -145,8 +145,9 @@ FINER = 2.0
 FINER_ROOM = 1.5      # the photograph's long side is at least this many times WORK
 FINER_BELOW = 16.0    # the finest level's sure dice (median), in its pixels
 FINER_SCORE = 0.45
-# no level looks at more than FINER * WORK pixels: a larger photograph is reduced to twice
-# that once, and the levels resized from the copy (PipReader._finder_of)
+# no level looks at more than FINER * WORK pixels: a photograph longer than twice that is
+# reduced once, by a whole factor, to that or less, and the levels resized from the copy
+# (PipReader._finder_of)
 REDUCE_ABOVE = 2 * FINER * WORK
 
 
