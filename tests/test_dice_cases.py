@@ -1,6 +1,8 @@
 """Dice the reader once got wrong, each a tray of the benchmark (bench/dice_bench.py, seed
-2026) rebuilt exactly: its tower's look, taught as the benchmark teaches it (only the kinds
-the case needs, to keep this quick), and the die named by its truth.
+2026) rebuilt exactly as it was when the case was found (before 2026-11-29 its tilted dice
+stood where they were drawn, on nothing: ``propped=False``): its tower's look, taught as the
+benchmark teaches it (only the kinds the case needs, to keep this quick), and the die named
+by its truth.
 
 Each class of failure is pinned by a case that failed before its fix: a tilted white die on
 grey felt not found at all; a top face leaking through a gap in its seam (flat D12s, a cube
@@ -12,10 +14,12 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
 from vision.dice import DiceReader
-from vision.dice.bench import MATCH_PX, _match, bench_tray, teach_tower, tower_style
+from vision.dice.bench import MATCH_PX, _match, _tray, bench_tray, teach_tower, tower_style
+from vision.dice.render import lean, render_tray
 
 SEED = 2026
 _readers: dict[tuple[int, tuple[str, ...]], DiceReader] = {}
@@ -30,9 +34,9 @@ def reader(tower: int, kinds: tuple[str, ...]) -> DiceReader:
 
 
 def read_case(tower: int, tray: int, kinds: tuple[str, ...], kind: str, face: str,
-              flat: bool = True):
+              flat: bool = True, frame_truth=None):
     """(the die's truth, its reading or None, every reading of the tray)."""
-    frame, truth = bench_tray(tower, tray, SEED)
+    frame, truth = frame_truth or bench_tray(tower, tray, SEED, propped=False)
     readings = reader(tower, kinds).read(frame)
     got = _match(truth, readings)
     (i,) = [i for i, t in enumerate(truth) if (t.kind, t.face, t.flat) == (kind, face, flat)]
@@ -77,8 +81,14 @@ def test_face_cut_by_its_inked_ring_is_one_die():
 def test_cube_tilted_19_degrees_is_not_clean():
     # its top face still looks square; the side faces make it a tenth larger than flat (a
     # hair above the size the tilt test allows, so the taught size decides between cocked
-    # and unreadable: either keeps the die out of the game until a player sets it)
-    t, r, _ = read_case(5, 337410624, ("kotd",), "kotd", "CLAW", flat=False)
+    # and unreadable: either keeps the die out of the game until a player sets it). It stood
+    # on nothing in the tray where it was found; here it leans on the wall beyond the
+    # frame's nearest edge, as a tilted die must lean on something
+    style, dice = _tray(tower_style(5, SEED), 337410624, np.random.default_rng(337410624),
+                        propped=False)
+    dice = [lean(d, None, style, math.pi) if d.tilt_deg else d for d in dice]
+    t, r, _ = read_case(5, 337410624, ("kotd",), "kotd", "CLAW", flat=False,
+                        frame_truth=render_tray(dice, style))
     assert 15 < t.tilt_deg < 25
     assert r is not None and r.status in ("cocked", "unreadable")
     assert math.hypot(r.x - t.x, r.y - t.y) < MATCH_PX

@@ -93,18 +93,22 @@ def tower_style(tower: int, seed: int = 2026) -> Any:
     return random_style(np.random.default_rng(seed + 7 * tower))
 
 
-def _tray(style: Any, tray_seed: int, trng: np.random.Generator) -> tuple[Any, list]:
+def _tray(style: Any, tray_seed: int, trng: np.random.Generator, propped: bool = True
+          ) -> tuple[Any, list]:
     s = dataclasses.replace(
         style, seed=tray_seed, blur_sigma=float(trng.uniform(0.3, 0.9)),
         noise_sigma=float(trng.uniform(1.0, 3.5)), jpeg_quality=int(trng.integers(70, 96)),
         exposure=style.exposure * float(trng.uniform(0.95, 1.05)))
-    return s, random_dice(trng, int(trng.integers(1, 9)), list(KINDS), s, tilted_prob=0.15)
+    return s, random_dice(trng, int(trng.integers(1, 9)), list(KINDS), s, tilted_prob=0.15,
+                          propped=propped)
 
 
-def bench_tray(tower: int, tray_seed: int, seed: int = 2026) -> tuple[np.ndarray, list[TrueDie]]:
+def bench_tray(tower: int, tray_seed: int, seed: int = 2026, propped: bool = True
+               ) -> tuple[np.ndarray, list[TrueDie]]:
     """One tray of the benchmark exactly as :func:`run` reads it (the failures it lists
     give tower and tray), for tests that pin a case down."""
-    s, dice = _tray(tower_style(tower, seed), tray_seed, np.random.default_rng(tray_seed))
+    s, dice = _tray(tower_style(tower, seed), tray_seed, np.random.default_rng(tray_seed),
+                    propped)
     return render_tray(dice, s)
 
 

@@ -562,9 +562,13 @@ def _replace(style: TrayStyle, **kw) -> TrayStyle:
 
 def random_dice(rng: np.random.Generator, n: int, kinds: list[str], style: TrayStyle,
                 tilted_prob: float = 0.15, touching_prob: float = 0.3,
-                scale: float = 1.0, pip_colours: tuple[str, ...] | None = None) -> list[SceneDie]:
+                scale: float = 1.0, pip_colours: tuple[str, ...] | None = None,
+                propped: bool = True) -> list[SceneDie]:
     """``n`` dice at random places (some touching a neighbour), flat or tilted. ``scale``: the
-    dice's size over their kinds'; ``pip_colours``: other colours for the pip dice."""
+    dice's size over their kinds'; ``pip_colours``: other colours for the pip dice. Seen from
+    above, a tilted die then leans on a flat one or on a wall beyond the frame's edge
+    (:func:`_propped`); ``propped=False``: where it was drawn, on nothing (the benchmark's
+    trays before 2026-11-29, kept for the cases pinned on them)."""
     dice: list[SceneDie] = []
     margin = 48
     oblique = style.camera_elevation_deg < 90.0
@@ -617,7 +621,68 @@ def random_dice(rng: np.random.Generator, n: int, kinds: list[str], style: TrayS
         tilt = float(rng.uniform(14, 40)) if tilted else 0.0
         dice.append(SceneDie(kind, face, colour, x, y, yaw, tilt,
                              float(rng.uniform(0, 2 * math.pi)), size))
+    if propped and not oblique:
+        for i, d in enumerate(dice):
+            if d.tilt_deg:
+                dice[i] = _propped(d, dice, style)
     return dice
+
+
+def lean(die: SceneDie, on: SceneDie | None, style: TrayStyle, side: float = 0.0) -> SceneDie:
+    """``die`` tilted as it is, moved to lean on die ``on`` (which is flat), its top tilted
+    away from it; or, where ``on`` is None, on a tray wall just beyond the frame's edge
+    nearest ``side`` radians from the middle of the frame (0: the right-hand edge). A die
+    cannot rest tilted on a flat tray by itself."""
+    t = math.radians(die.tilt_deg)
+    size = die.size_px or KINDS[die.kind].side_px
+    reach = size / 2 * (math.cos(t) + math.sin(t))  # its footprint out from its centre
+    if on is not None:
+        osize = on.size_px or KINDS[on.kind].side_px
+        # square to one of the support's faces, the one facing ``die`` now
+        ang = math.atan2(die.y - on.y, die.x - on.x)
+        ang = on.yaw + round((ang - on.yaw) / (math.pi / 2)) * math.pi / 2
+        dist = osize / 2 + reach - 0.05 * size
+        x, y = on.x + dist * math.cos(ang), on.y + dist * math.sin(ang)
+    else:
+        ang = round(side / (math.pi / 2)) * math.pi / 2
+        ux, uy = round(math.cos(ang)), round(math.sin(ang))
+        x = die.x if ux == 0 else (style.width - 4 - reach if ux > 0 else 4 + reach)
+        y = die.y if uy == 0 else (style.height - 4 - reach if uy > 0 else 4 + reach)
+        ang += math.pi  # the wall is beyond the die: the die is on the frame's side of it
+    # the support lies at -ang from the die, its side face towards the support raised; its
+    # top leans away, towards ang: (sin d, -cos d) (rotation)
+    d = math.atan2(math.cos(ang), -math.sin(ang))
+    return dataclasses.replace(die, x=x, y=y, yaw=d, tilt_dir=d)
+
+
+def _propped(die: SceneDie, dice: list[SceneDie], style: TrayStyle) -> SceneDie:
+    """A tilted ``die`` of :func:`random_dice` moved to lean on the nearest flat die it fits
+    beside, else on the frame's nearest edge (a wall beyond it); as it was where neither has
+    room. No random numbers: the other dice of a tray stay as they were."""
+    spec = KINDS[die.kind]
+    cands = sorted((d for d in dice if not d.tilt_deg),
+                   key=lambda d: math.hypot(d.x - die.x, d.y - die.y))
+    tries = [lean(die, d, style) for d in cands]
+    ang = math.atan2(die.y - style.height / 2, die.x - style.width / 2)
+    tries += [lean(die, None, style, ang + k * math.pi / 2) for k in (0, 1, -1, 2)]
+    size = die.size_px or spec.side_px
+    radius = size * (0.75 if spec.solid == "cube" else 0.95) * 1.25
+    for moved in tries:
+        ok = True
+        for o in dice:
+            if o is die:
+                continue
+            osize = o.size_px or KINDS[o.kind].side_px
+            orad = osize * (0.75 if KINDS[o.kind].solid == "cube" else 0.95) \
+                * (1.25 if o.tilt_deg else 1.0)
+            near = math.hypot(o.x - moved.x, o.y - moved.y)
+            if near < radius + orad + 3 and not (
+                    not o.tilt_deg and near >= (osize + size) / 2 * 0.9):
+                ok = False  # overlaps a die (its support only touches it)
+                break
+        if ok and 0 <= moved.x < style.width and 0 <= moved.y < style.height:
+            return moved
+    return die
 
 
 def random_tray(seed: int, n_dice: int | None = None, kinds: list[str] | None = None,
