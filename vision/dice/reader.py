@@ -59,6 +59,18 @@ TILT = {"square": {"offset": 0.075, "aspect": 1.2, "top_aspect": 1.10, "size": 1
                    "size_min": 0.0, "top_fraction": 0.6, "rectangularity": 0.75},
         "round": {"offset": 0.085, "aspect": 1.12, "top_aspect": 1.3, "size": 1.12,
                   "size_min": 0.9, "top_fraction": 0.2, "rectangularity": 0.0}}
+# A die cannot rest tilted on a flat tray by itself: it leans on another die or on the
+# tray's wall. A die the tilt rules call tilted is read as flat when nothing is near it
+# (DiceReader._alone): no other die's centre within ALONE_CENTRES of their mean size nor its
+# outline within ALONE_GAP of the die's size, no frame edge nor tray wall within ALONE_EDGE;
+# and when it is seen whole (ALONE_SIZE of its kind's flat size) and, of a taught kind, read
+# ALONE_TAUGHT sure (_flat_for_want_of_support). Chosen on eight towers of the two
+# independent renderers (docs/vision.md).
+ALONE_CENTRES = 1.8
+ALONE_GAP = 0.5
+ALONE_EDGE = 0.3
+ALONE_SIZE = (0.85, 1.15)
+ALONE_TAUGHT = 0.95
 MIN_SHARPNESS = 0.3  # or less, where the tower's taught pictures are softer:
 SHARP_OF_USUAL = 0.3  # a die blurrier than this share of its kind's taught sharpness
 MAX_GLARE = 0.06
@@ -243,8 +255,9 @@ class DiceReader:
         square_ref = self._frame_square_size(blobs)
         shapes = [self.shape_of(b) for b in blobs]
         faces = self._faces(blobs, shapes, frame)
-        return [self._read_one(frame, gain, b, shape, face, square_ref)
-                for b, shape, face in zip(blobs, shapes, faces)]
+        return [self._read_one(frame, gain, b, shape, face, square_ref,
+                               lambda i=i: self._alone(blobs, i, frame.shape))
+                for i, (b, shape, face) in enumerate(zip(blobs, shapes, faces))]
 
     def _frame_square_size(self, blobs: list[Blob]) -> float | None:
         """A pip D6's flat size when the profile does not know it: the median of the dice in
@@ -257,7 +270,9 @@ class DiceReader:
         return float(np.median(flat)) if len(flat) >= 2 else None
 
     def _read_one(self, frame, gain, b: Blob, shape: str,
-                  reading: Reading, square_ref) -> DieReading:
+                  reading: Reading, square_ref, alone=None) -> DieReading:
+        """``alone``: whether nothing lies near the die for it to lean on (asked only of a
+        die the tilt rules call tilted)."""
         x, y = b.cx, b.cy
         kind, face, conf, likely = reading
         # the kind's own colours only where the kind is sure (a face read clean enough)
@@ -277,13 +292,36 @@ class DiceReader:
         least_sharp = self._least_sharp.get(kind, MIN_SHARPNESS) if kind else MIN_SHARPNESS
         if glare_fraction(frame, b) > MAX_GLARE or sharpness(b, face=True) < least_sharp:
             return result("unreadable")
-        if self._tilted(b, shape, ref):
+        if self._tilted(b, shape, ref) and not (
+                alone is not None and _flat_for_want_of_support(b, ref, kind, conf)
+                and alone()):
             return result("cocked", face if conf >= CLEAN_CONFIDENCE else None,
                           conf * 0.5 if face else 0.0)
         least = CLEAN_CONFIDENCE if kind == PIPS else TAUGHT_CLEAN_CONFIDENCE
         if kind is None or face is None or conf < least:
             return result("unreadable")
         return result("clean", face, conf)
+
+    def _alone(self, blobs: list[Blob], i: int, shape: tuple[int, ...]) -> bool:
+        """Nothing near die ``i`` that it could lean on: no other die (its centre within
+        ALONE_CENTRES of their mean size, or its outline within ALONE_GAP of the die's size),
+        no edge of the frame (the tray's wall may be just beyond) and no wall of the tray
+        (where the empty tray shows one) within ALONE_EDGE of its size."""
+        b = blobs[i]
+        s = b.size
+        fh, fw = shape[:2]
+        h, w = b.mask.shape
+        reach = ALONE_EDGE * s
+        if min(b.x0, b.y0, fw - (b.x0 + w), fh - (b.y0 + h)) <= reach:
+            return False
+        for j, o in enumerate(blobs):
+            if j != i and (math.hypot(b.cx - o.cx, b.cy - o.cy) <= ALONE_CENTRES * (s + o.size) / 2
+                           or _within(b, o, ALONE_GAP * s)):
+                return False
+        sizes = [m.size_px for m in self.profile.kinds.values() if m.size_px]
+        walls = self.bg.wall_distance(float(np.median(sizes)) if sizes else s)
+        ys, xs = np.nonzero(b.mask)
+        return float(walls[ys + b.y0, xs + b.x0].min()) > reach
 
     @staticmethod
     def _tilted(b: Blob, shape: str, ref: float | None) -> bool:
@@ -630,6 +668,34 @@ def network_problems() -> list[str]:
     if taught is not None:
         out.append(f"{taught}: taught faces are compared by their edges alone")
     return out
+
+
+def _flat_for_want_of_support(b: Blob, ref: float | None, kind: str | None,
+                              conf: float) -> bool:
+    """Whether a die the tilt rules call tilted is flat after all if nothing lies near it to
+    lean on (then a die cannot rest tilted on a flat tray): it is seen whole (its size within
+    ALONE_SIZE of its kind's flat size) and, of a taught kind, its face read ALONE_TAUGHT
+    sure. The rules' cues (an elongated or large outline, a top face off centre) are also
+    what the camera's perspective and a shadow make of a flat die."""
+    if ref is None or kind is None or not ALONE_SIZE[0] * ref <= b.size <= ALONE_SIZE[1] * ref:
+        return False
+    return kind == PIPS or conf >= ALONE_TAUGHT
+
+
+def _within(b: Blob, o: Blob, gap: float) -> bool:
+    """Whether blob ``o``'s outline comes within ``gap`` pixels of blob ``b``'s."""
+    bh, bw = b.mask.shape
+    oh, ow = o.mask.shape
+    x0, y0 = min(b.x0, o.x0), min(b.y0, o.y0)
+    x1, y1 = max(b.x0 + bw, o.x0 + ow), max(b.y0 + bh, o.y0 + oh)
+    if (b.x0 - gap > o.x0 + ow or o.x0 - gap > b.x0 + bw or b.y0 - gap > o.y0 + oh
+            or o.y0 - gap > b.y0 + bh):
+        return False  # their boxes are farther apart than that
+    other = np.full((y1 - y0, x1 - x0), 255, np.uint8)
+    other[o.y0 - y0:o.y0 - y0 + oh, o.x0 - x0:o.x0 - x0 + ow][o.mask > 0] = 0
+    dist = cv2.distanceTransform(other, cv2.DIST_L2, 3)
+    mine = dist[b.y0 - y0:b.y0 - y0 + bh, b.x0 - x0:b.x0 - x0 + bw][b.mask > 0]
+    return bool(mine.size) and float(mine.min()) <= gap
 
 
 def _settled(r: Reading) -> bool:

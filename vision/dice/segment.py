@@ -117,6 +117,12 @@ class Blob:
         return self.top_area / self.area
 
 
+# the empty tray's floor: its colour, within this (8-bit CIE Lab) or this many times the
+# tray's median difference from it (Background.wall_distance)
+WALL_COLOUR = 8.0
+WALL_SPREAD = 4.0
+
+
 class Background:
     """The empty tray: a mean image (from one or more frames), its CIE Lab at full and half
     size (the dice are found at half size, then measured at full size)."""
@@ -140,6 +146,7 @@ class Background:
         self._woven_full: np.ndarray | None = None
         self._sampled: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         self._sampled_yet = False
+        self._floor: tuple[float, np.ndarray] | None = None
         step = 4
         self._sub = (slice(None, None, step), slice(None, None, step))
         self._gray_sub = np.maximum(self.gray[self._sub], 1.0)
@@ -160,6 +167,33 @@ class Background:
             self._sampled = (woven, mean[woven], spread[woven]) \
                 if np.count_nonzero(woven) >= 0.5 * woven.size else None
         return self._sampled
+
+    def wall_distance(self, die_px: float) -> np.ndarray:
+        """Each pixel's distance (full-size pixels) from what is not the tray's floor: its
+        walls, its rim, the table beyond, where the empty tray shows them. The floor is the
+        largest connected region of the empty tray's own colour (blurred over a twelfth of
+        a die, within WALL_COLOUR or WALL_SPREAD times the tray's median difference from
+        it, whichever is more: a floor's light falls off towards its edges). A tray that
+        fills the frame has no wall: every distance is large. Worked out once, at half
+        size."""
+        if self._floor is None or self._floor[0] != die_px:
+            small = np.clip(cv2.resize(self.mean, self.half, interpolation=cv2.INTER_AREA)
+                            + 0.5, 0, 255).astype(np.uint8)
+            blur = cv2.GaussianBlur(small, (0, 0), max(0.5, die_px / 24.0))
+            lab = cv2.cvtColor(blur, cv2.COLOR_BGR2Lab).astype(np.float32)
+            off = np.linalg.norm(lab - np.median(lab.reshape(-1, 3), axis=0), axis=2)
+            floor = (off < max(WALL_COLOUR, WALL_SPREAD * float(np.median(off)))).astype(np.uint8)
+            n, labels, stats, _ = cv2.connectedComponentsWithStats(floor)
+            if n > 1:
+                floor = (labels == 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+                         ).astype(np.uint8)
+            if floor.all():
+                dist = np.full(floor.shape, 1e6, np.float32)
+            else:
+                dist = cv2.distanceTransform(floor * 255, cv2.DIST_L2, 3) * 2.0
+            self._floor = (die_px, cv2.resize(dist, (self.width, self.height),
+                                              interpolation=cv2.INTER_NEAREST))
+        return self._floor[1]
 
     def texture(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(grey level, its local mean, its local spread) over TEXTURE_WINDOW squares: what
