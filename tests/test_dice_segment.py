@@ -68,3 +68,19 @@ def test_a_part_cut_in_its_pieces_windows_is_cut_as_in_the_whole_box(crowd, monk
             # a rim pixel equally near two dice may go to either: the distances of a window
             # and of the whole box can differ in their last bit
             assert np.count_nonzero(g != w) <= 2
+
+
+def test_the_tray_wall_is_where_the_empty_tray_stops_being_its_floor():
+    # the felt's own light falls off towards the corners (vignetting): still floor; a dark
+    # wall along the right-hand side and a light rim beyond it are not
+    tray = empty_tray(STYLE, seed=100)
+    walled = tray.copy()
+    walled[:, 560:600] = (walled[:, 560:600] * 0.3).astype(np.uint8)
+    walled[:, 600:] = (200, 190, 180)
+    bg, open_tray = Background(walled.astype(np.float32)), Background(tray.astype(np.float32))
+    at = lambda b, x, y: b.wall_distance(50.0, np.array([y]), np.array([x]))  # noqa: E731
+    assert at(open_tray, 10, 10) == at(open_tray, 620, 470) == float("inf")
+    assert at(bg, 570, 240) == 0 and at(bg, 620, 10) == 0
+    # the wall begins where it was drawn (give or take the map's 4 pixels and its blur)
+    assert at(bg, 20, 240) == pytest.approx(540, abs=10)
+    assert at(bg, 500, 240) == pytest.approx(60, abs=10)

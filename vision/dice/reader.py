@@ -319,9 +319,9 @@ class DiceReader:
                            or _within(b, o, ALONE_GAP * s)):
                 return False
         sizes = [m.size_px for m in self.profile.kinds.values() if m.size_px]
-        walls = self.bg.wall_distance(float(np.median(sizes)) if sizes else s)
         ys, xs = np.nonzero(b.mask)
-        return float(walls[ys + b.y0, xs + b.x0].min()) > reach
+        return self.bg.wall_distance(float(np.median(sizes)) if sizes else s,
+                                     ys + b.y0, xs + b.x0) > reach
 
     @staticmethod
     def _tilted(b: Blob, shape: str, ref: float | None) -> bool:

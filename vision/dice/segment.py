@@ -117,10 +117,13 @@ class Blob:
         return self.top_area / self.area
 
 
-# the empty tray's floor: its colour, within this (8-bit CIE Lab) or this many times the
-# tray's median difference from it (Background.wall_distance)
-WALL_COLOUR = 8.0
+# the empty tray's floor: its colour, within this (CIE Lab) or this many times the tray's
+# median difference from it (Background.wall_distance). On twelve towers of the independent
+# renderers a floor's light and colour stray from its median by up to 9 to 20, walls and
+# rims by 27 to 60; a fifth less light in the corners is 10
+WALL_COLOUR = 15.0
 WALL_SPREAD = 4.0
+WALL_SCALE = 4  # the map's pixels are this many of the frame's across
 
 
 class Background:
@@ -146,7 +149,7 @@ class Background:
         self._woven_full: np.ndarray | None = None
         self._sampled: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         self._sampled_yet = False
-        self._floor: tuple[float, np.ndarray] | None = None
+        self._floor: tuple[float, np.ndarray | None] | None = None
         step = 4
         self._sub = (slice(None, None, step), slice(None, None, step))
         self._gray_sub = np.maximum(self.gray[self._sub], 1.0)
@@ -168,32 +171,39 @@ class Background:
                 if np.count_nonzero(woven) >= 0.5 * woven.size else None
         return self._sampled
 
-    def wall_distance(self, die_px: float) -> np.ndarray:
-        """Each pixel's distance (full-size pixels) from what is not the tray's floor: its
-        walls, its rim, the table beyond, where the empty tray shows them. The floor is the
-        largest connected region of the empty tray's own colour (blurred over a twelfth of
-        a die, within WALL_COLOUR or WALL_SPREAD times the tray's median difference from
-        it, whichever is more: a floor's light falls off towards its edges). A tray that
-        fills the frame has no wall: every distance is large. Worked out once, at half
-        size."""
+    def wall_distance(self, die_px: float, ys: np.ndarray, xs: np.ndarray) -> float:
+        """The least distance (full-size pixels) from the pixels ``ys``, ``xs`` to what is
+        not the tray's floor: its walls, its rim, the table beyond, where the empty tray
+        shows them. The floor is the largest connected region of the empty tray's own colour
+        (blurred over a twelfth of a die, within WALL_COLOUR or WALL_SPREAD times the tray's
+        median difference from it, whichever is more: a floor's light falls off towards its
+        edges). A tray that fills the frame has no wall: the distance is large. The map is
+        worked out once, at a quarter of the frame's size."""
         if self._floor is None or self._floor[0] != die_px:
-            small = np.clip(cv2.resize(self.mean, self.half, interpolation=cv2.INTER_AREA)
-                            + 0.5, 0, 255).astype(np.uint8)
-            blur = cv2.GaussianBlur(small, (0, 0), max(0.5, die_px / 24.0))
-            lab = cv2.cvtColor(blur, cv2.COLOR_BGR2Lab).astype(np.float32)
-            off = np.linalg.norm(lab - np.median(lab.reshape(-1, 3), axis=0), axis=2)
+            f = WALL_SCALE
+            small = np.clip(cv2.resize(self.mean, (max(1, self.width // f),
+                                                   max(1, self.height // f)),
+                                       interpolation=cv2.INTER_AREA) + 0.5, 0, 255
+                            ).astype(np.uint8)
+            blur = cv2.GaussianBlur(small, (0, 0), max(0.5, die_px / (12.0 * f)))
+            lab = _lab8(blur)
+            off = cv2.magnitude(*[cv2.absdiff(lab[..., k], float(np.median(lab[..., k])))
+                                  for k in (0, 1)])
+            off = cv2.magnitude(off, cv2.absdiff(lab[..., 2], float(np.median(lab[..., 2]))))
             floor = (off < max(WALL_COLOUR, WALL_SPREAD * float(np.median(off)))).astype(np.uint8)
             n, labels, stats, _ = cv2.connectedComponentsWithStats(floor)
             if n > 1:
                 floor = (labels == 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
                          ).astype(np.uint8)
-            if floor.all():
-                dist = np.full(floor.shape, 1e6, np.float32)
-            else:
-                dist = cv2.distanceTransform(floor * 255, cv2.DIST_L2, 3) * 2.0
-            self._floor = (die_px, cv2.resize(dist, (self.width, self.height),
-                                              interpolation=cv2.INTER_NEAREST))
-        return self._floor[1]
+            dist = None if floor.all() else cv2.distanceTransform(floor * 255, cv2.DIST_L2,
+                                                                    cv2.DIST_MASK_PRECISE)
+            self._floor = (die_px, dist)
+        dist = self._floor[1]
+        if dist is None or not len(ys):
+            return math.inf
+        f = WALL_SCALE
+        h, w = dist.shape
+        return float(dist[np.minimum(ys // f, h - 1), np.minimum(xs // f, w - 1)].min()) * f
 
     def texture(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(grey level, its local mean, its local spread) over TEXTURE_WINDOW squares: what
