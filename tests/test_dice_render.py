@@ -15,8 +15,11 @@ from vision.dice.render import (
     TrayStyle,
     _pose,
     _project,
+    random_dice,
+    random_style,
     random_tray,
     render_tray,
+    rotation,
     tray_point,
 )
 
@@ -111,3 +114,22 @@ def test_a_low_webcam_is_asked_for_and_the_default_trays_do_not_move():
     assert len(low_truth) == len(truth) and not np.array_equal(low_frame, frame)
     for t_low, t in zip(low_truth, truth):
         assert (t_low.kind, t_low.face) == (t.kind, t.face)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_a_tilted_die_of_a_random_tray_leans_on_a_flat_die_or_the_frame_edge(seed):
+    # a die cannot rest tilted on nothing: its raised side faces its support, its top leans
+    # away from it
+    rng = np.random.default_rng(seed)
+    style = random_style(rng)
+    dice = random_dice(rng, 8, list(KINDS), style, tilted_prob=0.5)
+    for d in dice:
+        if not d.tilt_deg:
+            continue
+        top = rotation(d.yaw, math.radians(d.tilt_deg), d.tilt_dir) @ np.array([0.0, 0.0, 1.0])
+        size = KINDS[d.kind].side_px
+        flat = [o for o in dice if not o.tilt_deg and math.hypot(o.x - d.x, o.y - d.y)
+                <= 1.1 * (size + KINDS[o.kind].side_px)]
+        edge = min(d.x, d.y, style.width - d.x, style.height - d.y) < size
+        # leaning away from a flat die beside it, or at the frame's edge
+        assert edge or any(top[0] * (d.x - o.x) + top[1] * (d.y - o.y) > 0 for o in flat), d

@@ -18,6 +18,7 @@ reader never guesses on those.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from functools import lru_cache
 
 import cv2
@@ -270,7 +271,8 @@ class DiceReader:
         return float(np.median(flat)) if len(flat) >= 2 else None
 
     def _read_one(self, frame, gain, b: Blob, shape: str,
-                  reading: Reading, square_ref, alone=None) -> DieReading:
+                  reading: Reading, square_ref,
+                  alone: Callable[[], bool] | None = None) -> DieReading:
         """``alone``: whether nothing lies near the die for it to lean on (asked only of a
         die the tilt rules call tilted)."""
         x, y = b.cx, b.cy

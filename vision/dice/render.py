@@ -657,8 +657,8 @@ def lean(die: SceneDie, on: SceneDie | None, style: TrayStyle, side: float = 0.0
 
 def _propped(die: SceneDie, dice: list[SceneDie], style: TrayStyle) -> SceneDie:
     """A tilted ``die`` of :func:`random_dice` moved to lean on the nearest flat die it fits
-    beside, else on the frame's nearest edge (a wall beyond it); as it was where neither has
-    room. No random numbers: the other dice of a tray stay as they were."""
+    beside, else on the frame's nearest edge (a wall beyond it); flat where it is where
+    neither has room. No random numbers: the other dice of a tray stay as they were."""
     spec = KINDS[die.kind]
     cands = sorted((d for d in dice if not d.tilt_deg),
                    key=lambda d: math.hypot(d.x - die.x, d.y - die.y))
@@ -682,7 +682,7 @@ def _propped(die: SceneDie, dice: list[SceneDie], style: TrayStyle) -> SceneDie:
                 break
         if ok and 0 <= moved.x < style.width and 0 <= moved.y < style.height:
             return moved
-    return die
+    return dataclasses.replace(die, tilt_deg=0.0)  # nothing to lean on: it lies flat
 
 
 def random_tray(seed: int, n_dice: int | None = None, kinds: list[str] | None = None,
