@@ -17,6 +17,7 @@ reader never guesses on those.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from functools import lru_cache
@@ -257,7 +258,7 @@ class DiceReader:
         shapes = [self.shape_of(b) for b in blobs]
         faces = self._faces(blobs, shapes, frame)
         return [self._read_one(frame, gain, b, shape, face, square_ref,
-                               lambda i=i: self._alone(blobs, i, frame.shape))
+                               functools.partial(self._alone, blobs, i, frame.shape))
                 for i, (b, shape, face) in enumerate(zip(blobs, shapes, faces))]
 
     def _frame_square_size(self, blobs: list[Blob]) -> float | None:
