@@ -12,6 +12,7 @@ read clean."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -92,3 +93,30 @@ def test_cube_tilted_19_degrees_is_not_clean():
     assert 15 < t.tilt_deg < 25
     assert r is not None and r.status in ("cocked", "unreadable")
     assert math.hypot(r.x - t.x, r.y - t.y) < MATCH_PX
+
+
+@pytest.mark.parametrize("light,exposure,cast", [
+    ("a lamp a quarter brighter", 1.25, (1.0, 1.0, 1.0)),
+    ("a quarter dimmer", 0.75, (1.0, 1.0, 1.0)),
+    ("warmer light", 1.0, (0.85, 1.0, 1.12)),
+])
+def test_a_tower_reads_its_trays_under_another_light_than_it_was_taught_in(light, exposure,
+                                                                          cast):
+    # taught under its own light (the benchmark's tower 0), read under another: another lamp,
+    # exposure or white balance scales each colour channel of the frame (before frames were
+    # balanced to the empty tray's light, 5 and 2 of these 31 flat dice were read under the
+    # brighter lamp and the warmer light; the dimmer one passed)
+    kinds = ("d6pips", "kotd", "d12", "spawn")
+    rng = np.random.default_rng(1000)
+    flat = right = 0
+    for _ in range(8):
+        tray = int(rng.integers(1 << 30))
+        style, dice = _tray(tower_style(0, SEED), tray, np.random.default_rng(tray))
+        frame, truth = render_tray(dice, dataclasses.replace(style, exposure=style.exposure * exposure))
+        frame = np.clip(frame * np.array(cast, np.float32), 0, 255).astype(np.uint8)
+        for t, r in zip(truth, _match(truth, reader(0, kinds).read(frame))):
+            assert r is None or r.status != "clean" or (r.kind, r.face) == (t.kind, t.face)
+            if t.flat:
+                flat += 1
+                right += r is not None and r.status == "clean"
+    assert right >= 0.8 * flat, f"{light}: {right} of {flat}"

@@ -194,6 +194,39 @@ def test_bad_light_blur_and_glare_are_unreadable(reader):
     assert (got[1].face, got[1].status) == ("FAME", "clean")
 
 
+# the tower taught under one light, read under another: a lamp a quarter dimmer, warmer or
+# cooler light (each colour channel of the frame scaled)
+OTHER_LIGHTS = [("dimmer", dict(exposure=0.75), (1.0, 1.0, 1.0)),
+                ("warmer", {}, (0.85, 1.0, 1.12)), ("cooler", {}, (1.12, 1.0, 0.88))]
+LIT_DICE = [SceneDie("d6pips", "4", "white", 170, 150, 0.2), SceneDie("kotd", "FAME", "black", 430, 160, 1.1),
+            SceneDie("d12", "7", "red", 300, 330, 0.4), SceneDie("kotd", "CLAW", "white", 480, 340, 2.0),
+            SceneDie("d6pips", "2", "red", 160, 360, 0.9)]
+
+
+def lit(light: dict, cast: tuple[float, float, float]):
+    frame, truth = frame_of(LIT_DICE, seed=31, **light)
+    return np.clip(frame * np.array(cast, np.float32), 0, 255).astype(np.uint8), truth
+
+
+@pytest.mark.parametrize("light,style,cast", OTHER_LIGHTS, ids=[c[0] for c in OTHER_LIGHTS])
+def test_dice_are_read_under_another_light_than_the_one_they_were_taught_in(reader, light, style,
+                                                                           cast):
+    frame, truth = lit(style, cast)
+    got = by_position(reader.read(frame), truth)
+    assert [(r.kind, r.face, r.colour, r.status) for r in got] == \
+        [(t.kind, t.face, t.colour, "clean") for t in truth]
+
+
+def test_under_a_brighter_lamp_a_saturated_symbol_is_unreadable_and_the_rest_is_read(reader):
+    # a fifth brighter: the black die's white symbol saturates (a glare, as far as the reader
+    # can tell: not read, never misread); the other dice read as under the tower's own light
+    frame, truth = lit(dict(exposure=1.2), (1.0, 1.0, 1.0))
+    got = by_position(reader.read(frame), truth)
+    assert (got[1].kind, got[1].face, got[1].status) == ("kotd", None, "unreadable")
+    assert [(r.kind, r.face, r.colour, r.status) for k, r in enumerate(got) if k != 1] == \
+        [(t.kind, t.face, t.colour, "clean") for k, t in enumerate(truth) if k != 1]
+
+
 def test_frames_that_cannot_be_read_are_named(reader):
     frame, _ = frame_of([])
     with pytest.raises(DiceError, match=r"^cam 7: the frame is black"):

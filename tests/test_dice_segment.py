@@ -10,7 +10,7 @@ import pytest
 
 import vision.dice.segment as segment
 from vision.dice.render import SceneDie, TrayStyle, empty_tray, render_tray
-from vision.dice.segment import Background, exposure_gain, find_blobs
+from vision.dice.segment import Background, balanced, exposure_gain, find_blobs
 
 STYLE = TrayStyle(tray_bgr=(120, 104, 66), light_dir=(0.12, -0.08), vignette=0.2,
                   gradient=(0.06, -0.04), perspective=3.0, blur_sigma=0.6, noise_sigma=2.0,
@@ -84,3 +84,30 @@ def test_the_tray_wall_is_where_the_empty_tray_stops_being_its_floor():
     # the wall begins where it was drawn (give or take the map's 4 pixels and its blur)
     assert at(bg, 20, 240) == pytest.approx(540, abs=10)
     assert at(bg, 500, 240) == pytest.approx(60, abs=10)
+
+
+def test_a_frame_under_another_light_is_brought_to_the_empty_trays():
+    tray = empty_tray(STYLE, seed=100)
+    bg = Background(empty_tray(STYLE, seed=101).astype(np.float32))
+    frame, _ = render_tray(CROWD, dataclasses.replace(STYLE, seed=8))
+    same, light = balanced(frame, bg)
+    assert same is frame and light == pytest.approx(1.0, abs=0.03)  # its own light: as it is
+    def ratio(a):  # each channel's median ratio to the empty tray's
+        return np.median(a[::8, ::8].reshape(-1, 3) / np.maximum(tray[::8, ::8].reshape(-1, 3), 1),
+                         axis=0)
+
+    # a warmer lamp, a tenth dimmer: its colour taken out (every channel a tenth dimmer,
+    # within 2 %: the reader follows that much change of light as it is)
+    cast = np.clip(frame * np.array([0.78, 0.9, 1.0], np.float32), 0, 255).astype(np.uint8)
+    back, light = balanced(cast, bg)
+    assert light == pytest.approx(0.89, abs=0.03)
+    assert np.allclose(ratio(back), 0.89, atol=0.02)
+    # a lamp a quarter dimmer and warmer: every channel back to the tray's, within 2 %
+    dimmer_cast = np.clip(frame * np.array([0.6, 0.75, 0.85], np.float32), 0, 255).astype(np.uint8)
+    assert np.allclose(ratio(balanced(dimmer_cast, bg)[0]), 1.0, atol=0.02)
+    # a tenth dimmer alone: left to the reader, which follows such a change as it is
+    dimmer = (frame * 0.9).astype(np.uint8)
+    assert balanced(dimmer, bg)[0] is dimmer
+    # a tray too dark to tell its light from the camera's noise: as it is
+    dark = Background((tray * 0.1).astype(np.float32))
+    assert balanced(cast, dark)[0] is cast

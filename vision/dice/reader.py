@@ -45,6 +45,7 @@ from .profile import PIPS, KindModel, Profile
 from .segment import (
     MIN_AREA_PX,
     Blob,
+    balanced,
     check_frame,
     exposure_gain,
     find_blobs,
@@ -253,12 +254,16 @@ class DiceReader:
     def read(self, frame: np.ndarray, name: str = "frame") -> list[DieReading]:
         """Every die in ``frame`` (BGR uint8 of the profile's size). Raises DiceError naming
         ``name`` for a frame that cannot be read at all (wrong size, black, white)."""
+        check_frame(frame, self.bg, name)
+        raw = frame
+        frame, light = balanced(frame, self.bg)  # another lamp, exposure or white balance
         blobs, gain = self.blobs(frame, name)
         square_ref = self._frame_square_size(blobs)
         shapes = [self.shape_of(b) for b in blobs]
         faces = self._faces(blobs, shapes, frame)
         return [self._read_one(frame, gain, b, shape, face, square_ref,
-                               functools.partial(self._alone, blobs, i, frame.shape))
+                               functools.partial(self._alone, blobs, i, frame.shape),
+                               light=light, raw=raw)
                 for i, (b, shape, face) in enumerate(zip(blobs, shapes, faces))]
 
     def _frame_square_size(self, blobs: list[Blob]) -> float | None:
@@ -273,9 +278,12 @@ class DiceReader:
 
     def _read_one(self, frame, gain, b: Blob, shape: str,
                   reading: Reading, square_ref,
-                  alone: Callable[[], bool] | None = None) -> DieReading:
+                  alone: Callable[[], bool] | None = None, light: float | None = None,
+                  raw: np.ndarray | None = None) -> DieReading:
         """``alone``: whether nothing lies near the die for it to lean on (asked only of a
-        die the tilt rules call tilted)."""
+        die the tilt rules call tilted). ``light``: how much brighter the frame was than the
+        empty tray before it was balanced (``gain`` is after), and ``raw``: the frame as the
+        camera gave it (its saturated pixels are a glare's)."""
         x, y = b.cx, b.cy
         kind, face, conf, likely = reading
         # the kind's own colours only where the kind is sure (a face read clean enough)
@@ -286,14 +294,15 @@ class DiceReader:
             return DieReading(kind, face, colour, status, float(conf), float(x), float(y),
                               likely)
 
-        if not GAIN_RANGE[0] <= gain <= GAIN_RANGE[1]:
+        if not GAIN_RANGE[0] <= (gain if light is None else light) <= GAIN_RANGE[1]:
             return result("unreadable")
         ref = None
         if kind is not None:
             m = self.profile.kinds[kind]
             ref = m.size_px or (square_ref if kind == PIPS else None)
         least_sharp = self._least_sharp.get(kind, MIN_SHARPNESS) if kind else MIN_SHARPNESS
-        if glare_fraction(frame, b) > MAX_GLARE or sharpness(b, face=True) < least_sharp:
+        if glare_fraction(frame if raw is None else raw, b) > MAX_GLARE \
+                or sharpness(b, face=True) < least_sharp:
             return result("unreadable")
         if self._tilted(b, shape, ref) and not (
                 alone is not None and _flat_for_want_of_support(b, ref, kind, conf)

@@ -150,9 +150,17 @@ class Background:
         self._sampled: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         self._sampled_yet = False
         self._floor: tuple[float, np.ndarray | None] | None = None
+        self._balance_ref: np.ndarray | None = None
         step = 4
         self._sub = (slice(None, None, step), slice(None, None, step))
         self._gray_sub = np.maximum(self.gray[self._sub], 1.0)
+
+    def balance_ref(self) -> np.ndarray:
+        """The empty tray's colour at every BALANCE_STEP-th pixel (:func:`balanced`)."""
+        if self._balance_ref is None:
+            self._balance_ref = np.maximum(
+                self.mean[::BALANCE_STEP, ::BALANCE_STEP].reshape(-1, 3), 1.0)
+        return self._balance_ref
 
     def lab_box(self, y0: int, y1: int, x0: int, x1: int) -> np.ndarray:
         """CIE Lab of the empty tray over a box (worked out where dice lie, not over the
@@ -287,6 +295,40 @@ def exposure_gain(frame: np.ndarray, bg: Background) -> float:
 
     g = cv2.cvtColor(frame[bg._sub], cv2.COLOR_BGR2GRAY).astype(np.float32)
     return quantiles(g / bg._gray_sub, (50,))[0]
+
+
+# a frame whose tray is lit in another colour than the empty tray's (a channel this much
+# off), or more than EXPOSURE_FROM brighter or darker, is first brought to the empty tray's
+# light (balanced); a smaller change of light alone the reader follows as it is
+BALANCE_FROM = 0.06
+EXPOSURE_FROM = 0.15
+BALANCE_STEP = 8  # (every 8th pixel's row and column is looked at)
+BALANCE_LEAST = 30  # the empty tray's least level in every channel where it is looked at
+
+
+def balanced(frame: np.ndarray, bg: Background) -> tuple[np.ndarray, float]:
+    """(the frame brought to the empty tray's light, how much brighter it was). Another lamp,
+    the camera's exposure or its white balance scale each colour channel of the whole frame
+    (a camera's values are a power of the light: a factor in the light is a factor in them),
+    so each channel is divided by its median ratio to the empty tray's (dice cover little of
+    the tray; pixels saturated or near black left out). A frame lit as the empty tray was,
+    within BALANCE_FROM in every channel, is returned as it is."""
+    light = exposure_gain(frame, bg)
+    sub = frame[::BALANCE_STEP, ::BALANCE_STEP].reshape(-1, 3)
+    ref = bg.balance_ref()
+    # (a ratio of dark values is mostly the camera's noise)
+    usable = (sub.max(axis=1) < 250) & (ref.min(axis=1) >= BALANCE_LEAST)
+    if np.count_nonzero(usable) < 0.25 * len(sub):
+        return frame, light  # a dark tray, or a frame mostly saturated: as it is
+    ratios = sub[usable].astype(np.float32) / ref[usable]
+    half = len(ratios) // 2
+    gains = np.maximum(np.partition(ratios, half, axis=0)[half], 1e-3)
+    level = float(np.exp(np.log(gains).mean()))  # the light's change, colour apart
+    if abs(level - 1.0) <= EXPOSURE_FROM:
+        gains = gains / level  # the colour alone (the reader follows small changes of light)
+    if np.abs(gains - 1.0).max() <= BALANCE_FROM:
+        return frame, light
+    return cv2.transform(frame, np.diag(1.0 / gains).astype(np.float32)), light
 
 
 _CHROMA2 = np.array([[0, 1, 1]], np.float32)  # a 3-channel pixel -> its a^2 + b^2
