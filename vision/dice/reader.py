@@ -77,6 +77,9 @@ ALONE_TAUGHT = 0.95
 MIN_SHARPNESS = 0.3  # or less, where the tower's taught pictures are softer:
 SHARP_OF_USUAL = 0.3  # a die blurrier than this share of its kind's taught sharpness
 MAX_GLARE = 0.06
+# ... unless its taught face is read this sure: then what is saturated is its light symbol
+# under a bright lamp, hiding nothing (a glare over a symbol leaves it unsure or unread)
+GLARE_READ = 0.99
 GAIN_RANGE = (0.45, 2.2)  # the light compared with the empty tray's
 CLEAN_CONFIDENCE = 0.5
 # a taught face is matched, not counted: its neighbours' numerals can look like it, so only
@@ -301,8 +304,9 @@ class DiceReader:
             m = self.profile.kinds[kind]
             ref = m.size_px or (square_ref if kind == PIPS else None)
         least_sharp = self._least_sharp.get(kind, MIN_SHARPNESS) if kind else MIN_SHARPNESS
-        if glare_fraction(frame if raw is None else raw, b) > MAX_GLARE \
-                or sharpness(b, face=True) < least_sharp:
+        glared = glare_fraction(frame if raw is None else raw, b) > MAX_GLARE and not (
+            kind is not None and kind != PIPS and conf >= GLARE_READ)
+        if glared or sharpness(b, face=True) < least_sharp:
             return result("unreadable")
         if self._tilted(b, shape, ref) and not (
                 alone is not None and _flat_for_want_of_support(b, ref, kind, conf)
