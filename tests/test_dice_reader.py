@@ -234,6 +234,29 @@ def test_a_glare_on_a_symbol_die_is_unreadable(reader, x, y):
     assert (r.kind, r.status) == ("kotd", "unreadable") and r.face is None
 
 
+def test_dice_taught_under_another_light_than_the_empty_tray_are_read(profile):
+    # the empty tray taken, then a lamp switched on (a fifth brighter, warmer) while the dice
+    # were taught: each teaching picture is brought to the empty tray's light (before, every
+    # teaching picture was taken whole for a die, and no die was read after)
+    p = Profile()
+    for k in range(3):
+        p.add_background(empty_tray(STYLE, seed=100 + k))
+    for kind, model in profile.kinds.items():
+        n = 0
+        for face in model.faces:
+            for k in range(len(model.examples.get(face, [])) or 1):
+                n += 1
+                colour = KINDS[kind].colours[n % len(KINDS[kind].colours)]
+                frame, _ = single_die(kind, face, colour, 300 + 10 * n + k,
+                                      dataclasses.replace(STYLE, exposure=1.2))
+                p.add_example(kind, face, np.clip(frame * np.array([0.85, 1.0, 1.12], np.float32),
+                                                  0, 255).astype(np.uint8), colour=colour)
+    frame, truth = frame_of(LIT_DICE, seed=31)
+    got = by_position(DiceReader(p).read(frame), truth)
+    assert [(r.kind, r.face, r.colour, r.status) for r in got] == \
+        [(t.kind, t.face, t.colour, "clean") for t in truth]
+
+
 def test_frames_that_cannot_be_read_are_named(reader):
     frame, _ = frame_of([])
     with pytest.raises(DiceError, match=r"^cam 7: the frame is black"):

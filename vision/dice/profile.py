@@ -209,7 +209,7 @@ class Profile:
         dice too: the example is the die whose centre is nearest ``at`` (teaching from a
         throw, the camera tower)."""
         from .features import body_feature, face_crop, sharpness
-        from .segment import shape_of, teaching_blobs
+        from .segment import balanced, shape_of, teaching_blobs
 
         model = self.kind(kind, faces)
         if face not in model.faces:
@@ -244,8 +244,9 @@ class Profile:
             model._gradients = None
             model._vectors = None
         if colour is not None:
+            lit, _ = balanced(frame, self.tray())  # the frame teaching_blobs looked at
             self.colours.setdefault(colour, []).append(
-                body_feature(frame, self.background, gain, b))
+                body_feature(lit, self.background, gain, b))
             if colour not in model.colours:
                 model.colours.append(colour)
 

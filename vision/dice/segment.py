@@ -628,8 +628,10 @@ def teaching_blobs(frame: np.ndarray, bg: Background, name: str = "frame"
                    ) -> tuple[list[Blob], float]:
     """The dice of a teaching frame (one die of a kind whose size is not known yet), and the
     frame's light compared with the empty tray's: what is much smaller than the largest part
-    is a crumb, not a die."""
+    is a crumb, not a die. A frame under another light is first brought to the empty tray's
+    (:func:`balanced`), as :meth:`DiceReader.read` does."""
     check_frame(frame, bg, name)
+    frame, _ = balanced(frame, bg)
     gain = exposure_gain(frame, bg)
     blobs = find_blobs(frame, bg, gain)
     if blobs:
