@@ -311,8 +311,10 @@ def balanced(frame: np.ndarray, bg: Background) -> tuple[np.ndarray, float]:
     the camera's exposure or its white balance scale each colour channel of the whole frame
     (a camera's values are a power of the light: a factor in the light is a factor in them),
     so each channel is divided by its median ratio to the empty tray's (dice cover little of
-    the tray; pixels saturated or near black left out). A frame lit as the empty tray was,
-    within BALANCE_FROM in every channel, is returned as it is."""
+    the tray; saturated pixels, and where the empty tray is darker than BALANCE_LEAST, left
+    out). A change of the light's level alone within EXPOSURE_FROM is left to the reader, which
+    follows it (only the colour is taken out then); a frame lit as the empty tray was, within
+    BALANCE_FROM in every channel, is returned as it is."""
     light = exposure_gain(frame, bg)
     sub = frame[::BALANCE_STEP, ::BALANCE_STEP].reshape(-1, 3)
     ref = bg.balance_ref()
