@@ -182,14 +182,16 @@ class DiceReader:
 
     # ------------------------------------------------------------ segmentation
 
-    def blobs(self, frame: np.ndarray, name: str = "frame", teaching: bool = False
-              ) -> tuple[list[Blob], float]:
+    def blobs(self, frame: np.ndarray, name: str = "frame", teaching: bool = False,
+              gain: float | None = None) -> tuple[list[Blob], float]:
         """(the dice, the frame's light compared with the empty tray's).
-        ``teaching``: one die of a kind whose size is not known yet."""
+        ``teaching``: one die of a kind whose size is not known yet. ``gain``: that light
+        where it is known already (the frame checked)."""
         if teaching:
             return teaching_blobs(frame, self.bg, name)
-        check_frame(frame, self.bg, name)
-        gain = exposure_gain(frame, self.bg)
+        if gain is None:
+            check_frame(frame, self.bg, name)
+            gain = exposure_gain(frame, self.bg)
         # a part cut free of its shadow keeps at least this much (else it was no shadow)
         least_area = SHADOW_KEEPS * self.least_die if self.least_die else 0.0
         blobs = find_blobs(frame, self.bg, gain, min_area=self.min_area, die_area=self.die_area,
@@ -260,7 +262,7 @@ class DiceReader:
         check_frame(frame, self.bg, name)
         raw = frame
         frame, light = balanced(frame, self.bg)  # another lamp, exposure or white balance
-        blobs, gain = self.blobs(frame, name)
+        blobs, gain = self.blobs(frame, name, gain=light if frame is raw else None)
         square_ref = self._frame_square_size(blobs)
         shapes = [self.shape_of(b) for b in blobs]
         faces = self._faces(blobs, shapes, frame)
