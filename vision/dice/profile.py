@@ -209,7 +209,7 @@ class Profile:
         dice too: the example is the die whose centre is nearest ``at`` (teaching from a
         throw, the camera tower)."""
         from .features import body_feature, face_crop, sharpness
-        from .segment import balanced, shape_of, teaching_blobs
+        from .segment import shape_of, teaching_parts
 
         model = self.kind(kind, faces)
         if face not in model.faces:
@@ -219,7 +219,7 @@ class Profile:
             _check_name("colour", colour)
         if self.background is None:
             raise DiceError("the profile has no empty tray yet: run `dice background` first")
-        blobs, gain = teaching_blobs(frame, self.tray(), name)
+        lit, blobs, gain = teaching_parts(frame, self.tray(), name)  # lit: as they were found
         if at is not None and blobs:
             near = min(blobs, key=lambda b: math.hypot(b.cx - at[0], b.cy - at[1]))
             if math.hypot(near.cx - at[0], near.cy - at[1]) > near.size:
@@ -244,7 +244,6 @@ class Profile:
             model._gradients = None
             model._vectors = None
         if colour is not None:
-            lit, _ = balanced(frame, self.tray())  # the frame teaching_blobs looked at
             self.colours.setdefault(colour, []).append(
                 body_feature(lit, self.background, gain, b))
             if colour not in model.colours:

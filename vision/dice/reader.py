@@ -169,6 +169,7 @@ class DiceReader:
                          for c, fs in profile.colours.items()}
         sizes = [m.size_px for m in profile.kinds.values() if m.size_px]
         self.die_area = max(sizes) ** 2 if sizes else None  # larger is more than one die
+        self._die_px = float(np.median(sizes)) if sizes else None  # a die's usual size
         # smaller is a crumb (a sliver of shadow, a rim): not a die
         self.min_area = max(MIN_AREA_PX, 0.3 * min(sizes) ** 2) if sizes else MIN_AREA_PX
         self.least_die = min(sizes) ** 2 if sizes else None  # the smallest die's area
@@ -282,9 +283,8 @@ class DiceReader:
         return float(np.median(flat)) if len(flat) >= 2 else None
 
     def _read_one(self, frame, gain, b: Blob, shape: str,
-                  reading: Reading, square_ref,
-                  alone: Callable[[], bool] | None = None, light: float | None = None,
-                  raw: np.ndarray | None = None) -> DieReading:
+                  reading: Reading, square_ref, alone: Callable[[], bool], light: float,
+                  raw: np.ndarray) -> DieReading:
         """``alone``: whether nothing lies near the die for it to lean on (asked only of a
         die the tilt rules call tilted). ``light``: how much brighter the frame was than the
         empty tray before it was balanced (``gain`` is after), and ``raw``: the frame as the
@@ -299,20 +299,19 @@ class DiceReader:
             return DieReading(kind, face, colour, status, float(conf), float(x), float(y),
                               likely)
 
-        if not GAIN_RANGE[0] <= (gain if light is None else light) <= GAIN_RANGE[1]:
+        if not GAIN_RANGE[0] <= light <= GAIN_RANGE[1]:
             return result("unreadable")
         ref = None
         if kind is not None:
             m = self.profile.kinds[kind]
             ref = m.size_px or (square_ref if kind == PIPS else None)
         least_sharp = self._least_sharp.get(kind, MIN_SHARPNESS) if kind else MIN_SHARPNESS
-        glared = glare_fraction(frame if raw is None else raw, b) > MAX_GLARE and not (
+        glared = glare_fraction(raw, b) > MAX_GLARE and not (
             kind is not None and kind != PIPS and conf >= GLARE_READ)
         if glared or sharpness(b, face=True) < least_sharp:
             return result("unreadable")
         if self._tilted(b, shape, ref) and not (
-                alone is not None and _flat_for_want_of_support(b, ref, kind, conf)
-                and alone()):
+                _flat_for_want_of_support(b, ref, kind, conf) and alone()):
             return result("cocked", face if conf >= CLEAN_CONFIDENCE else None,
                           conf * 0.5 if face else 0.0)
         least = CLEAN_CONFIDENCE if kind == PIPS else TAUGHT_CLEAN_CONFIDENCE
@@ -336,10 +335,8 @@ class DiceReader:
             if j != i and (math.hypot(b.cx - o.cx, b.cy - o.cy) <= ALONE_CENTRES * (s + o.size) / 2
                            or _within(b, o, ALONE_GAP * s)):
                 return False
-        sizes = [m.size_px for m in self.profile.kinds.values() if m.size_px]
         ys, xs = np.nonzero(b.mask)
-        return self.bg.wall_distance(float(np.median(sizes)) if sizes else s,
-                                     ys + b.y0, xs + b.x0) > reach
+        return self.bg.wall_distance(self._die_px or s, ys + b.y0, xs + b.x0) > reach
 
     @staticmethod
     def _tilted(b: Blob, shape: str, ref: float | None) -> bool:

@@ -630,8 +630,16 @@ def teaching_blobs(frame: np.ndarray, bg: Background, name: str = "frame"
                    ) -> tuple[list[Blob], float]:
     """The dice of a teaching frame (one die of a kind whose size is not known yet), and the
     frame's light compared with the empty tray's: what is much smaller than the largest part
-    is a crumb, not a die. A frame under another light is first brought to the empty tray's
-    (:func:`balanced`), as :meth:`DiceReader.read` does."""
+    is a crumb, not a die."""
+    _, blobs, gain = teaching_parts(frame, bg, name)
+    return blobs, gain
+
+
+def teaching_parts(frame: np.ndarray, bg: Background, name: str = "frame"
+                   ) -> tuple[np.ndarray, list[Blob], float]:
+    """:func:`teaching_blobs`, with the frame they were found in first: a frame under another
+    light is brought to the empty tray's (:func:`balanced`), as :meth:`DiceReader.read`
+    does."""
     check_frame(frame, bg, name)
     frame, _ = balanced(frame, bg)
     gain = exposure_gain(frame, bg)
@@ -643,7 +651,7 @@ def teaching_blobs(frame: np.ndarray, bg: Background, name: str = "frame"
         whole = _one_die(frame, bg, gain, blobs)
         if whole is not None:
             blobs = [whole]
-    return blobs, gain
+    return frame, blobs, gain
 
 
 JOIN_GAP = 3  # pixels: parts of a teaching picture this close touch
