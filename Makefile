@@ -16,7 +16,7 @@ XVFB   := xvfb-run -a -s "-screen 0 2400x1500x24"
 # the suite runs in two processes (this machine has 2 cores); PYTEST_ARGS="-n 0" runs it in one
 PYTEST_WORKERS ?= 2
 
-.PHONY: run test lint bench screenshots messages system-deps lock train-dice train-taught clean
+.PHONY: run test lint bench screenshots messages system-deps lock train-dice train-taught train-tilt clean
 
 # A venv made from scratch whenever the lock or pyproject.toml changes, so that nothing
 # installed before (another version, a package the lock dropped) stays behind.
@@ -87,6 +87,11 @@ train-dice: $(TRAIN_VENV)/.installed
 # bench/tray_renderer.py and learns from them (scripts/train_taught.py says how).
 train-taught: $(TRAIN_VENV)/.installed
 	$(TRAIN_VENV)/bin/python scripts/train_taught.py $(ARGS)
+
+# The tilt network (vision/dice/models/tilt.npz): the same renderer's towers and this
+# project's renders, each die as the reader finds it (scripts/train_tilt.py says how).
+train-tilt: $(TRAIN_VENV)/.installed
+	$(TRAIN_VENV)/bin/python scripts/train_tilt.py $(ARGS)
 
 # the translation catalogues: extract every marked string (Python and .kv), update
 # companion/locale/{en,fr}/LC_MESSAGES/companion.po, compile the .mo files the app reads

@@ -25,6 +25,7 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
+from . import tilt
 from .features import (
     body_feature,
     face_crop,
@@ -74,6 +75,13 @@ ALONE_GAP = 0.5
 ALONE_EDGE = 0.3
 ALONE_SIZE = (0.85, 1.15)
 ALONE_TAUGHT = 0.95
+# The tilt network (vision/dice/tilt.py, learned from the first independent renderer's
+# towers and this project's renders) confirms or overrules the rules: a die the rules call
+# tilted is cocked where the network gives it TILT_NET_CONFIRMS or more, any die where the
+# network alone gives it TILT_NET_ALONE (_tilted_by). Chosen on the second independent
+# renderer's towers, which it never learned from (docs/vision.md, "The tilt network").
+TILT_NET_CONFIRMS = 0.15
+TILT_NET_ALONE = 0.4
 MIN_SHARPNESS = 0.3  # or less, where the tower's taught pictures are softer:
 SHARP_OF_USUAL = 0.3  # a die blurrier than this share of its kind's taught sharpness
 MAX_GLARE = 0.06
@@ -267,10 +275,13 @@ class DiceReader:
         square_ref = self._frame_square_size(blobs)
         shapes = [self.shape_of(b) for b in blobs]
         faces = self._faces(blobs, shapes, frame)
+        net = tilt.shipped()
+        leaning = (net.tilted([tilt.tilt_input(frame, b) for b in blobs]).tolist()
+                   if net is not None else [None] * len(blobs))
         return [self._read_one(frame, gain, b, shape, face, square_ref,
                                functools.partial(self._alone, blobs, i, frame.shape),
-                               light=light, raw=raw)
-                for i, (b, shape, face) in enumerate(zip(blobs, shapes, faces))]
+                               light=light, raw=raw, leaning=p)
+                for i, (b, shape, face, p) in enumerate(zip(blobs, shapes, faces, leaning))]
 
     def _frame_square_size(self, blobs: list[Blob]) -> float | None:
         """A pip D6's flat size when the profile does not know it: the median of the dice in
@@ -284,11 +295,13 @@ class DiceReader:
 
     def _read_one(self, frame, gain, b: Blob, shape: str,
                   reading: Reading, square_ref, alone: Callable[[], bool], light: float,
-                  raw: np.ndarray) -> DieReading:
+                  raw: np.ndarray, leaning: float | None = None) -> DieReading:
         """``alone``: whether nothing lies near the die for it to lean on (asked only of a
         die the tilt rules call tilted). ``light``: how much brighter the frame was than the
         empty tray before it was balanced (``gain`` is after), and ``raw``: the frame as the
-        camera gave it (its saturated pixels are a glare's)."""
+        camera gave it (its saturated pixels are a glare's). ``leaning``: how likely the
+        tilt network (vision/dice/tilt.py) says the die is tilted (None without it: the
+        rules alone decide)."""
         x, y = b.cx, b.cy
         kind, face, conf, likely = reading
         # the kind's own colours only where the kind is sure (a face read clean enough)
@@ -310,7 +323,7 @@ class DiceReader:
             kind is not None and kind != PIPS and conf >= GLARE_READ)
         if glared or sharpness(b, face=True) < least_sharp:
             return result("unreadable")
-        if self._tilted(b, shape, ref) and not (
+        if _tilted_by(self._tilted(b, shape, ref), leaning) and not (
                 _flat_for_want_of_support(b, ref, kind, conf) and alone()):
             return result("cocked", face if conf >= CLEAN_CONFIDENCE else None,
                           conf * 0.5 if face else 0.0)
@@ -682,7 +695,19 @@ def network_problems() -> list[str]:
     taught = problem()
     if taught is not None:
         out.append(f"{taught}: taught faces are compared by their edges alone")
+    leaning = tilt.problem()
+    if leaning is not None:
+        out.append(f"{leaning}: a die's tilt is judged by the tilt rules alone")
     return out
+
+
+def _tilted_by(rules: bool, leaning: float | None) -> bool:
+    """The verdict on a die's tilt: the rules' where the network is not there; else tilted
+    where the rules say so and the network gives it TILT_NET_CONFIRMS or more, or where the
+    network alone gives it TILT_NET_ALONE."""
+    if leaning is None:
+        return rules
+    return (rules and leaning >= TILT_NET_CONFIRMS) or leaning >= TILT_NET_ALONE
 
 
 def _flat_for_want_of_support(b: Blob, ref: float | None, kind: str | None,

@@ -1,0 +1,129 @@
+"""The tilt network (vision/dice/tilt.py) and how the reader weighs it against the tilt rules."""
+
+from __future__ import annotations
+
+import math
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+import vision.dice.reader as reader_module
+import vision.dice.tilt as tilt
+from vision.dice import DiceReader
+from vision.dice.bench import bench_tray, teach_tower, tower_style
+from vision.dice.netrun import Net, OnnxNet, meta_of
+from vision.dice.reader import TILT_NET_ALONE, TILT_NET_CONFIRMS, _tilted_by
+from vision.dice.taught import MEASURED_SEEDS, seeds_of
+
+SEED = 2026  # the benchmark's trays: scripts/train_tilt.py learns from seed 4242's
+
+
+def test_the_rules_decide_without_the_network():
+    assert _tilted_by(True, None) and not _tilted_by(False, None)
+
+
+def test_the_network_confirms_or_overrules_the_rules():
+    low, mid, high = TILT_NET_CONFIRMS / 2, (TILT_NET_CONFIRMS + TILT_NET_ALONE) / 2, 0.99
+    assert not _tilted_by(True, low)          # the rules' tilt, overruled
+    assert _tilted_by(True, mid)              # ... and confirmed
+    assert not _tilted_by(False, mid)         # not enough to call a die the rules pass
+    assert _tilted_by(False, high)            # ... this is
+    assert TILT_NET_CONFIRMS < TILT_NET_ALONE
+
+
+def _blob(cx: float, cy: float, size: float):
+    """What tilt_input reads of a die: its centre and size."""
+    return SimpleNamespace(cx=cx, cy=cy, size=size)
+
+
+def test_the_network_sees_the_frame_around_the_die_at_twice_its_size():
+    frame = np.zeros((120, 160, 3), np.uint8)
+    frame[50:70, 70:90] = (0, 0, 255)  # a red die of 20 pixels, its centre at (80, 60)
+    x = tilt.tilt_input(frame, _blob(80.0, 60.0, 20.0))
+    assert x.shape == (3, tilt.SIDE, tilt.SIDE) and x.dtype == np.float32
+    assert x.min() >= -0.5 and x.max() <= 0.5
+    red = x[2] > 0
+    ys, xs = np.nonzero(red)
+    # half of the crop's side: the die is REACH times smaller than what is seen around it
+    assert abs(red.sum() - (tilt.SIDE / tilt.REACH) ** 2) < 0.1 * (tilt.SIDE / tilt.REACH) ** 2
+    assert abs(ys.mean() - (tilt.SIDE - 1) / 2) < 1 and abs(xs.mean() - (tilt.SIDE - 1) / 2) < 1
+
+
+def test_the_shipped_network_runs_the_same_from_its_onnx_twin_and_its_weights():
+    x = np.random.default_rng(1).uniform(-0.5, 0.5, size=(5, 3, tilt.SIDE, tilt.SIDE)
+                                         ).astype(np.float32)
+    onnx = tilt.load(tilt.MODEL, classic=True)
+    assert isinstance(onnx, OnnxNet)
+    assert np.allclose(onnx(x), Net.load(tilt.MODEL)(x), atol=1e-4)
+
+
+def test_the_shipped_network_says_where_it_comes_from():
+    meta = meta_of(tilt.MODEL)
+    assert meta["renderer"] == "bench/tray_renderer.py" and meta["network"] == "tilt"
+    # never the towers bench/independent_dice_bench.py measures that renderer on, nor the
+    # benchmark's own trays
+    assert not set(seeds_of(meta["seeds"])) & MEASURED_SEEDS
+    assert meta["own_seed"] != SEED
+
+
+def test_a_turned_die_is_as_tilted_as_it_was():
+    net = tilt.shipped()
+    assert net is not None and tilt.problem() is None
+    x = np.random.default_rng(2).uniform(-0.5, 0.5, size=(3, tilt.SIDE, tilt.SIDE)
+                                         ).astype(np.float32)
+    p = net.tilted([x, np.rot90(x, 1, axes=(1, 2)).copy(), np.rot90(x, 2, axes=(1, 2)).copy()])
+    assert np.allclose(p, p[0], atol=1e-5)
+
+
+@pytest.fixture(scope="module")
+def bench_dice():
+    """(how likely the network says each die is tilted, whether it is) over trays of the
+    benchmark's tower 2, which it never learned from."""
+    reader = DiceReader(teach_tower(tower_style(2, SEED), SEED + 2))
+    net = tilt.shipped()
+    ps, truth = [], []
+    for k in range(30):
+        frame, dice = bench_tray(2, 5000 + k, SEED)
+        blobs, _ = reader.blobs(frame)
+        for b in blobs:
+            near = [d for d in dice if math.hypot(d.x - b.cx, d.y - b.cy) < 0.5 * b.size]
+            if near:
+                ps.append(float(net.tilted([tilt.tilt_input(frame, b)])[0]))
+                truth.append(not near[0].flat)
+    return np.array(ps), np.array(truth)
+
+
+def test_the_network_tells_tilted_dice_from_flat_ones(bench_dice):
+    p, tilted = bench_dice
+    assert tilted.sum() >= 15 and (~tilted).sum() >= 100
+    # the chance that a tilted die is given more than a flat one
+    auc = (p[tilted][:, None] > p[~tilted][None]).mean()
+    assert auc > 0.85
+    assert np.median(p[~tilted]) < TILT_NET_CONFIRMS < TILT_NET_ALONE < np.median(p[tilted])
+
+
+def test_without_the_network_the_rules_decide_and_the_reader_says_so(monkeypatch):
+    reader = DiceReader(teach_tower(tower_style(2, SEED), SEED + 2, kinds=["d6pips"]))
+    frame, _ = bench_tray(2, 5003, SEED)
+    monkeypatch.setattr(tilt, "MODEL", tilt.MODEL.with_name("missing.npz"))
+    tilt._loaded.cache_clear()
+    try:
+        assert tilt.shipped() is None and "missing.npz" in tilt.problem()
+        (said,) = [p for p in reader_module.network_problems() if "missing.npz" in p]
+        assert "tilt rules alone" in said
+        without = reader.read(frame)
+    finally:
+        tilt._loaded.cache_clear()
+    monkeypatch.undo()
+    assert tilt.shipped() is not None
+    calls = []
+    real = reader_module._tilted_by
+
+    def spy(rules, leaning):
+        calls.append(leaning)
+        return real(rules, leaning)
+
+    monkeypatch.setattr(reader_module, "_tilted_by", spy)
+    with_net = reader.read(frame)
+    assert len(without) == len(with_net) and calls and all(p is not None for p in calls)
