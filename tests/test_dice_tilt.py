@@ -67,13 +67,16 @@ def test_the_shipped_network_says_where_it_comes_from():
     assert meta["own_seed"] != SEED
 
 
-def test_a_turned_die_is_as_tilted_as_it_was():
+def test_the_network_reads_every_die_of_a_frame_in_one_pass():
     net = tilt.shipped()
     assert net is not None and tilt.problem() is None
-    x = np.random.default_rng(2).uniform(-0.5, 0.5, size=(3, tilt.SIDE, tilt.SIDE)
+    x = np.random.default_rng(2).uniform(-0.5, 0.5, size=(3, 3, tilt.SIDE, tilt.SIDE)
                                          ).astype(np.float32)
-    p = net.tilted([x, np.rot90(x, 1, axes=(1, 2)).copy(), np.rot90(x, 2, axes=(1, 2)).copy()])
-    assert np.allclose(p, p[0], atol=1e-5)
+    together = net.tilted(list(x))
+    alone = np.concatenate([net.tilted([v]) for v in x])
+    assert together.shape == (3,) and np.allclose(together, alone, atol=1e-5)
+    assert ((together >= 0) & (together <= 1)).all()
+    assert net.tilted([]).shape == (0,)
 
 
 @pytest.fixture(scope="module")
@@ -89,13 +92,16 @@ def bench_dice():
         for b in blobs:
             near = [d for d in dice if math.hypot(d.x - b.cx, d.y - b.cy) < 0.5 * b.size]
             if near:
-                ps.append(float(net.tilted([tilt.tilt_input(frame, b)])[0]))
+                x = tilt.tilt_input(frame, b)
+                # as seen, and turned a quarter (the camera may face the tray any way)
+                ps.append([float(v) for v in net.tilted([x, np.rot90(x, 1, axes=(1, 2)).copy()])])
                 truth.append(not near[0].flat)
     return np.array(ps), np.array(truth)
 
 
-def test_the_network_tells_tilted_dice_from_flat_ones(bench_dice):
-    p, tilted = bench_dice
+@pytest.mark.parametrize("view", [0, 1])
+def test_the_network_tells_tilted_dice_from_flat_ones(bench_dice, view):
+    p, tilted = bench_dice[0][:, view], bench_dice[1]
     assert tilted.sum() >= 15 and (~tilted).sum() >= 100
     # the chance that a tilted die is given more than a flat one
     auc = (p[tilted][:, None] > p[~tilted][None]).mean()
