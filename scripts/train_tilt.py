@@ -18,10 +18,10 @@ What it learns from (truth: each die flat or tilted):
 
 ``bench/tray_renderer_b.py``, the second independent renderer, is never learned from: it
 measures, and chose how the reader combines the network with the rules (docs/vision.md,
-"The tilt network"). ``bench/independent_dice_bench.py`` measures the first renderer on seeds
-8400-8402 and 8500-8505, never learned from (``taught.seeds_of`` refuses them), and on fresh
-seeds from 8910. Towers not yet in ``--work`` are rendered there first (about half a minute
-each).
+"The tilt network weighs in"). ``bench/independent_dice_bench.py`` measures the first
+renderer on seeds 8400-8402 and 8500-8505, never learned from (``taught.seeds_of`` refuses
+them), and on fresh seeds from 8910. Towers not yet in ``--work`` are rendered there first
+(about half a minute each).
 
 Needs PyTorch (CPU; `make train-dice`'s venv). Writes ``tilt.npz`` (vision/dice/netrun.py's
 format, its ``spec`` saying how it was made) and, with the onnx package, ``tilt.onnx``.

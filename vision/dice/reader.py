@@ -79,7 +79,8 @@ ALONE_TAUGHT = 0.95
 # towers and this project's renders) confirms or overrules the rules: a die the rules call
 # tilted is cocked where the network gives it TILT_NET_CONFIRMS or more, any die where the
 # network alone gives it TILT_NET_ALONE (_tilted_by). Chosen on the second independent
-# renderer's towers, which it never learned from (docs/vision.md, "The tilt network").
+# renderer's towers, which it never learned from (docs/vision.md, "The tilt network weighs
+# in"): the most flat dice read, with no fewer tilted dice flagged than by the rules.
 TILT_NET_CONFIRMS = 0.15
 TILT_NET_ALONE = 0.4
 MIN_SHARPNESS = 0.3  # or less, where the tower's taught pictures are softer:
