@@ -69,12 +69,11 @@ def render(seed: int, work: Path) -> Path:
     return out
 
 
-def crops_of(tower: Path) -> tuple[list[np.ndarray], list[str]]:
-    """The tower set up as the reader is, and its dice's face crops as the reader cuts them:
-    (crops 64x64 uint8, "kind|face")."""
+def taught_profile(tower: Path):
+    """A rendered tower's profile, set up as the reader is: its empty tray and every
+    teaching picture (one the reader refuses is no example)."""
     from vision.dice.cli import read_image
     from vision.dice.profile import Profile
-    from vision.dice.reader import DiceReader
 
     p = Profile()
     for e in sorted((tower / "empty").glob("*.png")):
@@ -88,6 +87,16 @@ def crops_of(tower: Path) -> tuple[list[np.ndarray], list[str]]:
                                   colour=colour_dir.name, name=str(img))
                 except DiceError:
                     pass  # a picture the reader refuses is no example
+    return p
+
+
+def crops_of(tower: Path) -> tuple[list[np.ndarray], list[str]]:
+    """The tower set up as the reader is, and its dice's face crops as the reader cuts them:
+    (crops 64x64 uint8, "kind|face")."""
+    from vision.dice.cli import read_image
+    from vision.dice.reader import DiceReader
+
+    p = taught_profile(tower)
     crops: list[np.ndarray] = []
     labels: list[str] = []
     for kind, m in p.kinds.items():

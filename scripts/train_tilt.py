@@ -32,7 +32,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -48,6 +47,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
 from train_dice import block, export  # noqa: E402
+from train_taught import render, taught_profile  # noqa: E402
 
 from vision.dice.model import DiceError  # noqa: E402
 from vision.dice.taught import seeds_of  # noqa: E402
@@ -57,14 +57,6 @@ DEFAULT_SEEDS = "8100-8101,8200,8300-8301,8600-8605,8616-8627,8700-8704,8800-881
 OWN_SEED = 4242  # this project's renderer: the benchmark (bench/dice_bench.py) reads 2026
 OWN_TRAYS = 50
 MATCH = 0.5  # of the die's size: a truth this near the reader's die is that die
-
-
-def render(seed: int, work: Path) -> Path:
-    out = work / f"tower-{seed}"
-    if not (out / "truth.json").exists():
-        subprocess.run([sys.executable, str(ROOT / "bench" / "tray_renderer.py"), str(out),
-                        "--seed", str(seed), "--trays", "40"], check=True, capture_output=True)
-    return out
 
 
 def examples(reader, frame: np.ndarray, truth: list[dict], name: str
@@ -93,22 +85,9 @@ def tower_examples(tower: Path) -> tuple[list[np.ndarray], list[int]]:
     """A tower of the independent renderer, set up as the reader is (empty tray, three
     pictures a face), and its trays' dice."""
     from vision.dice.cli import read_image
-    from vision.dice.profile import Profile
     from vision.dice.reader import DiceReader
 
-    p = Profile()
-    for e in sorted((tower / "empty").glob("*.png")):
-        p.add_background(read_image(str(e)), name=str(e))
-    for kind_dir in sorted((tower / "teach").iterdir()):
-        for colour_dir in sorted(kind_dir.iterdir()):
-            for img in sorted(colour_dir.glob("*.png")):
-                face = img.stem.rsplit("-", 1)[0]
-                try:
-                    p.add_example(kind_dir.name, face, read_image(str(img)),
-                                  colour=colour_dir.name, name=str(img))
-                except DiceError:
-                    pass  # a picture the reader refuses is no example
-    reader = DiceReader(p)
+    reader = DiceReader(taught_profile(tower))
     xs: list[np.ndarray] = []
     ys: list[int] = []
     for name, dice in sorted(json.loads((tower / "truth.json").read_text())["trays"].items()):

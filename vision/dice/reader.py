@@ -296,7 +296,7 @@ class DiceReader:
 
     def _read_one(self, frame, gain, b: Blob, shape: str,
                   reading: Reading, square_ref, alone: Callable[[], bool], light: float,
-                  raw: np.ndarray, leaning: float | None = None) -> DieReading:
+                  raw: np.ndarray, leaning: float | None) -> DieReading:
         """``alone``: whether nothing lies near the die for it to lean on (asked only of a
         die the tilt rules call tilted). ``light``: how much brighter the frame was than the
         empty tray before it was balanced (``gain`` is after), and ``raw``: the frame as the
