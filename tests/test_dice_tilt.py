@@ -79,6 +79,30 @@ def test_the_network_reads_every_die_of_a_frame_in_one_pass():
     assert net.tilted([]).shape == (0,)
 
 
+def test_only_dice_whose_answer_is_unsure_are_turned_three_more_ways():
+    net = tilt.shipped()
+    assert net is not None
+    x = np.random.default_rng(3).uniform(-0.5, 0.5, size=(3, 3, tilt.SIDE, tilt.SIDE)
+                                         ).astype(np.float32)
+    seen = tilt._sigmoid(net.net(x)).ravel()
+    turned = np.mean([tilt._sigmoid(net.net(np.ascontiguousarray(np.rot90(x, k, axes=(2, 3)))))
+                      .ravel() for k in range(4)], axis=0)
+    assert not np.allclose(seen, turned, atol=1e-3)  # the turns change the answers
+    # each die's own band: the first is never unsure, the second always, the third as the
+    # reader asks of a die the rules pass
+    got = net.tilted(list(x), [(2.0, 3.0), (0.0, 1.0), reader_module.TILT_NET_UNSURE[False]])
+    lo, hi = reader_module.TILT_NET_UNSURE[False]
+    assert np.isclose(got[0], seen[0], atol=1e-5) and np.isclose(got[1], turned[1], atol=1e-5)
+    assert np.isclose(got[2], turned[2] if lo <= seen[2] <= hi else seen[2], atol=1e-5)
+    # each band holds the threshold the verdict of such a die turns on
+    confirms, alone = reader_module.TILT_NET_UNSURE[True], reader_module.TILT_NET_UNSURE[False]
+    assert confirms[0] < TILT_NET_CONFIRMS < confirms[1] and alone[0] < TILT_NET_ALONE < alone[1]
+    # without bands, the one band UNSURE
+    got = net.tilted(list(x))
+    for g, s, t in zip(got, seen, turned):
+        assert np.isclose(g, t if tilt.UNSURE[0] <= s <= tilt.UNSURE[1] else s, atol=1e-5)
+
+
 @pytest.fixture(scope="module")
 def bench_dice():
     """(how likely the network says each die is tilted, whether it is) over trays of the

@@ -15,6 +15,7 @@ reader asks it only to confirm or overrule the rules (``reader.TILT_NET_*``).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 
@@ -27,8 +28,9 @@ from .segment import Blob
 SIDE = 48  # the network's input, pixels square
 REACH = 2.0  # of the die's size: the frame around it the network sees
 MODEL = Path(__file__).resolve().parent / "models" / "tilt.npz"
-# the network's answer for a die as seen, clear enough to stand alone: outside these, it is
-# not turned three more ways (which cost 9 ms a frame of nine dice, where the whole read is
+# the network's answer for a die as seen, clear enough to stand alone where the caller does
+# not say (the reader does: reader.TILT_NET_UNSURE): outside these, it is not turned three
+# more ways (which cost 9 ms a frame of nine dice, where the whole read is
 # about 40). On the towers that chose the reader's thresholds (docs/vision.md; 2,273 dice)
 # no verdict differs from those of the four turns for every die; from 0.05, 7 did (a cube
 # leaning 19 degrees was 0.03 as seen, 0.2 over the four turns). A sixth of this project's
@@ -51,20 +53,24 @@ class TiltNet:
     def __init__(self, net: Net | OnnxNet) -> None:
         self.net = net
 
-    def tilted(self, inputs: list[np.ndarray]) -> np.ndarray:
+    def tilted(self, inputs: list[np.ndarray],
+               unsure: Sequence[tuple[float, float]] | None = None) -> np.ndarray:
         """How likely each die is tilted (0..1), from :func:`tilt_input`'s inputs: the
         network's answer for the die as seen, all dice of a frame in one pass; where that is
-        not clear (from UNSURE[0] to UNSURE[1]), the mean of its answers for the die turned
-        by 0, 90, 180 and 270 degrees (a tilt has no direction the network should prefer)."""
+        not clear (from the die's ``unsure[i]``, else UNSURE: the caller knows which answers
+        its verdict turns on), the mean of its answers for the die turned by 0, 90, 180 and
+        270 degrees (a tilt has no direction the network should prefer)."""
         if not inputs:
             return np.zeros(0, np.float32)
         x = np.stack(inputs)
         p = _sigmoid(self.net(x)).reshape(len(x))
-        unsure = np.flatnonzero((p >= UNSURE[0]) & (p <= UNSURE[1]))
-        if len(unsure):
-            turned = np.concatenate([np.rot90(x[unsure], k, axes=(2, 3)) for k in (1, 2, 3)])
-            q = _sigmoid(self.net(np.ascontiguousarray(turned))).reshape(3, len(unsure))
-            p[unsure] = (p[unsure] + q.sum(axis=0)) / 4
+        lo, hi = (np.array(unsure, np.float32).T if unsure is not None
+                  else (np.float32(UNSURE[0]), np.float32(UNSURE[1])))
+        unsure_ = np.flatnonzero((p >= lo) & (p <= hi))
+        if len(unsure_):
+            turned = np.concatenate([np.rot90(x[unsure_], k, axes=(2, 3)) for k in (1, 2, 3)])
+            q = _sigmoid(self.net(np.ascontiguousarray(turned))).reshape(3, len(unsure_))
+            p[unsure_] = (p[unsure_] + q.sum(axis=0)) / 4
         return p
 
 
