@@ -167,17 +167,18 @@ class DiceReader:
         self.profile = profile
         self.bg = profile.tray()
         # per taught kind: its templates' polar spectra (template_bank), their faces, and
-        # the middles the upright check compares
+        # the middles the upright check compares; worked out when a die first needs them
+        # (:meth:`_templates_of`: most frames' dice are read by their vectors alone, and a
+        # tower's 72 templates cost 1.5 ms a read, the camera tower's profile loaded afresh)
         self._templates: dict[str, tuple[np.ndarray, list[str], list[np.ndarray]]] = {}
+        self._examples: dict[str, tuple[list[str], list[np.ndarray]]] = {}  # as they are now
         # per taught kind: its crops' radius and its model (whose examples may grow while
         # the reader runs: a die taught from a throw)
         self._grad_kinds: dict[str, tuple[float, KindModel]] = {}
         for name, m in profile.kinds.items():
             if m.builtin or not m.examples:
                 continue
-            faces, crops = m.example_crops()
-            crops_ = [np.asarray(c, np.float32) for c in crops]
-            self._templates[name] = (template_bank(crops_), faces, [middle(c) for c in crops_])
+            self._examples[name] = m.example_crops()
             if m.patch_radius_px is not None:
                 self._grad_kinds[name] = (m.patch_radius_px, m)
                 m.gradients()  # now, not at the first throw (ready in a saved profile)
@@ -405,13 +406,14 @@ class DiceReader:
             keep = [k for k, i in enumerate(todo) if i in unsure]
             crops = {kind: c[keep] for kind, c in crops.items()}
         cands: dict[int, list] = {i: [] for i in todo}  # (polar score, kind, face, crop,
-        for kind, (bank, faces, middles) in self._templates.items():  # template, angle)
+        for kind in self._examples:  # template, angle)
             m = self.profile.kinds[kind]
             if m.patch_radius_px is None:  # not taught yet
                 continue
             these = [i for i in rest if shapes[i] == m.shape]
             if not these:
                 continue
+            bank, faces, middles = self._templates_of(kind)
             polar = np.stack([face_crop(blobs[i], m.patch_radius_px) for i in these]
                              ).astype(np.float32) * np.float32(2.55)
             scores, angles = match_many(polar, bank)
@@ -487,6 +489,15 @@ class DiceReader:
             _each_face(out, todo, kind, m.example_crops()[0],
                        gradient_scores(crops[kind], m.gradients()))
         return _best_first(out)
+
+    def _templates_of(self, kind: str) -> tuple[np.ndarray, list[str], list[np.ndarray]]:
+        """Kind ``kind``'s templates (its examples as the reader was made): their polar
+        spectra, faces and middles."""
+        if kind not in self._templates:
+            faces, crops = self._examples[kind]
+            crops_ = [np.asarray(c, np.float32) for c in crops]
+            self._templates[kind] = (template_bank(crops_), faces, [middle(c) for c in crops_])
+        return self._templates[kind]
 
     def _vector_ranks(self, crops: dict[str, np.ndarray], todo: list[int]
                       ) -> dict[int, list[tuple[float, str, str]]]:
