@@ -433,14 +433,14 @@ class DiceReader:
                 best[i] = found  # the kind stands even when the face does not
         if frame is not None and PIPS in self.profile.kinds:
             rounds = {k for k, m in self.profile.kinds.items() if m.shape == "round"}
-            self._second_look(frame, blobs, [i for i in todo if shapes[i] == "square"], best,
-                              rounds)
+            self._second_look(frame, blobs, todo, best, rounds,
+                              square={i for i in todo if shapes[i] == "square"})
         return best
 
     @staticmethod
-    def _second_look(frame: np.ndarray, blobs: list[Blob], square: list[int],
-                     best: list[Reading], round_kinds: set[str] | frozenset[str] = frozenset()
-                     ) -> None:
+    def _second_look(frame: np.ndarray, blobs: list[Blob], dice: list[int],
+                     best: list[Reading], round_kinds: set[str] | frozenset[str] = frozenset(),
+                     square: set[int] | None = None) -> None:
         """The square dice that counting the pips and the taught faces leave unsure, looked
         at again by the face classifier of the reader without a profile (vision/dice/pips.py,
         learned from real photographs): where it is sure of a pip face, and counting the pips
@@ -449,8 +449,15 @@ class DiceReader:
         A square die it takes for a pip die, unsure of the face, that the taught faces called
         a round kind (on another renderer's towers, pip dice the count missed were mostly
         taken for D12s, unsure) is a pip die with the classifier's likeliest faces: those are
-        what a player is offered to pick from."""
-        ask = [i for i in square if not _settled(best[i])]
+        what a player is offered to pick from.
+
+        ``dice``: the dice to look at again, whatever their outline (``square`` those whose
+        outline is square; None: all). Well-rounded pip dice have round outlines, so their
+        pips are not counted and the taught faces take them for D12s: on the two
+        independent renderers' tuning towers (1,991 flat dice), asking the classifier about
+        them too read 30 more flat dice right (59.4 -> 60.9 %) with no more wrong faces.
+        Where it is unsure, a die whose outline looks round stays what it was taken for."""
+        ask = [i for i in dice if not _settled(best[i])]
         pips = _learned() if ask else None
         if pips is None:
             return
@@ -459,7 +466,8 @@ class DiceReader:
             clean = r.clean(pips.clean_confidence, pips.above)
             kind, counted, _, _ = best[i]
             if clean is None:
-                if kind in round_kinds and r.no_die < r.faces[0][1]:
+                if (square is None or i in square) and kind in round_kinds \
+                        and r.no_die < r.faces[0][1]:
                     best[i] = (PIPS, None, 0.0, tuple(f for f, _ in r.faces[:MAX_LIKELY]))
                 continue
             face, p = clean
