@@ -386,7 +386,7 @@ def test_the_classifier_settles_only_dice_left_unsure_and_never_overrules_the_co
     assert best[7] == ("kotd", "CLAW", 0.5, ("CLAW",))
 
 
-def test_a_die_whose_outline_looks_round_is_asked_too_but_kept_where_the_classifier_is_unsure(
+def test_a_die_whose_outline_looks_round_is_a_pip_die_only_where_the_classifier_is_sure(
         monkeypatch):
     # another renderer's well-rounded pip dice have round outlines: the pips are not counted
     # and the taught faces took them for D12s, unsure. Where the classifier is sure of a pip
@@ -399,14 +399,20 @@ def test_a_die_whose_outline_looks_round_is_asked_too_but_kept_where_the_classif
                 0.9, 1.0, np.zeros((4, 4)), np.zeros((4, 4)))
     best = [("d12", "9", 0.2, ("9", "6")),   # round, unsure; the classifier sure of a 5
             ("d12", "7", 0.1, ("7", "1")),   # round, unsure; the classifier unsure of a 3
-            ("d12", "7", 0.1, ("7", "1"))]   # the same, its outline square
-    monkeypatch.setattr(reader_module, "_learned",
-                        lambda: _Classifier([("5", 0.99), ("3", 0.3), ("3", 0.3)]))
-    DiceReader._second_look(np.zeros((100, 100, 3), np.uint8), [blob] * 3, [0, 1, 2], best,
-                            {"d12"}, square={2})
+            ("d12", "7", 0.1, ("7", "1")),   # the same, its outline square
+            ("d12", "8", 0.3, ("8", "1")),   # round; the classifier clean, not WEAK_CLEAN sure
+            ("d12", "8", 0.3, ("8", "1"))]   # the same, its outline square
+    monkeypatch.setattr(reader_module, "_learned", lambda: _Classifier(
+        [("5", 0.99), ("3", 0.3), ("3", 0.3), ("4", 0.8), ("4", 0.8)]))
+    DiceReader._second_look(np.zeros((100, 100, 3), np.uint8), [blob] * 5, list(range(5)),
+                            best, {"d12"}, square={2, 4})
     assert best[0][:2] == ("d6pips", "5") and best[0][2] >= 0.5
     assert best[1] == ("d12", "7", 0.1, ("7", "1"))
     assert best[2] == ("d6pips", None, 0.0, ("3", "1", "2"))
+    # a cube seen from the side has a round outline too: only a sure face makes it a pip die
+    assert 0.55 < 0.8 < reader_module.WEAK_CLEAN
+    assert best[3] == ("d12", "8", 0.3, ("8", "1"))
+    assert best[4][:3] == ("d6pips", "4", 0.8)
 
 
 def test_a_die_sure_of_its_kind_takes_a_colour_its_kind_was_taught_in(monkeypatch, profile):

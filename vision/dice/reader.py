@@ -41,7 +41,7 @@ from .features import (
     verify,
 )
 from .model import MAX_LIKELY, DiceError, DieReading
-from .pips import WORK, Found
+from .pips import WEAK_CLEAN, WORK, Found
 from .profile import PIPS, KindModel, Profile
 from .segment import (
     MIN_AREA_PX,
@@ -453,10 +453,12 @@ class DiceReader:
 
         ``dice``: the dice to look at again, whatever their outline (``square`` those whose
         outline is square; None: all). Well-rounded pip dice have round outlines, so their
-        pips are not counted and the taught faces take them for D12s: on the two
-        independent renderers' tuning towers (1,991 flat dice), asking the classifier about
-        them too read 30 more flat dice right (59.4 -> 60.9 %) with no more wrong faces.
-        Where it is unsure, a die whose outline looks round stays what it was taken for."""
+        pips are not counted and the taught faces take them for D12s. So does a cube seen
+        from the side (near a frame's edge under a camera close above it, its outline a
+        hexagon), whose side faces the classifier can read as its top: a die whose outline
+        looks round is a pip die only where the classifier is WEAK_CLEAN sure, as a die the
+        reader without a profile is less sure it found (chosen on webcam renders seen from
+        the side); less sure, it stays what it was taken for (docs/vision.md, step 4)."""
         ask = [i for i in dice if not _settled(best[i])]
         pips = _learned() if ask else None
         if pips is None:
@@ -471,6 +473,8 @@ class DiceReader:
                     best[i] = (PIPS, None, 0.0, tuple(f for f, _ in r.faces[:MAX_LIKELY]))
                 continue
             face, p = clean
+            if square is not None and i not in square and r.faces[0][1] < WEAK_CLEAN:
+                continue  # a round outline: perhaps a cube seen from the side
             if kind == PIPS and counted is not None and counted != face:
                 continue  # two readings of the pips that disagree: a person decides
             best[i] = (PIPS, face, max(CLEAN_CONFIDENCE, min(p, 1.0)),
