@@ -441,7 +441,7 @@ class DiceReader:
     def _second_look(frame: np.ndarray, blobs: list[Blob], dice: list[int],
                      best: list[Reading], round_kinds: set[str] | frozenset[str] = frozenset(),
                      square: set[int] | None = None) -> None:
-        """The square dice that counting the pips and the taught faces leave unsure, looked
+        """The dice that counting the pips and the taught faces leave unsure, looked
         at again by the face classifier of the reader without a profile (vision/dice/pips.py,
         learned from real photographs): where it is sure of a pip face, and counting the pips
         named no other, the die is a pip die showing that face. A die it takes for no pip die
@@ -451,8 +451,8 @@ class DiceReader:
         taken for D12s, unsure) is a pip die with the classifier's likeliest faces: those are
         what a player is offered to pick from.
 
-        ``dice``: the dice to look at again, whatever their outline (``square`` those whose
-        outline is square; None: all). Well-rounded pip dice have round outlines, so their
+        ``dice``: the dice to look at again, whatever their outline; ``square``: those of
+        them whose outline is square (None: all of them). Well-rounded pip dice have round outlines, so their
         pips are not counted and the taught faces take them for D12s. So does a cube seen
         from the side (near a frame's edge under a camera close above it, its outline a
         hexagon), whose side faces the classifier can read as its top: a die whose outline
