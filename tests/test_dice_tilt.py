@@ -10,7 +10,7 @@ import pytest
 
 import vision.dice.reader as reader_module
 import vision.dice.tilt as tilt
-from vision.dice import DiceReader
+from vision.dice import DiceReader, netrun
 from vision.dice.bench import bench_tray, teach_tower, tower_style
 from vision.dice.netrun import Net, OnnxNet, meta_of
 from vision.dice.reader import TILT_NET_ALONE, TILT_NET_CONFIRMS, _tilted_by
@@ -53,7 +53,7 @@ def test_the_network_sees_the_frame_around_the_die_at_twice_its_size():
 def test_the_shipped_network_runs_the_same_from_its_onnx_twin_and_its_weights():
     x = np.random.default_rng(1).uniform(-0.5, 0.5, size=(5, 3, tilt.SIDE, tilt.SIDE)
                                          ).astype(np.float32)
-    onnx = tilt.load(tilt.MODEL, classic=True)
+    onnx = netrun.load(tilt.MODEL, classic=True)
     assert isinstance(onnx, OnnxNet)
     assert np.allclose(onnx(x), Net.load(tilt.MODEL)(x), atol=1e-4)
 

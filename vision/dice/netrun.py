@@ -13,11 +13,14 @@ from __future__ import annotations
 
 import json
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
+
+T = TypeVar("T")
 
 
 class ModelError(ValueError):
@@ -141,3 +144,12 @@ def load(path: Path, classic: bool = False) -> Net | OnnxNet:
     if twin.exists():
         return OnnxNet(twin, meta_of(path), classic)
     return Net.load(path)
+
+
+def load_shipped(path: Path, wrap: Callable[[Net | OnnxNet], T]) -> tuple[T | None, str | None]:
+    """A shipped network (``path``, run on OpenCV's classic engine) wrapped by ``wrap``, and
+    None; or None and why it cannot be used, its file named (missing, damaged)."""
+    try:
+        return wrap(load(path, classic=True)), None
+    except (ModelError, OSError) as exc:
+        return None, str(exc)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .netrun import ModelError, Net, OnnxNet, load
+from .netrun import ModelError, Net, OnnxNet, load_shipped
 
 EMBED_SIDE = 48  # the middle of the 64-pixel face crop the network sees
 EMBED_DIM = 64
@@ -79,10 +79,7 @@ def model_id() -> str:
 
 @lru_cache(maxsize=1)
 def _loaded() -> tuple[TaughtNet | None, str | None]:
-    try:
-        return TaughtNet(load(MODEL, classic=True)), None
-    except (ModelError, OSError) as exc:
-        return None, str(exc)
+    return load_shipped(MODEL, TaughtNet)
 
 
 def shipped() -> TaughtNet | None:

@@ -22,7 +22,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from .netrun import ModelError, Net, OnnxNet, load
+from .netrun import Net, OnnxNet, load_shipped
 from .segment import Blob
 
 SIDE = 48  # the network's input, pixels square
@@ -80,10 +80,7 @@ def _sigmoid(logits: np.ndarray) -> np.ndarray:
 
 @lru_cache(maxsize=1)
 def _loaded() -> tuple[TiltNet | None, str | None]:
-    try:
-        return TiltNet(load(MODEL, classic=True)), None
-    except (ModelError, OSError) as exc:
-        return None, str(exc)
+    return load_shipped(MODEL, TiltNet)
 
 
 def shipped() -> TiltNet | None:
