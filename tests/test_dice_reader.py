@@ -433,17 +433,52 @@ def test_a_die_sure_of_its_kind_takes_a_colour_its_kind_was_taught_in(monkeypatc
         monkeypatch.setattr(reader_module, "body_feature",
                             lambda *a: np.array(value, np.float32))
 
+    def colour(kind):
+        return reader._colour(reader._colour_distances(frame, 1.0, blob), kind)
+
     measured([0.4, 0, 0])  # nearer white, black near enough too
-    assert reader._colour(frame, 1.0, blob, None) == "white"
-    assert reader._colour(frame, 1.0, blob, "d6pips") == "white"
-    assert reader._colour(frame, 1.0, blob, "kotd") == "black"
+    assert colour(None) == "white"
+    assert colour("d6pips") == "white"
+    assert colour("kotd") == "black"
     # a colour its kind was never taught in is still named when none of the kind's is near
     # (a red symbol die in a tower taught only red pip dice)
     measured([0, 0, 10.0])
-    assert reader._colour(frame, 1.0, blob, "kotd") == "red"
+    assert colour("kotd") == "red"
     measured([0, 0, 30.0])  # near nothing taught
-    assert reader._colour(frame, 1.0, blob, "kotd") is None
+    assert colour("kotd") is None
     # in a read: the die is read clean as a symbol die, so its kind's colour is named
     measured([0.4, 0, 0])
     (die,) = reader.read(frame)
     assert (die.kind, die.face, die.status, die.colour) == ("kotd", "HEART", "clean", "black")
+
+
+def test_a_die_whose_colour_belies_its_kind_is_not_clean(monkeypatch, profile):
+    # another renderer's blue and white pip dice were read as a black symbol die's POWER,
+    # 0.9 to 0.95 sure, by its taught faces: their colour said otherwise
+    reader = DiceReader(profile)
+    one = np.ones(3, np.float32)
+    reader._colours = {"white": (np.array([0, 2.0, 0], np.float32), one),
+                       "black": (np.array([0, -2.0, 0], np.float32), one)}
+    frame, _ = frame_of([SceneDie("kotd", "HEART", "black", 320, 240, 0.3)])
+
+    def read_with_body(value):
+        monkeypatch.setattr(reader_module, "body_feature",
+                            lambda *a: np.array(value, np.float32))
+        (die,) = reader.read(frame)
+        return die.kind, die.face, die.status, die.colour
+
+    # white and far from black (16 against 0): not clean, and named by its own colour;
+    # its reading stays, for a person to pick from
+    assert read_with_body([0, 2.0, 0])[2:] == ("unreadable", "white")
+    assert reader.read(frame)[0].likely[0] == "HEART"
+    # far from black (6.76), white 3.4 times nearer (1.96): not clean
+    assert reader_module.COLOUR_OWN_FAR == 4.0 and reader_module.COLOUR_REFUTES == 3.0
+    assert read_with_body([0, 0.6, 0])[2:] == ("unreadable", "white")
+    # as far from black (5.29), but white only 1.8 times nearer (2.89): its kind stands
+    assert read_with_body([0, 0.3, 0]) == ("kotd", "HEART", "clean", "black")
+    # near black (2.25): clean
+    assert read_with_body([0, -0.5, 0]) == ("kotd", "HEART", "clean", "black")
+    # like no black at all (64 > COLOUR_MAX_DISTANCE): a symbol die of a colour it was not
+    # taught in, its colour says nothing of its kind (16 from white here)
+    assert reader_module.COLOUR_MAX_DISTANCE == 40.0
+    assert read_with_body([0, 6.0, 0]) == ("kotd", "HEART", "clean", "white")
