@@ -201,6 +201,34 @@ def test_a_sharpness_that_is_no_number_is_named(saved, tmp_path):
         Profile.load(path)
 
 
+def test_how_tilted_each_taught_die_looks_is_kept(saved, tmp_path):
+    # the reader asks more of the tilt network in a tower whose flat dice look tilted
+    p, path = saved
+    loaded = Profile.load(path)
+    for kind in ("kotd", "d6pips"):
+        assert len(p.kinds[kind].leaning) == len(p.kinds[kind].sizes)
+        assert loaded.kinds[kind].leaning == pytest.approx(p.kinds[kind].leaning, abs=1e-4)
+    assert DiceReader(loaded).tilt_confirms == pytest.approx(DiceReader(p).tilt_confirms,
+                                                             abs=1e-4)
+    # a die taught from a throw may lean on another: it says nothing of flat dice
+    frame, _ = render_tray([SceneDie("kotd", "CLAW", "black", 200, 200, 0.2),
+                            SceneDie("kotd", "HEART", "black", 420, 300, 0.5)], STYLE)
+    before = list(loaded.kinds["kotd"].leaning)
+    loaded.add_example("kotd", "HEART", frame, colour="black", at=(420, 300))
+    assert loaded.kinds["kotd"].leaning == before
+    assert len(loaded.kinds["kotd"].sizes) == len(before) + 1
+    # a leaning that is not from 0 to 1 is named
+    path = fresh_copy(saved, tmp_path)
+    text = path.read_text()
+    start = text.index("    leaning:\n") + len("    leaning:\n")
+    line = text[:start].count("\n")  # the key's
+    end = text.index("\n", start)
+    path.write_text(text[:start] + "    - 1.5" + text[end:])
+    with pytest.raises(ProfileError, match=re.escape(f"{path}:{line}: kinds.") + r"\w+"
+                       + re.escape(".leaning: a leaning is from 0 to 1")):
+        Profile.load(path)
+
+
 def test_the_ready_pictures_are_the_pngs_and_never_stale(saved, tmp_path):
     # a `dice read` loads the empty tray and the examples from one file beside their PNGs;
     # the PNGs stay what counts

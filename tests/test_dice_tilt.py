@@ -13,7 +13,7 @@ import vision.dice.tilt as tilt
 from vision.dice import DiceReader, netrun
 from vision.dice.bench import bench_tray, teach_tower, tower_style
 from vision.dice.netrun import Net, OnnxNet, meta_of
-from vision.dice.reader import TILT_NET_ALONE, TILT_NET_CONFIRMS, _tilted_by
+from vision.dice.reader import TILT_NET_ALONE, TILT_NET_CONFIRMS, TOWER_LEANING, _tilted_by
 from vision.dice.taught import MEASURED_SEEDS, seeds_of
 
 SEED = 2026  # the benchmark's trays: scripts/train_tilt.py learns from seed 4242's
@@ -30,6 +30,61 @@ def test_the_network_confirms_or_overrules_the_rules():
     assert not _tilted_by(False, mid)         # not enough to call a die the rules pass
     assert _tilted_by(False, high)            # ... this is
     assert TILT_NET_CONFIRMS < TILT_NET_ALONE
+
+
+def test_in_a_tower_whose_flat_dice_look_tilted_the_network_needs_more_to_confirm_the_rules():
+    mid = (TILT_NET_CONFIRMS + TILT_NET_ALONE) / 2
+    assert _tilted_by(True, mid) and not _tilted_by(True, mid, confirms=mid + 0.01)
+    assert _tilted_by(True, mid, confirms=mid)
+    # what the network says alone is not changed by it
+    assert _tilted_by(False, TILT_NET_ALONE, confirms=TILT_NET_ALONE)
+    assert not _tilted_by(False, mid, confirms=TILT_NET_CONFIRMS)
+
+
+@pytest.fixture(scope="module")
+def taught_tower():
+    return teach_tower(tower_style(2, SEED), SEED + 2, kinds=["d6pips", "kotd"])
+
+
+def test_each_teaching_picture_keeps_how_tilted_its_flat_die_looks(taught_tower):
+    for kind in ("d6pips", "kotd"):
+        m = taught_tower.kinds[kind]
+        assert len(m.leaning) == len(m.sizes) > 0
+        assert all(0.0 <= v <= 1.0 for v in m.leaning)
+    leaning = [v for m in taught_tower.kinds.values() for v in m.leaning]
+    # this project's renders show flat dice from straight above: they look flat
+    assert np.mean(leaning) < 0.1
+    assert DiceReader(taught_tower).tilt_confirms == pytest.approx(
+        TILT_NET_CONFIRMS + TOWER_LEANING * np.mean(leaning))
+
+
+def test_the_towers_flat_dice_set_what_confirms_the_rules(taught_tower, monkeypatch):
+    def confirms_with(leaning):
+        for m in taught_tower.kinds.values():
+            monkeypatch.setattr(m, "leaning", [leaning] * len(m.leaning))
+        return DiceReader(taught_tower).tilt_confirms
+
+    assert confirms_with(0.0) == TILT_NET_CONFIRMS
+    assert confirms_with(0.3) == pytest.approx(TILT_NET_CONFIRMS + TOWER_LEANING * 0.3)
+    assert TILT_NET_CONFIRMS < confirms_with(0.3) < TILT_NET_ALONE
+    assert confirms_with(1.0) == TILT_NET_ALONE  # never more than the network alone needs
+    # a profile taught before the leaning was kept: as before
+    for m in taught_tower.kinds.values():
+        monkeypatch.setattr(m, "leaning", [])
+    reader = DiceReader(taught_tower)
+    assert reader.tilt_confirms == TILT_NET_CONFIRMS
+    # and the reader asks with it
+    calls = []
+    real = reader_module._tilted_by
+
+    def spy(rules, leaning, confirms):
+        calls.append(confirms)
+        return real(rules, leaning, confirms)
+
+    monkeypatch.setattr(reader_module, "_tilted_by", spy)
+    reader.tilt_confirms = 0.33
+    reader.read(bench_tray(2, 5003, SEED)[0])
+    assert calls and set(calls) == {0.33}
 
 
 def _blob(cx: float, cy: float, size: float):
@@ -150,9 +205,9 @@ def test_without_the_network_the_rules_decide_and_the_reader_says_so(monkeypatch
     calls = []
     real = reader_module._tilted_by
 
-    def spy(rules, leaning):
+    def spy(rules, leaning, confirms):
         calls.append(leaning)
-        return real(rules, leaning)
+        return real(rules, leaning, confirms)
 
     monkeypatch.setattr(reader_module, "_tilted_by", spy)
     with_net = reader.read(frame)

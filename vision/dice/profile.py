@@ -60,6 +60,10 @@ class KindModel:
     sizes: list[float] = field(default_factory=list)
     shapes: list[str] = field(default_factory=list)
     sharpness: list[float] = field(default_factory=list)  # of each taught picture's die
+    # how likely the tilt network (vision/dice/tilt.py) found each taught picture's die
+    # tilted, those taught alone (not from a throw): flat dice as this tower's camera shows
+    # them (DiceReader: a tower whose flat dice look tilted needs more to call one tilted)
+    leaning: list[float] = field(default_factory=list)
     colours: list[str] = field(default_factory=list)  # the colours it was taught in
     # the examples' edge-direction features at every turn (features.gradient_bank), in the
     # order of ``examples`` (faces, then crops): worked out when first needed, or read ready
@@ -233,6 +237,12 @@ class Profile:
         model.sizes.append(b.size)
         model.shapes.append(shape)
         model.sharpness.append(sharpness(b))
+        if at is None:
+            from .tilt import shipped as tilt_network
+            from .tilt import tilt_input
+            net = tilt_network()
+            if net is not None:
+                model.leaning.append(float(net.tilted([tilt_input(lit, b)])[0]))
         model.shape = max(set(model.shapes), key=model.shapes.count)
         model.size_px = float(np.median(model.sizes))
         if not model.builtin:
@@ -278,6 +288,8 @@ class Profile:
                 entry["shapes"] = list(m.shapes)
                 if m.sharpness:
                     entry["sharpness"] = [round(float(v), 4) for v in m.sharpness]
+                if m.leaning:
+                    entry["leaning"] = [round(float(v), 4) for v in m.leaning]
             if m.patch_radius_px:
                 entry["patch_radius_px"] = round(float(m.patch_radius_px), 3)
             if m.colours:
@@ -623,7 +635,7 @@ class _Loader:
             except DiceError as exc:
                 raise self.fail(str(exc), keys) from None
             for key in entry:
-                if key not in ("faces", "shape", "sizes_px", "shapes", "sharpness",
+                if key not in ("faces", "shape", "sizes_px", "shapes", "sharpness", "leaning",
                                "patch_radius_px", "colours", "examples"):
                     raise self.fail(f"unknown key {key!r}", keys + (key,))
             if "shape" in entry:
@@ -638,6 +650,10 @@ class _Loader:
                 m.size_px = float(np.median(m.sizes))
                 if "sharpness" in entry:  # profiles taught before it was kept have none
                     m.sharpness = self.numbers(entry, "sharpness", keys)
+                if "leaning" in entry:  # nor this
+                    m.leaning = self.numbers(entry, "leaning", keys)
+                    if not all(0.0 <= v <= 1.0 for v in m.leaning):
+                        raise self.fail("a leaning is from 0 to 1", keys + ("leaning",))
             if "patch_radius_px" in entry:
                 m.patch_radius_px = self.get(entry, "patch_radius_px", float, keys)
             if "colours" in entry:  # profiles taught before it was kept have none

@@ -83,6 +83,18 @@ ALONE_TAUGHT = 0.95
 # in"): the most flat dice read, with no fewer tilted dice flagged than by the rules.
 TILT_NET_CONFIRMS = 0.15
 TILT_NET_ALONE = 0.4
+# ... where the tower's flat dice look tilted to the network, it needs more to confirm the
+# rules: TILT_NET_CONFIRMS plus TOWER_LEANING times the network's mean answer for the dice of
+# the tower's teaching pictures (each one die resting flat, Profile.add_example), at most
+# TILT_NET_ALONE. A close or tilted camera shows the side faces of flat dice away from the
+# middle of its frame, as a tilted die's are seen: the mean is 0.13 to 0.47 on the third
+# independent renderer's towers, 0.08 to 0.52 on the first's and second's, 0.001 on this
+# project's renders. Chosen on 21 towers of the three (c10-c15, a8100, a8200, a8620-a8623,
+# b100-b103, b107, b116-b119; docs/vision.md): flat dice read clean and right 54.6 ->
+# 60.3 % (3,249), tilted dice flagged 84.7 -> 82.1 % (543), wrong faces 6 -> 8 (two tilted
+# dice). Other weights, from the answers alone: 0.25 cleared 128 flat dice and 9 tilted
+# ones, 0.5 258 and 20, 0.75 329 and 33
+TOWER_LEANING = 0.5
 # The network's answer for a die as seen decides alone outside these, else the die is turned
 # three more ways (vision/dice/tilt.py): a die the rules call tilted, whose verdict is an
 # answer of TILT_NET_CONFIRMS or more, and one they pass (TILT_NET_ALONE). On the towers that
@@ -196,6 +208,10 @@ class DiceReader:
                 m.gradients()  # now, not at the first throw (ready in a saved profile)
         self._colours = {c: (np.mean(fs, axis=0), np.maximum(np.std(fs, axis=0), 0.06))
                          for c, fs in profile.colours.items()}
+        # what the network's answer must reach to confirm the tilt rules, in this tower
+        leaning = [v for m in profile.kinds.values() for v in m.leaning]
+        self.tilt_confirms = min(TILT_NET_ALONE, TILT_NET_CONFIRMS + TOWER_LEANING
+                                 * float(np.mean(leaning))) if leaning else TILT_NET_CONFIRMS
         sizes = [m.size_px for m in profile.kinds.values() if m.size_px]
         self.die_area = max(sizes) ** 2 if sizes else None  # larger is more than one die
         self._die_px = float(np.median(sizes)) if sizes else None  # a die's usual size
@@ -304,7 +320,8 @@ class DiceReader:
                    if net is not None else [None] * len(blobs))
         return [self._read_one(frame, gain, b, face, square_ref,
                                functools.partial(self._alone, blobs, i, frame.shape),
-                               light=light, raw=raw, rules=r, leaning=p)
+                               light=light, raw=raw, rules=r, leaning=p,
+                               confirms=self.tilt_confirms)
                 for i, (b, face, r, p) in enumerate(zip(blobs, faces, rules, leaning))]
 
     def _flat_size(self, kind: str | None, square_ref: float | None) -> float | None:
@@ -326,14 +343,14 @@ class DiceReader:
 
     def _read_one(self, frame, gain, b: Blob, reading: Reading, square_ref,
                   alone: Callable[[], bool], light: float, raw: np.ndarray, rules: bool,
-                  leaning: float | None) -> DieReading:
+                  leaning: float | None, confirms: float = TILT_NET_CONFIRMS) -> DieReading:
         """``alone``: whether nothing lies near the die for it to lean on (asked only of a
         die the tilt rules call tilted). ``light``: how much brighter the frame was than the
         empty tray before it was balanced (``gain`` is after), and ``raw``: the frame as the
         camera gave it (its saturated pixels are a glare's). ``rules``: whether the tilt
         rules call the die tilted (:meth:`_tilted`), and ``leaning``: how likely the tilt
         network (vision/dice/tilt.py) says it is (None without it: the rules alone
-        decide)."""
+        decide), and ``confirms``: how likely it must say so to confirm the rules."""
         x, y = b.cx, b.cy
         kind, face, conf, likely = reading
         # the kind's own colours only where the kind is sure (a face read clean enough) and
@@ -355,7 +372,7 @@ class DiceReader:
             kind is not None and kind != PIPS and conf >= GLARE_READ)
         if glared or sharpness(b, face=True) < least_sharp:
             return result("unreadable")
-        if _tilted_by(rules, leaning) and not (
+        if _tilted_by(rules, leaning, confirms) and not (
                 _flat_for_want_of_support(b, ref, kind, conf) and alone()):
             return result("cocked", face if conf >= CLEAN_CONFIDENCE else None,
                           conf * 0.5 if face else 0.0)
@@ -772,13 +789,14 @@ def network_problems() -> list[str]:
     return out
 
 
-def _tilted_by(rules: bool, leaning: float | None) -> bool:
+def _tilted_by(rules: bool, leaning: float | None, confirms: float = TILT_NET_CONFIRMS) -> bool:
     """The verdict on a die's tilt: the rules' where the network is not there; else tilted
-    where the rules say so and the network gives it TILT_NET_CONFIRMS or more, or where the
-    network alone gives it TILT_NET_ALONE."""
+    where the rules say so and the network gives it ``confirms`` or more (TILT_NET_CONFIRMS,
+    more in a tower whose flat dice look tilted), or where the network alone gives it
+    TILT_NET_ALONE."""
     if leaning is None:
         return rules
-    return (rules and leaning >= TILT_NET_CONFIRMS) or leaning >= TILT_NET_ALONE
+    return (rules and leaning >= confirms) or leaning >= TILT_NET_ALONE
 
 
 def _flat_for_want_of_support(b: Blob, ref: float | None, kind: str | None,
