@@ -339,7 +339,7 @@ class _Classifier:
     def __init__(self, faces):
         self.faces = faces
 
-    def classify(self, frame, found):
+    def classify(self, frame, found, from_above=None):
         from vision.dice.pips import PipReading
         return [PipReading(f, ((face, p),) + tuple((x, 0.0) for x in "123456" if x != face),
                            0.01) for f, (face, p) in zip(found, self.faces)]
@@ -369,7 +369,8 @@ def test_the_classifier_settles_only_dice_left_unsure_and_never_overrules_the_co
     def classifier():
         c = _Classifier([says[i] for i in range(len(best)) if i not in (0, 3)])
         original = c.classify
-        c.classify = lambda frame, found: asked.append(len(found)) or original(frame, found)
+        c.classify = lambda frame, found, from_above=None: asked.append(len(found)) or \
+            original(frame, found)
         return c
 
     monkeypatch.setattr(reader_module, "_learned", classifier)
@@ -436,7 +437,8 @@ def test_a_square_die_read_as_a_taught_kind_by_a_small_margin_is_asked_about_pip
     def classifier():
         c = _Classifier(says)
         original = c.classify
-        c.classify = lambda frame, found: asked.append(len(found)) or original(frame, found)
+        c.classify = lambda frame, found, from_above=None: asked.append(
+            (len(found), list(from_above))) or original(frame, found)
         return c
 
     monkeypatch.setattr(reader_module, "_learned", classifier)
@@ -447,7 +449,8 @@ def test_a_square_die_read_as_a_taught_kind_by_a_small_margin_is_asked_about_pip
     assert best == kept
     DiceReader._second_look(np.zeros((100, 100, 3), np.uint8), [blob] * 4, list(range(4)),
                             best, {"d12"}, square={0, 1, 2, 3}, doubt={0, 1, 2, 3})
-    assert asked == [4]
+    # asked once, the classifier of views from above (as much again) about none of them
+    assert asked == [(4, [False] * 4)]
     assert best[0][:3] == ("d6pips", "5", 0.97) and best[0][3][0] == "5"
     assert best[1][:3] == ("d6pips", None, 0.0) and best[1][3][0] == "3"
     assert best[2] == kept[2] and best[3] == kept[3]

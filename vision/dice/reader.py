@@ -177,14 +177,16 @@ CLOSER_LIKENESS = 0.9
 VECTOR_LIKENESS = 0.9
 VECTOR_SURE = 0.08
 # A square die read as a taught kind less sure than TAUGHT_DOUBT (its vectors' lead under
-# 1.7 times VECTOR_SURE), in a tower taught pip dice, is asked of the pip classifier too
-# (DiceReader._second_look): on another renderer's towers, pip dice showing 3 and 5 were
-# read as a symbol die's POWER 0.90 to 0.94 sure. Of 85 such readings on 22 towers of the
-# three independent renderers (c10-c15, c19, a8100, a8200, a8620-a8623, b100-b103, b107,
-# b116-b119), the classifier was clean on a pip face for 7 of the 8 that were pip dice
-# (0.58 to 0.97 sure, its face right each time) and for none of the 70 right readings (up
-# to 0.969 sure)
-TAUGHT_DOUBT = 0.97
+# 1.5 times VECTOR_SURE), in a tower taught pip dice, is asked of the pip classifier too
+# (DiceReader._second_look): on another renderer's towers, pip dice showing 2, 3 and 5 were
+# read as a symbol die's POWER or HEART 0.90 to 0.94 sure. Of 85 such readings under 0.97
+# on 22 towers of the three independent renderers (c10-c15, c19, a8100, a8200,
+# a8620-a8623, b100-b103, b107, b116-b119), the classifier was clean on a pip face for 7 of
+# the 8 that were pip dice (0.58 to 0.97 sure, its face right each time) and for none of
+# the 70 right readings (up to 0.969 sure). It costs 2.3 ms a die asked: on this project's
+# renders, whose spawn dice are often read 0.90 to 0.95 sure, 2.5 ms more a read at the
+# p95 (`dice_read_speed_bench`)
+TAUGHT_DOUBT = 0.95
 SHORTLIST = 3  # faces compared upright after the polar shortlist
 EXAMPLES_VERIFIED = 1  # examples of each of those faces compared upright (2: no better since
 # the upright check looks at the middle only, at the refined angle)
@@ -505,14 +507,17 @@ class DiceReader:
         the side); less sure, it stays what it was taken for (docs/vision.md, step 4).
 
         ``doubt``: square dice read as a taught kind, but not TAUGHT_DOUBT sure: asked too.
-        Where the classifier is clean on a pip face, such a die is a pip die showing it
-        (WEAK_CLEAN sure), or a pip die it is not sure of; elsewhere it keeps its reading."""
+        Where the classifier is clean on a pip face (by all views: the classifier of views
+        from above is not asked about them, half the cost), such a die is a pip die showing
+        it (WEAK_CLEAN sure), or a pip die it is not sure of; elsewhere it keeps its
+        reading."""
         ask = [i for i in dice if not _settled(best[i]) or i in doubt]
         pips = _learned() if ask else None
         if pips is None:
             return
         found = [Found(blobs[i].cx, blobs[i].cy, blobs[i].size, 1.0) for i in ask]
-        for i, r in zip(ask, pips.classify(frame, found)):
+        # a doubted die is a pip die only where the classifier of all views is clean on it
+        for i, r in zip(ask, pips.classify(frame, found, [i not in doubt for i in ask])):
             clean = r.clean(pips.clean_confidence, pips.above)
             kind, counted, _, _ = best[i]
             if i in doubt:
