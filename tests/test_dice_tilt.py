@@ -152,6 +152,8 @@ def test_only_dice_whose_answer_is_unsure_are_turned_three_more_ways():
     # each band holds the threshold the verdict of such a die turns on
     confirms, alone = reader_module.TILT_NET_UNSURE[True], reader_module.TILT_NET_UNSURE[False]
     assert confirms[0] < TILT_NET_CONFIRMS < confirms[1] and alone[0] < TILT_NET_ALONE < alone[1]
+    # a tower whose flat dice look tilted confirms at up to TILT_NET_ALONE: still in the band
+    assert confirms[0] < TILT_NET_ALONE < confirms[1]
     # without bands, the one band UNSURE
     got = net.tilted(list(x))
     for g, s, t in zip(got, seen, turned):

@@ -97,7 +97,8 @@ TILT_NET_ALONE = 0.4
 TOWER_LEANING = 0.5
 # The network's answer for a die as seen decides alone outside these, else the die is turned
 # three more ways (vision/dice/tilt.py): a die the rules call tilted, whose verdict is an
-# answer of TILT_NET_CONFIRMS or more, and one they pass (TILT_NET_ALONE). On the towers that
+# answer of TILT_NET_CONFIRMS or more (up to TILT_NET_ALONE in a tower whose flat dice look
+# tilted), and one they pass (TILT_NET_ALONE). On the towers that
 # chose the thresholds and 2,129 dice of this project's renders, no verdict differs from
 # those of the four turns for every die, where the single band UNSURE (0.02 to 0.9) turned
 # 17 % of this project's dice and 92 % of the second renderer's: now 5 % and 59 %.
