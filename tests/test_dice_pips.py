@@ -15,7 +15,7 @@ import pytest
 
 from tests.real_photos import missing
 from vision.dice.netrun import ModelError, Net, conv2d, meta_of
-from vision.dice.pips import MODELS, VIEWS, Above, Found, PipReader, PipReading, shipped_reader
+from vision.dice.pips import MODELS, Above, Found, PipReader, PipReading, shipped_reader
 from vision.dice.realphotos import DEFAULT_SET, evaluate, load
 from vision.dice.render import random_tray
 
@@ -409,38 +409,6 @@ def test_the_classifier_of_views_from_above_counts_only_where_the_other_agrees()
     assert reading((("5", 0.4), ("6", 0.3)), ("5", 0.4)).clean_face(0.55, above) is None
     assert reading((("5", 0.4), ("6", 0.3)), ("5", 0.9)).clean_face(0.55, None) is None
     assert shipped_reader().above is not None   # the shipped models pair them
-
-
-def test_the_classifier_of_views_from_above_looks_only_at_the_dice_it_may():
-    # the reader with a profile asks about dice it read as a taught kind by a small margin:
-    # only the classifier of all views counts for them (the other costs as much again)
-    reader = shipped_reader()
-    frame = np.full((120, 200, 3), 90, np.uint8)
-    found = [Found(50, 60, 30, 1.0), Found(140, 60, 30, 1.0)]  # bare tray: unsure of a face
-    calls = []
-    real = reader.above.net
-
-    class Spy:
-        def __call__(self, x):
-            calls.append(len(x))
-            return real(x)
-
-    both = reader.classify(frame, found)
-    try:
-        object.__setattr__(reader.above, "net", Spy())
-        reader.classify(frame, found)
-        assert calls == [2 * VIEWS]
-        calls.clear()
-        one = reader.classify(frame, found, [False, True])
-        assert calls == [VIEWS]
-        calls.clear()
-        none = reader.classify(frame, found, [False, False])
-        assert calls == []
-    finally:
-        object.__setattr__(reader.above, "net", real)
-    assert [r.faces for r in none] == [r.faces for r in both]  # the same classifier of all views
-    assert none[0].above is None and one[0].above is None
-    assert one[1].above == both[1].above
 
 
 def test_a_die_the_finder_is_less_sure_of_is_read_only_when_the_classifier_is_very_sure():

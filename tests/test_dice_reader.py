@@ -339,7 +339,7 @@ class _Classifier:
     def __init__(self, faces):
         self.faces = faces
 
-    def classify(self, frame, found, from_above=None):
+    def classify(self, frame, found):
         from vision.dice.pips import PipReading
         return [PipReading(f, ((face, p),) + tuple((x, 0.0) for x in "123456" if x != face),
                            0.01) for f, (face, p) in zip(found, self.faces)]
@@ -369,8 +369,7 @@ def test_the_classifier_settles_only_dice_left_unsure_and_never_overrules_the_co
     def classifier():
         c = _Classifier([says[i] for i in range(len(best)) if i not in (0, 3)])
         original = c.classify
-        c.classify = lambda frame, found, from_above=None: asked.append(len(found)) or \
-            original(frame, found)
+        c.classify = lambda frame, found: asked.append(len(found)) or original(frame, found)
         return c
 
     monkeypatch.setattr(reader_module, "_learned", classifier)
@@ -414,76 +413,6 @@ def test_a_die_whose_outline_looks_round_is_a_pip_die_only_where_the_classifier_
     assert 0.55 < 0.8 < reader_module.WEAK_CLEAN
     assert best[3] == ("d12", "8", 0.3, ("8", "1"))
     assert best[4][:3] == ("d6pips", "4", 0.8)
-
-
-def test_a_square_die_read_as_a_taught_kind_by_a_small_margin_is_asked_about_pips(
-        monkeypatch):
-    # another renderer's pip dice showing 3 and 5 were read as a symbol die's POWER, 0.90 to
-    # 0.94 sure, by the taught faces; the pip classifier, asked, was clean on their pips
-    from vision.dice import reader as reader_module
-    from vision.dice.segment import Blob
-
-    blob = Blob(0, 0, np.zeros((4, 4), np.uint8), np.zeros((4, 4), np.uint8), 3600.0, 50.0,
-                50.0, 3600.0, 50.0, 50.0, ((50, 50), (60, 60), 0), ((50, 50), (60, 60), 0),
-                0.78, 1.0, np.zeros((4, 4)), np.zeros((4, 4)))
-    best = [("kotd", "POWER", 0.91, ("POWER", "HEART")),  # the classifier sure of a 5
-            ("kotd", "POWER", 0.91, ("POWER", "HEART")),  # clean on a 3, not WEAK_CLEAN sure
-            ("kotd", "HEART", 0.93, ("HEART", "CLAW")),   # not clean on any pip face
-            ("d12", "4", 0.96, ("4", "1")),               # a pip face likelier than no die,
-            ]                                             # but not clean: stays
-    says = [("5", 0.97), ("3", 0.7), ("2", 0.1), ("4", 0.48)]
-    asked = []
-
-    def classifier():
-        c = _Classifier(says)
-        original = c.classify
-        c.classify = lambda frame, found, from_above=None: asked.append(
-            (len(found), list(from_above))) or original(frame, found)
-        return c
-
-    monkeypatch.setattr(reader_module, "_learned", classifier)
-    kept = list(best)
-    DiceReader._second_look(np.zeros((100, 100, 3), np.uint8), [blob] * 4, list(range(4)),
-                            best, {"d12"}, square={0, 1, 2, 3})
-    assert asked == []  # read surely enough: nobody asks
-    assert best == kept
-    DiceReader._second_look(np.zeros((100, 100, 3), np.uint8), [blob] * 4, list(range(4)),
-                            best, {"d12"}, square={0, 1, 2, 3}, doubt={0, 1, 2, 3})
-    # asked once, the classifier of views from above (as much again) about none of them
-    assert asked == [(4, [False] * 4)]
-    assert best[0][:3] == ("d6pips", "5", 0.97) and best[0][3][0] == "5"
-    assert best[1][:3] == ("d6pips", None, 0.0) and best[1][3][0] == "3"
-    assert best[2] == kept[2] and best[3] == kept[3]
-    assert 0.7 < reader_module.WEAK_CLEAN <= 0.97
-
-
-def test_only_dice_read_by_a_small_margin_in_a_tower_taught_pip_dice_are_doubted(
-        monkeypatch, profile):
-    reader = DiceReader(profile)
-    seen = []
-    real = DiceReader._second_look
-
-    def spy(frame, blobs, dice, best, round_kinds=frozenset(), square=None, doubt=frozenset()):
-        seen.append({(best[i][0], best[i][2] < reader_module.TAUGHT_DOUBT) for i in doubt})
-        return real(frame, blobs, dice, best, round_kinds, square, doubt)
-
-    monkeypatch.setattr(DiceReader, "_second_look", staticmethod(spy))
-    frame, _ = frame_of(LIT_DICE, seed=31)
-    reader.read(frame)
-    assert profile.kinds["d6pips"].sizes  # this tower was taught pip dice
-    # this project's symbol dice and D12s are read surely: none doubted
-    assert seen == [set()]
-    # every taught reading doubted, to see which are: those of taught kinds alone
-    monkeypatch.setattr(reader_module, "TAUGHT_DOUBT", 1.01)
-    seen.clear()
-    reader.read(frame)
-    assert seen and seen[0] and all(k not in (None, "d6pips") and below
-                                    for s in seen for k, below in s)
-    # a tower never shown a pip die doubts nothing
-    monkeypatch.setattr(profile.kinds["d6pips"], "sizes", [])
-    seen.clear()
-    DiceReader(profile).read(frame)
-    assert seen == [set()]
 
 
 def test_a_die_sure_of_its_kind_takes_a_colour_its_kind_was_taught_in(monkeypatch, profile):

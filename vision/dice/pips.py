@@ -441,16 +441,13 @@ class PipReader:
         return kept
 
     # -- which face is up --------------------------------------------------------------------
-    def classify(self, frame: np.ndarray, found: Sequence[Found],
-                 from_above: Sequence[bool] | None = None) -> list[PipReading]:
+    def classify(self, frame: np.ndarray, found: Sequence[Found]) -> list[PipReading]:
         """Each die is looked at three ways: the crop, a wider crop and the crop seen in a
         mirror (not turned: from a webcam on a desk, the top face is the one above the side
         faces, and turned a quarter it would not be). A face is as likely as its *least*
         likely view says, and the views must agree:
         a die the classifier only recognises from one framing is not read (that is how it
-        fails on dice unlike those it learned from: pips taken for a die, a face for another).
-        ``from_above``: which dice the classifier of views from above may look at too
-        (default: all; it costs as much again)."""
+        fails on dice unlike those it learned from: pips taken for a die, a face for another)."""
         if not found:
             return []
         crops = []
@@ -468,8 +465,7 @@ class PipReader:
         # the classifier of views from above looks only at the dice the other is not sure of:
         # it cannot change a clean face, and most dice of a photograph from above are clean
         unsure = [k for k, (probs, _) in enumerate(views)
-                  if self.above is not None and probs[:len(FACES)].max() < self.clean_confidence
-                  and (from_above is None or from_above[k])]
+                  if self.above is not None and probs[:len(FACES)].max() < self.clean_confidence]
         tops: dict[int, tuple[np.ndarray, float]] = {}
         if unsure and self.above is not None:
             pick = np.concatenate([np.arange(k * VIEWS, (k + 1) * VIEWS) for k in unsure])

@@ -177,17 +177,6 @@ CLOSER_LIKENESS = 0.9
 # because their face was; the vectors read most of them, with the face they show)
 VECTOR_LIKENESS = 0.9
 VECTOR_SURE = 0.08
-# A square die read as a taught kind less sure than TAUGHT_DOUBT (its vectors' lead under
-# 1.5 times VECTOR_SURE), in a tower taught pip dice, is asked of the pip classifier too
-# (DiceReader._second_look): on another renderer's towers, pip dice showing 2, 3 and 5 were
-# read as a symbol die's POWER or HEART 0.90 to 0.94 sure. Of 85 such readings under 0.97
-# on 22 towers of the three independent renderers (c10-c15, c19, a8100, a8200,
-# a8620-a8623, b100-b103, b107, b116-b119), the classifier was clean on a pip face for 7 of
-# the 8 that were pip dice (0.58 to 0.97 sure, its face right each time) and for none of
-# the 70 right readings (up to 0.969 sure). It costs 2.3 ms a die asked: on this project's
-# renders, whose spawn dice are often read 0.90 to 0.95 sure, 2.5 ms more a read at the
-# p95 (`dice_read_speed_bench`)
-TAUGHT_DOUBT = 0.95
 SHORTLIST = 3  # faces compared upright after the polar shortlist
 EXAMPLES_VERIFIED = 1  # examples of each of those faces compared upright (2: no better since
 # the upright check looks at the middle only, at the refined angle)
@@ -477,17 +466,14 @@ class DiceReader:
                 best[i] = found  # the kind stands even when the face does not
         if frame is not None and PIPS in self.profile.kinds:
             rounds = {k for k, m in self.profile.kinds.items() if m.shape == "round"}
-            square = {i for i in todo if shapes[i] == "square"}
-            doubt = {i for i in square if best[i][0] not in (None, PIPS) and _settled(best[i])
-                     and best[i][2] < TAUGHT_DOUBT} if self.profile.kinds[PIPS].sizes else set()
-            self._second_look(frame, blobs, todo, best, rounds, square=square, doubt=doubt)
+            self._second_look(frame, blobs, todo, best, rounds,
+                              square={i for i in todo if shapes[i] == "square"})
         return best
 
     @staticmethod
     def _second_look(frame: np.ndarray, blobs: list[Blob], dice: list[int],
                      best: list[Reading], round_kinds: set[str] | frozenset[str] = frozenset(),
-                     square: set[int] | None = None, doubt: set[int] | frozenset[int] = frozenset()
-                     ) -> None:
+                     square: set[int] | None = None) -> None:
         """The dice that counting the pips and the taught faces leave unsure, looked
         at again by the face classifier of the reader without a profile (vision/dice/pips.py,
         learned from real photographs): where it is sure of a pip face, and counting the pips
@@ -505,28 +491,15 @@ class DiceReader:
         hexagon), whose side faces the classifier can read as its top: a die whose outline
         looks round is a pip die only where the classifier is WEAK_CLEAN sure, as a die the
         reader without a profile is less sure it found (chosen on webcam renders seen from
-        the side); less sure, it stays what it was taken for (docs/vision.md, step 4).
-
-        ``doubt``: square dice read as a taught kind, but not TAUGHT_DOUBT sure: asked too.
-        Where the classifier is clean on a pip face (by all views: the classifier of views
-        from above is not asked about them, half the cost), such a die is a pip die showing
-        it (WEAK_CLEAN sure), or a pip die it is not sure of; elsewhere it keeps its
-        reading."""
-        ask = [i for i in dice if not _settled(best[i]) or i in doubt]
+        the side); less sure, it stays what it was taken for (docs/vision.md, step 4)."""
+        ask = [i for i in dice if not _settled(best[i])]
         pips = _learned() if ask else None
         if pips is None:
             return
         found = [Found(blobs[i].cx, blobs[i].cy, blobs[i].size, 1.0) for i in ask]
-        # a doubted die is a pip die only where the classifier of all views is clean on it
-        for i, r in zip(ask, pips.classify(frame, found, [i not in doubt for i in ask])):
+        for i, r in zip(ask, pips.classify(frame, found)):
             clean = r.clean(pips.clean_confidence, pips.above)
             kind, counted, _, _ = best[i]
-            if i in doubt:
-                if clean is not None:
-                    likely = tuple(f for f, _ in r.faces[:MAX_LIKELY])
-                    best[i] = ((PIPS, clean[0], min(clean[1], 1.0), likely)
-                               if clean[1] >= WEAK_CLEAN else (PIPS, None, 0.0, likely))
-                continue
             if clean is None:
                 if (square is None or i in square) and kind in round_kinds \
                         and r.no_die < r.faces[0][1]:
