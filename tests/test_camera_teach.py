@@ -137,6 +137,9 @@ def test_teaching_a_new_kind_over_a_pty_saves_a_profile_that_reads_it(tmp_path, 
             "saved tower.yaml"
         # the saved profile reads a throw it never saw
         profile = Profile.load(saved)
+        # and keeps how tilted each taught die looked (DiceReader's tilt bar for this tower)
+        spawn = profile.kinds["spawn"]
+        assert len(spawn.leaning) == len(spawn.sizes) > 0
         frames, truth = spawn_throw(300, n_dice=3)
         settled = frames[-6]  # still settled (4 removed frames follow)
         readings = DiceReader(profile).read(settled)
@@ -514,5 +517,10 @@ def test_an_answer_with_its_colour_teaches_the_colour_too_and_undo_takes_both_ba
     assert teacher.message == f"{answers[-1].face}: thanks"
     teacher.command(m.TeachUndo(pictures[-1].picture_id))  # the colour's example goes too
     assert sum(len(v) for v in profile.colours.values()) == 2
+    # and all that was kept of its picture: the kind lists only colours the profile has, one
+    # sharpness and one leaning a picture (before, an undone picture's stayed)
+    d12 = profile.kinds["d12"]
+    assert set(d12.colours) == {c for c, v in profile.colours.items() if v}
+    assert len(d12.sharpness) == len(d12.leaning) == len(d12.sizes) == 2
     teacher.command(m.TeachStop())  # nothing saved: the colours are as before teaching
     assert profile.colours == {} and "d12" not in profile.kinds

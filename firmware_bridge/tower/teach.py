@@ -236,10 +236,13 @@ class Teacher:
         self._say_status()
 
     def _state_of(self, kind: str) -> tuple:
+        """What teaching one picture changes in the profile (undo puts it back): the kind's
+        examples and what is kept of each taught picture, and the colours taught."""
         model = self.profile.kinds[kind]
         return (list(model.sizes), list(model.shapes), model.shape, model.size_px,
                 model.patch_radius_px, {f: list(c) for f, c in model.examples.items()},
-                {c: list(v) for c, v in self.profile.colours.items()})
+                {c: list(v) for c, v in self.profile.colours.items()},
+                list(model.sharpness), list(model.leaning), list(model.colours))
 
     def _restore(self, kind: str, state: tuple) -> None:
         model = self.profile.kinds[kind]
@@ -247,6 +250,8 @@ class Teacher:
          model.examples, colours) = (list(state[0]), list(state[1]), state[2], state[3],
                                      state[4], {f: list(c) for f, c in state[5].items()},
                                      state[6])
+        model.sharpness, model.leaning, model.colours = (list(state[7]), list(state[8]),
+                                                         list(state[9]))
         self.profile.colours.clear()
         self.profile.colours.update(colours)
 

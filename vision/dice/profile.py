@@ -61,8 +61,9 @@ class KindModel:
     shapes: list[str] = field(default_factory=list)
     sharpness: list[float] = field(default_factory=list)  # of each taught picture's die
     # how likely the tilt network (vision/dice/tilt.py) found each taught picture's die
-    # tilted, those taught alone (not from a throw): flat dice as this tower's camera shows
-    # them (DiceReader: a tower whose flat dice look tilted needs more to call one tilted)
+    # tilted: flat dice as this tower's camera shows them (DiceReader: a tower whose flat dice
+    # look tilted needs more to call one tilted). A die taught from a throw is one the reader
+    # did not call tilted (the tower offers no other): its answer is, if anything, low
     leaning: list[float] = field(default_factory=list)
     colours: list[str] = field(default_factory=list)  # the colours it was taught in
     # the examples' edge-direction features at every turn (features.gradient_bank), in the
@@ -237,12 +238,11 @@ class Profile:
         model.sizes.append(b.size)
         model.shapes.append(shape)
         model.sharpness.append(sharpness(b))
-        if at is None:
-            from .tilt import shipped as tilt_network
-            from .tilt import tilt_input
-            net = tilt_network()
-            if net is not None:
-                model.leaning.append(float(net.tilted([tilt_input(lit, b)])[0]))
+        from .tilt import shipped as tilt_network
+        from .tilt import tilt_input
+        net = tilt_network()
+        if net is not None:
+            model.leaning.append(float(net.tilted([tilt_input(lit, b)])[0]))
         model.shape = max(set(model.shapes), key=model.shapes.count)
         model.size_px = float(np.median(model.sizes))
         if not model.builtin:

@@ -85,7 +85,7 @@ TILT_NET_CONFIRMS = 0.15
 TILT_NET_ALONE = 0.4
 # ... where the tower's flat dice look tilted to the network, it needs more to confirm the
 # rules: TILT_NET_CONFIRMS plus TOWER_LEANING times the network's mean answer for the dice of
-# the tower's teaching pictures (each one die resting flat, Profile.add_example), at most
+# the tower's taught dice (each resting flat, Profile.add_example), at most
 # TILT_NET_ALONE. A close or tilted camera shows the side faces of flat dice away from the
 # middle of its frame, as a tilted die's are seen: the mean is 0.13 to 0.47 on the third
 # independent renderer's towers, 0.08 to 0.52 on the first's and second's, 0.001 on this
