@@ -74,17 +74,23 @@ def test_the_towers_flat_dice_set_what_confirms_the_rules(taught_tower, monkeypa
     reader = DiceReader(taught_tower)
     assert reader.tilt_confirms == TILT_NET_CONFIRMS
     # and the reader asks with it
-    calls = []
+    calls = _spy_on_verdicts(monkeypatch)
+    reader.tilt_confirms = 0.33
+    reader.read(bench_tray(2, 5003, SEED)[0])
+    assert calls and {confirms for _, _, confirms in calls} == {0.33}
+
+
+def _spy_on_verdicts(monkeypatch) -> list[tuple]:
+    """Every (rules, leaning, confirms) the reader's tilt verdict is asked with, from now."""
+    calls: list[tuple] = []
     real = reader_module._tilted_by
 
     def spy(rules, leaning, confirms):
-        calls.append(confirms)
+        calls.append((rules, leaning, confirms))
         return real(rules, leaning, confirms)
 
     monkeypatch.setattr(reader_module, "_tilted_by", spy)
-    reader.tilt_confirms = 0.33
-    reader.read(bench_tray(2, 5003, SEED)[0])
-    assert calls and set(calls) == {0.33}
+    return calls
 
 
 def _blob(cx: float, cy: float, size: float):
@@ -204,13 +210,7 @@ def test_without_the_network_the_rules_decide_and_the_reader_says_so(monkeypatch
         tilt._loaded.cache_clear()
     monkeypatch.undo()
     assert tilt.shipped() is not None
-    calls = []
-    real = reader_module._tilted_by
-
-    def spy(rules, leaning, confirms):
-        calls.append(leaning)
-        return real(rules, leaning, confirms)
-
-    monkeypatch.setattr(reader_module, "_tilted_by", spy)
+    calls = _spy_on_verdicts(monkeypatch)
     with_net = reader.read(frame)
-    assert len(without) == len(with_net) and calls and all(p is not None for p in calls)
+    assert len(without) == len(with_net) and calls \
+        and all(leaning is not None for _, leaning, _ in calls)
