@@ -12,7 +12,9 @@ towers, and each is set up and read through the command line, as a tower's owner
 same way by another hand (ray-cast dice, its own trays, lights and camera): what one renderer's
 look taught the reader by chance, the other's does not share. ``--renderer c``:
 bench/tray_renderer_c.py, a third (2026-11-30), nothing of which any part of the reader has
-learned from or been tuned on.
+learned from or been tuned on. ``--renderer d``: bench/tray_renderer_d.py, a fourth
+(2026-11-30), whose cameras range from close wide-angle ones to far ones; one of the tilt
+networks learned from its towers 9000-9039, so it is measured from 9100.
 
 Prints each tower's figures, then all of them as one JSON object on the last line: flat dice
 read clean with the right face, dice read clean with a wrong face, tilted dice flagged
@@ -109,7 +111,8 @@ def score(truth: dict[str, list[dict]], results: dict[str, dict], pips_only: boo
                                        if pips_only else {})}
 
 
-RENDERERS = {"a": "tray_renderer.py", "b": "tray_renderer_b.py", "c": "tray_renderer_c.py"}
+RENDERERS = {"a": "tray_renderer.py", "b": "tray_renderer_b.py", "c": "tray_renderer_c.py",
+             "d": "tray_renderer_d.py"}
 
 
 def tower(seed: int, trays: int, work: Path, renderer: str = "a") -> dict:
@@ -187,7 +190,8 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=7000)
     ap.add_argument("--renderer", choices=sorted(RENDERERS), default="a",
                     help="a: bench/tray_renderer.py; b: bench/tray_renderer_b.py; "
-                         "c: bench/tray_renderer_c.py")
+                         "c: bench/tray_renderer_c.py; d: bench/tray_renderer_d.py (its seeds "
+                         "from 9100: the tilt network learned from 9000-9039)")
     args = ap.parse_args()
     towers = each_seed("tower", args.towers, args.seed,
                        lambda seed, work: tower(seed, args.trays, work, args.renderer))
