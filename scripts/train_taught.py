@@ -55,16 +55,24 @@ from train_dice import block, export  # noqa: E402
 
 from vision.dice.features import face_crop  # noqa: E402
 from vision.dice.model import DiceError  # noqa: E402
-from vision.dice.taught import EMBED_SIDE, embed_input, seeds_of  # noqa: E402
+from vision.dice.taught import D_MEASURED_SEEDS, EMBED_SIDE, embed_input, seeds_of  # noqa: E402
 
 DEFAULT_SEEDS = "8600-8605,8616-8627,8700-8704,8800-8815"
+DEFAULT_D_SEEDS = ""  # tried 9000-9039: docs/vision.md, "A fourth renderer by another hand"
 WATCH = 3  # towers kept apart to watch the learning
 
 
-def render(seed: int, work: Path) -> Path:
-    out = work / f"tower-{seed}"
+# the independent renderers learned from: the first (tray_renderer.py) and the fourth
+# (tray_renderer_d.py, whose cameras range from close wide-angle ones to far ones); the second
+# and third are never learned from (they measure)
+RENDERERS = {"a": "tray_renderer.py", "d": "tray_renderer_d.py"}
+
+
+def render(seed: int, work: Path, renderer: str = "a") -> Path:
+    """Tower ``seed`` of ``renderer`` (RENDERERS), rendered into ``work`` unless it is there."""
+    out = work / (f"tower-{seed}" if renderer == "a" else f"tower-{renderer}{seed}")
     if not (out / "truth.json").exists():
-        subprocess.run([sys.executable, str(ROOT / "bench" / "tray_renderer.py"), str(out),
+        subprocess.run([sys.executable, str(ROOT / "bench" / RENDERERS[renderer]), str(out),
                         "--seed", str(seed), "--trays", "40"], check=True, capture_output=True)
     return out
 
@@ -171,26 +179,29 @@ def main() -> int:
     ap.add_argument("--out", type=Path, default=ROOT / "vision" / "dice" / "models")
     ap.add_argument("--work", type=Path, default=Path("/tmp/taught-towers"))
     ap.add_argument("--seeds", default=DEFAULT_SEEDS)
+    ap.add_argument("--d-seeds", default=DEFAULT_D_SEEDS,
+                    help="towers of bench/tray_renderer_d.py (empty: none)")
     ap.add_argument("--steps", type=int, default=3000)
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
     torch.set_num_threads(2)
     try:
-        seeds = seeds_of(args.seeds)
+        seeds = [("a", s) for s in seeds_of(args.seeds)] + [
+            ("d", s) for s in (seeds_of(args.d_seeds, D_MEASURED_SEEDS) if args.d_seeds else [])]
     except ValueError as exc:
         raise SystemExit(f"--seeds: {exc}") from None
     crops: list[np.ndarray] = []
     labels: list[str] = []
     towers: list[int] = []
-    for s in seeds:
-        c, lab = crops_of(render(s, args.work))
+    for k, (renderer, s) in enumerate(seeds):
+        c, lab = crops_of(render(s, args.work, renderer))
         crops += c
         labels += lab
-        towers += [s] * len(c)
-        print(f"tower {s}: {len(c)} crops", flush=True)
+        towers += [k] * len(c)
+        print(f"tower {renderer}{s}: {len(c)} crops", flush=True)
     classes = sorted(set(labels))
     y = np.array([classes.index(v) for v in labels])
-    watch = np.isin(towers, seeds[-WATCH:])
+    watch = np.array(towers) >= len(seeds) - WATCH
     learn = np.flatnonzero(~watch)
     rng = np.random.default_rng(args.seed)
     torch.manual_seed(args.seed)
@@ -219,7 +230,7 @@ def main() -> int:
     net.eval()
     args.out.mkdir(parents=True, exist_ok=True)
     meta = {"network": "taught-face vector", "renderer": "bench/tray_renderer.py",
-            "seeds": args.seeds, "steps": args.steps, "seed": args.seed,
+            "seeds": args.seeds, "d_seeds": args.d_seeds, "steps": args.steps, "seed": args.seed,
             "crops": len(crops), "classes": len(classes),
             "kept_apart_accuracy": round(acc, 4), "seconds": round(time.monotonic() - t0)}
     npz = args.out / "taught.npz"

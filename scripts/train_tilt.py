@@ -50,8 +50,8 @@ from train_dice import block, export  # noqa: E402
 from train_taught import render, taught_profile  # noqa: E402
 
 from vision.dice.model import DiceError  # noqa: E402
-from vision.dice.taught import seeds_of  # noqa: E402
-from vision.dice.tilt import SIDE, tilt_input  # noqa: E402
+from vision.dice.taught import D_MEASURED_SEEDS, seeds_of  # noqa: E402
+from vision.dice.tilt import MODEL, SIDE, tilt_input  # noqa: E402
 
 DEFAULT_SEEDS = "8100-8101,8200,8300-8301,8600-8605,8616-8627,8700-8704,8800-8810,8903-8908"
 OWN_SEED = 4242  # this project's renderer: the benchmark (bench/dice_bench.py) reads 2026
@@ -59,7 +59,7 @@ OWN_TRAYS = 50
 MATCH = 0.5  # of the die's size: a truth this near the reader's die is that die
 
 
-def examples(reader, frame: np.ndarray, truth: list[dict], name: str
+def examples(reader, frame: np.ndarray, truth: list[dict], name: str, canonical: bool
              ) -> tuple[list[np.ndarray], list[int]]:
     """The reader's dice in ``frame`` that a true die lies at, as the network's inputs, and
     whether each is tilted (1) or flat (0)."""
@@ -76,12 +76,12 @@ def examples(reader, frame: np.ndarray, truth: list[dict], name: str
         if not near:
             continue  # not a die (a shadow cut off one), or a die found off its centre
         t = min(near, key=lambda t: math.hypot(t["x"] - b.cx, t["y"] - b.cy))
-        xs.append(tilt_input(frame, b))
+        xs.append(tilt_input(frame, b, canonical))
         ys.append(int(bool(t["tilted"])))
     return xs, ys
 
 
-def tower_examples(tower: Path) -> tuple[list[np.ndarray], list[int]]:
+def tower_examples(tower: Path, canonical: bool) -> tuple[list[np.ndarray], list[int]]:
     """A tower of the independent renderer, set up as the reader is (empty tray, three
     pictures a face), and its trays' dice."""
     from vision.dice.cli import read_image
@@ -91,13 +91,13 @@ def tower_examples(tower: Path) -> tuple[list[np.ndarray], list[int]]:
     xs: list[np.ndarray] = []
     ys: list[int] = []
     for name, dice in sorted(json.loads((tower / "truth.json").read_text())["trays"].items()):
-        x, y = examples(reader, read_image(str(tower / "trays" / name)), dice, name)
+        x, y = examples(reader, read_image(str(tower / "trays" / name)), dice, name, canonical)
         xs += x
         ys += y
     return xs, ys
 
 
-def own_examples(tower: int) -> tuple[list[np.ndarray], list[int]]:
+def own_examples(tower: int, canonical: bool) -> tuple[list[np.ndarray], list[int]]:
     """A tower of this project's renderer (the benchmark's look on OWN_SEED) and OWN_TRAYS
     of its trays, tilted dice leaning as the benchmark's do."""
     from vision.dice.bench import bench_tray, teach_tower, tower_style
@@ -109,7 +109,7 @@ def own_examples(tower: int) -> tuple[list[np.ndarray], list[int]]:
     for k in range(OWN_TRAYS):
         frame, dice = bench_tray(tower, OWN_SEED * 1000 + k, OWN_SEED)
         truth = [{"x": d.x, "y": d.y, "tilted": not d.flat} for d in dice]
-        x, y = examples(reader, frame, truth, f"own tower {tower} tray {k}")
+        x, y = examples(reader, frame, truth, f"own tower {tower} tray {k}", canonical)
         xs += x
         ys += y
     return xs, ys
@@ -128,14 +128,19 @@ class Tilt(nn.Module):
         return self.fc(self.body(x).mean(dim=(2, 3)))
 
 
-def augment(x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def augment(x: np.ndarray, rng: np.random.Generator, canonical: bool) -> np.ndarray:
     """Another view of one input (3 x SIDE x SIDE, -0.5..0.5): turned and mirrored (a tilt has
-    no direction), a little larger or smaller, another hue, light, contrast, blur and noise."""
+    no direction; ``canonical``: mirrored about the way from the frame's middle, and turned a
+    little only, since that way is kept up), a little larger or smaller, another hue, light,
+    contrast, blur and noise."""
     img = np.clip((x.transpose(1, 2, 0) + 0.5) * 255, 0, 255).astype(np.uint8)
-    img = np.rot90(img, int(rng.integers(4)))
+    if not canonical:
+        img = np.rot90(img, int(rng.integers(4)))
     if rng.random() < 0.5:
         img = img[:, ::-1]
-    m = cv2.getRotationMatrix2D((SIDE / 2, SIDE / 2), rng.uniform(-45, 45), rng.uniform(0.9, 1.1))
+    turn = 12 if canonical else 45
+    m = cv2.getRotationMatrix2D((SIDE / 2, SIDE / 2), rng.uniform(-turn, turn),
+                                rng.uniform(0.9, 1.1))
     img = cv2.warpAffine(np.ascontiguousarray(img), m, (SIDE, SIDE), borderMode=cv2.BORDER_REPLICATE)
     if rng.random() < 0.5:
         hsv = cv2.cvtColor(img, cv2.COLOR_BGR2HSV).astype(np.int32)
@@ -154,24 +159,31 @@ def main() -> int:
     ap.add_argument("--out", type=Path, default=ROOT / "vision" / "dice" / "models")
     ap.add_argument("--work", type=Path, default=Path("/tmp/tilt-towers"))
     ap.add_argument("--seeds", default=DEFAULT_SEEDS)
+    ap.add_argument("--d-seeds", default="",
+                    help="towers of bench/tray_renderer_d.py too (tried: 9000-9039)")
+    ap.add_argument("--view", choices=("turned", "canonical"), default="turned",
+                    help="canonical: each die turned so that the way from the frame's middle "
+                         "points up (writes tilt-canonical.npz; tried, not shipped)")
     ap.add_argument("--own", type=int, default=40, help="towers of this project's renderer")
     ap.add_argument("--steps", type=int, default=5000)
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
     torch.set_num_threads(2)
+    canonical = args.view == "canonical"
     try:
-        seeds = seeds_of(args.seeds)
+        seeds = [("a", s) for s in seeds_of(args.seeds)] + [
+            ("d", s) for s in (seeds_of(args.d_seeds, D_MEASURED_SEEDS) if args.d_seeds else [])]
     except ValueError as exc:
         raise SystemExit(f"--seeds: {exc}") from None
     xs: list[np.ndarray] = []
     ys: list[int] = []
-    for s in seeds:
-        x, y = tower_examples(render(s, args.work))
+    for renderer, s in seeds:
+        x, y = tower_examples(render(s, args.work, renderer), canonical)
         xs += x
         ys += y
-        print(f"tower {s}: {len(x)} dice, {sum(y)} tilted", flush=True)
+        print(f"tower {renderer}{s}: {len(x)} dice, {sum(y)} tilted", flush=True)
     for k in range(args.own):
-        x, y = own_examples(k)
+        x, y = own_examples(k, canonical)
         xs += x
         ys += y
         print(f"own tower {k}: {len(x)} dice, {sum(y)} tilted", flush=True)
@@ -187,7 +199,7 @@ def main() -> int:
             g["lr"] = 3e-3 * 0.5 * (1 + math.cos(math.pi * step / args.steps))
         # tilted dice are one in seven: a batch holds 24 of them and 40 flat ones
         batch = np.concatenate([rng.choice(tilted, 24), rng.choice(flat, 40)])
-        x = torch.from_numpy(np.stack([augment(xs[i], rng) for i in batch]))
+        x = torch.from_numpy(np.stack([augment(xs[i], rng, canonical) for i in batch]))
         loss = F.binary_cross_entropy_with_logits(net(x)[:, 0],
                                                   torch.from_numpy(label[batch].astype(np.float32)))
         opt.zero_grad()
@@ -198,11 +210,12 @@ def main() -> int:
                   flush=True)
     net.eval()
     args.out.mkdir(parents=True, exist_ok=True)
-    meta = {"network": "tilt", "renderer": "bench/tray_renderer.py", "seeds": args.seeds,
+    meta = {"network": "tilt", "view": args.view, "renderer": "bench/tray_renderer.py",
+            "seeds": args.seeds, "d_renderer": "bench/tray_renderer_d.py", "d_seeds": args.d_seeds,
             "own_towers": args.own, "own_seed": OWN_SEED, "steps": args.steps,
             "seed": args.seed, "dice": len(xs), "tilted": int(label.sum()),
             "side": SIDE, "seconds": round(time.monotonic() - t0)}
-    npz = args.out / "tilt.npz"
+    npz = args.out / ("tilt-canonical.npz" if canonical else MODEL.name)
     export(net, npz, meta)
     try:
         from npz_to_onnx import convert

@@ -111,6 +111,29 @@ def test_the_network_sees_the_frame_around_the_die_at_twice_its_size():
     assert abs(ys.mean() - (tilt.SIDE - 1) / 2) < 1 and abs(xs.mean() - (tilt.SIDE - 1) / 2) < 1
 
 
+def test_the_canonical_view_turns_the_way_from_the_frames_middle_up():
+    # (scripts/train_tilt.py --view canonical) a red die away from the frame's middle, a blue
+    # mark beyond it: seen canonically, the blue mark is straight above the die, wherever the
+    # die lies in the frame
+    for cx, cy in ((120.0, 60.0), (30.0, 60.0), (80.0, 15.0), (130.0, 100.0)):
+        frame = np.zeros((120, 160, 3), np.uint8)
+        dx, dy = cx - 79.5, cy - 59.5
+        ux, uy = dx / math.hypot(dx, dy), dy / math.hypot(dx, dy)
+        frame[int(cy) - 5:int(cy) + 5, int(cx) - 5:int(cx) + 5] = (0, 0, 255)
+        bx, by = cx + 8 * ux, cy + 8 * uy
+        frame[int(by) - 1:int(by) + 2, int(bx) - 1:int(bx) + 2] = (255, 0, 0)
+        # the die's centre: its square's
+        x = tilt.tilt_input(frame, _blob(int(cx) - 0.5, int(cy) - 0.5, 10.0), canonical=True)
+        ys, xs = np.nonzero(x[0] > 0)  # the blue mark
+        assert len(ys) and ys.mean() < tilt.SIDE / 2 - 8 and abs(xs.mean() - tilt.SIDE / 2) < 3
+        ys, xs = np.nonzero(x[2] > 0)  # the die
+        assert abs(ys.mean() - (tilt.SIDE - 1) / 2) < 1.5 and abs(xs.mean() - (tilt.SIDE - 1) / 2) < 1.5
+    # not canonical: as the frame shows it (the mark below and right of the die)
+    plain = tilt.tilt_input(frame, _blob(129.5, 99.5, 10.0))
+    ys, xs = np.nonzero(plain[0] > 0)
+    assert ys.mean() > tilt.SIDE / 2 and xs.mean() > tilt.SIDE / 2
+
+
 def test_the_shipped_network_runs_the_same_from_its_onnx_twin_and_its_weights():
     x = np.random.default_rng(1).uniform(-0.5, 0.5, size=(5, 3, tilt.SIDE, tilt.SIDE)
                                          ).astype(np.float32)

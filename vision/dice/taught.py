@@ -24,16 +24,18 @@ MODEL = Path(__file__).resolve().parent / "models" / "taught.npz"
 # bench/independent_dice_bench.py measures bench/tray_renderer.py's towers on these seeds:
 # scripts/train_taught.py never learns from them
 MEASURED_SEEDS = frozenset(range(8400, 8403)) | frozenset(range(8500, 8506))
+# and bench/tray_renderer_d.py's from 9100
+D_MEASURED_SEEDS = frozenset(range(9100, 10000))
 
 
-def seeds_of(text: str) -> list[int]:
-    """Tower seeds written as "8600-8605,8700": every one, in order. Refuses the measured
+def seeds_of(text: str, measured: frozenset[int] = MEASURED_SEEDS) -> list[int]:
+    """Tower seeds written as "8600-8605,8700": every one, in order. Refuses the ``measured``
     seeds, naming them."""
     out: list[int] = []
     for part in text.split(","):
         a, _, b = part.strip().partition("-")
         out.extend(range(int(a), int(b or a) + 1))
-    bad = sorted(set(out) & MEASURED_SEEDS)
+    bad = sorted(set(out) & measured)
     if bad:
         raise ValueError(f"seeds {', '.join(map(str, bad))}: the benchmark measures on them, "
                          f"never learned from")

@@ -15,6 +15,7 @@ reader asks it only to confirm or overrule the rules (``reader.TILT_NET_*``).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -38,12 +39,22 @@ MODEL = Path(__file__).resolve().parent / "models" / "tilt.npz"
 UNSURE = (0.02, 0.9)
 
 
-def tilt_input(frame: np.ndarray, b: Blob) -> np.ndarray:
+def tilt_input(frame: np.ndarray, b: Blob, canonical: bool = False) -> np.ndarray:
     """The network's input for die ``b`` of ``frame`` (BGR uint8): 3 x SIDE x SIDE float32
     from -0.5 to 0.5, the frame around the die (REACH times its size, its centre in the
-    middle; the frame's edge repeated beyond it)."""
+    middle; the frame's edge repeated beyond it). ``canonical``: turned so that the way from
+    the frame's middle to the die points up, as ``scripts/train_tilt.py --view canonical``
+    learns (a second network tried, not shipped: docs/vision.md, "A fourth renderer by
+    another hand")."""
     s = SIDE / (REACH * max(b.size, 1.0))
-    m = np.array([[s, 0, SIDE / 2 - s * b.cx], [0, s, SIDE / 2 - s * b.cy]], np.float32)
+    if canonical:
+        h, w = frame.shape[:2]
+        away = math.degrees(math.atan2(b.cy - (h - 1) / 2, b.cx - (w - 1) / 2))
+        m = cv2.getRotationMatrix2D((b.cx, b.cy), away + 90.0, s)
+        m[0, 2] += SIDE / 2 - b.cx
+        m[1, 2] += SIDE / 2 - b.cy
+    else:
+        m = np.array([[s, 0, SIDE / 2 - s * b.cx], [0, s, SIDE / 2 - s * b.cy]], np.float32)
     colour = cv2.warpAffine(frame, m, (SIDE, SIDE), flags=cv2.INTER_AREA,
                             borderMode=cv2.BORDER_REPLICATE)
     return colour.transpose(2, 0, 1).astype(np.float32) * np.float32(1 / 255.0) - np.float32(0.5)
