@@ -44,6 +44,10 @@ def test_the_shipped_network_says_where_it_comes_from():
     assert taught.seeds_of("8600-8602, 8700") == [8600, 8601, 8602, 8700]
     with pytest.raises(ValueError, match="seeds 8400, 8401: the benchmark measures on them"):
         taught.seeds_of("8390-8401")
+    # the fourth renderer's towers are measured from 9100: learning from them is refused too
+    assert taught.seeds_of("9038-9039", taught.D_MEASURED_SEEDS) == [9038, 9039]
+    with pytest.raises(ValueError, match="seeds 9100: the benchmark measures on them"):
+        taught.seeds_of("9099-9100", taught.D_MEASURED_SEEDS)
 
 
 def test_vectors_are_unit_long_and_alike_for_one_face_turned():
