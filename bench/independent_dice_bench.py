@@ -13,8 +13,8 @@ same way by another hand (ray-cast dice, its own trays, lights and camera): what
 look taught the reader by chance, the other's does not share. ``--renderer c``:
 bench/tray_renderer_c.py, a third (2026-11-30), nothing of which any part of the reader has
 learned from or been tuned on. ``--renderer d``: bench/tray_renderer_d.py, a fourth
-(2026-11-30), whose cameras range from close wide-angle ones to far ones; one of the tilt
-networks learned from its towers 9000-9039, so it is measured from 9100.
+(2026-11-30), whose cameras range from close wide-angle ones to far ones; its towers
+9000-9039 are kept for learning from (nothing shipped has), so it is measured from 9100.
 
 Prints each tower's figures, then all of them as one JSON object on the last line: flat dice
 read clean with the right face, dice read clean with a wrong face, tilted dice flagged
@@ -191,7 +191,7 @@ def main() -> int:
     ap.add_argument("--renderer", choices=sorted(RENDERERS), default="a",
                     help="a: bench/tray_renderer.py; b: bench/tray_renderer_b.py; "
                          "c: bench/tray_renderer_c.py; d: bench/tray_renderer_d.py (its seeds "
-                         "from 9100: the tilt network learned from 9000-9039)")
+                         "from 9100: 9000-9039 are kept for learning from)")
     args = ap.parse_args()
     towers = each_seed("tower", args.towers, args.seed,
                        lambda seed, work: tower(seed, args.trays, work, args.renderer))
