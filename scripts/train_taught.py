@@ -62,9 +62,9 @@ DEFAULT_D_SEEDS = ""  # tried 9000-9039: docs/vision.md, "A fourth renderer by a
 WATCH = 3  # towers kept apart to watch the learning
 
 
-# the independent renderers learned from: the first (tray_renderer.py) and the fourth
-# (tray_renderer_d.py, whose cameras range from close wide-angle ones to far ones); the second
-# and third are never learned from (they measure)
+# the independent renderers that may be learned from: the first (tray_renderer.py) and, with
+# --d-seeds, the fourth (tray_renderer_d.py, whose cameras range from close wide-angle ones to
+# far ones; tried, not shipped); the second and third are never learned from (they measure)
 RENDERERS = {"a": "tray_renderer.py", "d": "tray_renderer_d.py"}
 
 
