@@ -68,6 +68,14 @@ WATCH = 3  # towers kept apart to watch the learning
 RENDERERS = {"a": "tray_renderer.py", "d": "tray_renderer_d.py"}
 
 
+def towers_of(seeds: str, d_seeds: str) -> list[tuple[str, int]]:
+    """(renderer, seed) of every tower to learn from: the first renderer's ``seeds``, then
+    the fourth's ``d_seeds`` (empty: none). Refuses the seeds each is measured on
+    (ValueError, naming them)."""
+    return [("a", s) for s in seeds_of(seeds)] + [
+        ("d", s) for s in (seeds_of(d_seeds, D_MEASURED_SEEDS) if d_seeds else [])]
+
+
 def render(seed: int, work: Path, renderer: str = "a") -> Path:
     """Tower ``seed`` of ``renderer`` (RENDERERS), rendered into ``work`` unless it is there."""
     out = work / (f"tower-{seed}" if renderer == "a" else f"tower-{renderer}{seed}")
@@ -186,8 +194,7 @@ def main() -> int:
     args = ap.parse_args()
     torch.set_num_threads(2)
     try:
-        seeds = [("a", s) for s in seeds_of(args.seeds)] + [
-            ("d", s) for s in (seeds_of(args.d_seeds, D_MEASURED_SEEDS) if args.d_seeds else [])]
+        seeds = towers_of(args.seeds, args.d_seeds)
     except ValueError as exc:
         raise SystemExit(f"--seeds: {exc}") from None
     crops: list[np.ndarray] = []

@@ -47,10 +47,9 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
 from train_dice import block, export  # noqa: E402
-from train_taught import render, taught_profile  # noqa: E402
+from train_taught import render, taught_profile, towers_of  # noqa: E402
 
 from vision.dice.model import DiceError  # noqa: E402
-from vision.dice.taught import D_MEASURED_SEEDS, seeds_of  # noqa: E402
 from vision.dice.tilt import MODEL, SIDE, tilt_input  # noqa: E402
 
 DEFAULT_SEEDS = "8100-8101,8200,8300-8301,8600-8605,8616-8627,8700-8704,8800-8810,8903-8908"
@@ -171,8 +170,7 @@ def main() -> int:
     torch.set_num_threads(2)
     canonical = args.view == "canonical"
     try:
-        seeds = [("a", s) for s in seeds_of(args.seeds)] + [
-            ("d", s) for s in (seeds_of(args.d_seeds, D_MEASURED_SEEDS) if args.d_seeds else [])]
+        seeds = towers_of(args.seeds, args.d_seeds)
     except ValueError as exc:
         raise SystemExit(f"--seeds: {exc}") from None
     xs: list[np.ndarray] = []

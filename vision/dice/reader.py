@@ -679,11 +679,15 @@ class DiceReader:
         w = np.array([0.5, 1.0, 1.0], np.float32)
         return {c: float((((f - mu) / sd * w) ** 2).sum()) for c, (mu, sd) in self._colours.items()}
 
+    def _taught_colours(self, kind: str | None) -> list[str]:
+        """The colours ``kind`` was taught in (none for no kind or an untaught one)."""
+        return self.profile.kinds[kind].colours if kind in self.profile.kinds else []
+
     def _colour_refutes(self, kind: str | None, far: dict[str, float]) -> bool:
         """Whether the die's colour belies its reading as ``kind``: the nearest colour
         ``kind`` was taught in lies COLOUR_OWN_FAR to COLOUR_MAX_DISTANCE from it, and a
         colour taught only with other kinds is COLOUR_REFUTES times nearer."""
-        own = self.profile.kinds[kind].colours if kind in self.profile.kinds else []
+        own = self._taught_colours(kind)
         mine = [far[c] for c in own if c in far]
         others = [d for c, d in far.items() if c not in own]
         if not mine or not others:
@@ -699,7 +703,7 @@ class DiceReader:
         of the pip dice, but no white symbol die was ever taught. A colour taught only with
         other kinds is still named where none of its kind's is near (a red symbol die in a
         tower taught only red pip dice)."""
-        own = self.profile.kinds[kind].colours if kind in self.profile.kinds else []
+        own = self._taught_colours(kind)
         for pool in ([c for c in own if c in far], list(far)):
             if pool:
                 best = min(pool, key=far.__getitem__)
