@@ -147,6 +147,12 @@ def test_the_vectors_read_a_face_clean_only_when_sure():
     six_nine = [(0.95, "d12", "9"), (0.95 - VECTOR_SURE / 2, "d12", "6"), (0.7, "d12", "8")]
     six = ("d12", "6", 0.95, ("6", "9"))
     assert by_vectors(six_nine, six) == six
+    # ... but not one the edges were sure of only with help (the upright comparison or a
+    # closer look): that stands only where the vectors like its face best as well
+    assert by_vectors(six_nine, six, edges_alone=False)[:2] == ("d12", "6")
+    assert by_vectors(six_nine, six, edges_alone=False)[2] < TAUGHT_CLEAN_CONFIDENCE
+    nine = ("d12", "9", 0.95, ("9", "6"))
+    assert by_vectors(six_nine, nine, edges_alone=False) == nine
     # without vectors (no network, no taught kind): the edges' reading as it was
     assert by_vectors(None, other) == other and by_vectors([], other) == other
 
