@@ -78,9 +78,10 @@ def test_sharpness_samples_the_sobel_gradient_on_the_outline():
     assert F.sharpness(blob) == pytest.approx(np.percentile(g, 75) / contrast, rel=1e-4)
 
 
-def _face_blob(pips, strip=False):
+def _face_blob(pips, strip=False, pale=()):
     """A blob whose top face (60x60, light) has dark pips at ``pips`` (x, y); with ``strip``
-    the top taken in a dark band of the side face seen with it, along its left edge."""
+    the top taken in a dark band of the side face seen with it, along its left edge. The
+    pips at ``pale`` are shaded paler (a lamp or a glossy face shading them unevenly)."""
     from vision.dice.segment import Blob
 
     L = np.full((80, 80), 40.0, np.float32)
@@ -89,10 +90,12 @@ def _face_blob(pips, strip=False):
         L[10:70, 10:17] = 30.0
     for x, y in pips:
         cv2.circle(L, (x, y), 4, 10.0, -1)
+    for x, y in pale:
+        cv2.circle(L, (x, y), 4, 60.0, -1)
     top = np.zeros((80, 80), np.uint8)
     top[10:70, 10:70] = 255
     pts = cv2.findNonZero(top)
-    rect = cv2.minAreaRect(pts)
+    rect = cv2.minAreaRect(pts + 100)  # in the frame, as the blob lies at (100, 100)
     return Blob(100, 100, top.copy(), top, 3600.0, 140.0, 140.0, 3600.0, 140.0, 140.0, rect,
                 rect, 0.785, 1.0, L, np.full_like(L, 40.0))
 
@@ -102,6 +105,23 @@ def test_a_side_face_seen_with_the_top_is_no_pip():
     assert F.read_pips(_face_blob(four))[0] == "4"
     # the dark band along the edge was "not a pip: an edge", and the die was not read
     assert F.read_pips(_face_blob(four, strip=True))[0] == "4"
+
+
+def test_pips_shaded_unevenly_leave_the_count_unsure():
+    # a 4 whose pips on one diagonal are paler: counted at half the darkest pips' contrast
+    # it shows two, on the diagonal a 2 has them; a pale pip where a 2 has none says it is not
+    # sure (under the profile reader's 0.5, so the taught faces and the classifier are asked)
+    dark, pale = [(25, 25), (55, 55)], [(55, 25), (25, 55)]
+    assert F.read_pips(_face_blob(dark))[1] > 0.9
+    face, conf = F.read_pips(_face_blob(dark, pale=pale))
+    assert face == "2" and conf == F.FAINT_PIPS < 0.5
+    # the same with a lone dark pip: a 3 whose corner pips are pale is no sure 1
+    assert F.read_pips(_face_blob([(40, 40)]))[1] > 0.9
+    face, conf = F.read_pips(_face_blob([(40, 40)], pale=[(25, 25), (55, 55)]))
+    assert face == "1" and conf == F.FAINT_PIPS
+    # pips all as dark are read as before, and so are pips all as pale
+    assert F.read_pips(_face_blob(dark + pale))[0] == "4"
+    assert F.read_pips(_face_blob([], pale=dark + pale))[0] == "4"
 
 
 def test_a_pip_cut_by_the_faces_edge_leaves_the_count_unsure():
