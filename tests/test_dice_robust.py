@@ -593,6 +593,13 @@ def test_a_white_die_under_a_bright_light_is_no_glare_and_a_glare_on_a_grey_die_
     white, grey = sorted(find_blobs(frame, bg, exposure_gain(frame, bg)), key=lambda b: b.cx)
     assert glare_fraction(frame, white) == 0.0
     assert glare_fraction(frame, grey) > reader_module.MAX_GLARE
+    # ... but a white die the light washes out, nothing on its face standing out (a close
+    # camera over-exposed: its pips barely darker than the face), is glared
+    cv2.rectangle(frame, (200, 200), (255, 255), (252, 252, 252), -1)
+    for x, y in ((214, 214), (241, 214), (214, 241), (241, 241)):
+        cv2.circle(frame, (x, y), 5, (244, 244, 244), -1)
+    white, _ = sorted(find_blobs(frame, bg, exposure_gain(frame, bg)), key=lambda b: b.cx)
+    assert glare_fraction(frame, white) > reader_module.MAX_GLARE
 
 
 def test_a_die_whose_outline_a_soft_shadow_blurs_but_whose_face_is_sharp_is_not_blurred():
