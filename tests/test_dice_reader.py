@@ -207,7 +207,7 @@ def test_bad_light_blur_and_glare_are_unreadable(reader):
 OTHER_LIGHTS = [("dimmer", dict(exposure=0.75), (1.0, 1.0, 1.0)),
                 ("warmer", {}, (0.85, 1.0, 1.12)), ("cooler", {}, (1.12, 1.0, 0.88))]
 LIT_DICE = [SceneDie("d6pips", "4", "white", 170, 150, 0.2), SceneDie("kotd", "FAME", "black", 430, 160, 1.1),
-            SceneDie("d12", "7", "red", 300, 330, 0.4), SceneDie("kotd", "CLAW", "white", 480, 340, 2.0),
+            SceneDie("d12", "7", "red", 300, 330, 0.4), SceneDie("kotd", "CLAW", "black", 480, 340, 2.0),
             SceneDie("d6pips", "2", "red", 160, 360, 0.9)]
 
 
@@ -482,3 +482,39 @@ def test_a_die_whose_colour_belies_its_kind_is_not_clean(monkeypatch, profile):
     # taught in, its colour says nothing of its kind (16 from white here)
     assert reader_module.COLOUR_MAX_DISTANCE == 40.0
     assert read_with_body([0, 6.0, 0]) == ("kotd", "HEART", "clean", "white")
+
+
+def test_a_die_of_the_very_colour_of_another_kinds_dice_and_unlike_its_own_is_not_clean(
+        monkeypatch, profile):
+    # another renderer's red pip dice were read as a purple and black symbol die's POWER,
+    # up to 1.0 sure: they were the very red of the pip dice, like no colour of the symbol die
+    reader = DiceReader(profile)
+    assert profile.kinds["kotd"].colours == ["black"]
+    one = np.ones(3, np.float32)
+    reader._colours = {"red": (np.array([0, 0, 8.0], np.float32), one),
+                       "black": (np.array([0, 0, -2.0], np.float32), one)}
+    frame, _ = frame_of([SceneDie("kotd", "HEART", "black", 320, 240, 0.3)])
+
+    def read_with_body(value):
+        monkeypatch.setattr(reader_module, "body_feature",
+                            lambda *a: np.array(value, np.float32))
+        (die,) = reader.read(frame)
+        return die.kind, die.face, die.status, die.colour
+
+    # 100 from black, the red of other kinds' dice (0): not clean, its reading kept
+    assert read_with_body([0, 0, 8.0])[2:] == ("unreadable", "red")
+    assert reader.read(frame)[0].likely[0] == "HEART"
+    # 64 from black and 4 from red (COLOUR_OWN_FAR): the same
+    assert read_with_body([0, 0, 6.0])[2] == "unreadable"
+    # 5.76 from red: a colour no die was taught in, saying nothing of its kind
+    assert read_with_body([0, 0, 5.6]) == ("kotd", "HEART", "clean", "red")
+
+
+def test_a_symbol_die_in_the_white_of_the_pip_dice_it_was_never_taught_in_is_set_by_hand(reader):
+    # the tower taught its symbol dice in black only, and white pip dice: a white symbol die
+    # is offered to a player with its likeliest faces (one tap sets it, one more teaches it)
+    assert reader.profile.kinds["kotd"].colours == ["black"]
+    frame, _ = frame_of([SceneDie("kotd", "CLAW", "white", 480, 340, 2.0)], seed=31)
+    (r,) = reader.read(frame)
+    assert (r.kind, r.face, r.colour, r.status) == ("kotd", None, "white", "unreadable")
+    assert r.likely[0] == "CLAW"
