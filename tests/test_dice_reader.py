@@ -452,25 +452,34 @@ def test_a_die_sure_of_its_kind_takes_a_colour_its_kind_was_taught_in(monkeypatc
     assert (die.kind, die.face, die.status, die.colour) == ("kotd", "HEART", "clean", "black")
 
 
-def test_a_die_whose_colour_belies_its_kind_is_not_clean(monkeypatch, profile):
-    # another renderer's blue and white pip dice were read as a black symbol die's POWER,
-    # 0.9 to 0.95 sure, by its taught faces: their colour said otherwise
+def _one_symbol_die(monkeypatch, profile, **colours):
+    """A function reading a black symbol die's HEART, with a reader whose taught colours sit
+    at known places of the body's measure (``colours``: name = mean, each spread 1) and the
+    die's body measured at a given place: (kind, face, status, colour), or with ``likely``
+    its likeliest faces."""
     reader = DiceReader(profile)
     one = np.ones(3, np.float32)
-    reader._colours = {"white": (np.array([0, 2.0, 0], np.float32), one),
-                       "black": (np.array([0, -2.0, 0], np.float32), one)}
+    reader._colours = {c: (np.array(v, np.float32), one) for c, v in colours.items()}
     frame, _ = frame_of([SceneDie("kotd", "HEART", "black", 320, 240, 0.3)])
 
-    def read_with_body(value):
+    def read_with_body(value, likely=False):
         monkeypatch.setattr(reader_module, "body_feature",
                             lambda *a: np.array(value, np.float32))
         (die,) = reader.read(frame)
-        return die.kind, die.face, die.status, die.colour
+        return die.likely if likely else (die.kind, die.face, die.status, die.colour)
 
+    return read_with_body
+
+
+def test_a_die_whose_colour_belies_its_kind_is_not_clean(monkeypatch, profile):
+    # another renderer's blue and white pip dice were read as a black symbol die's POWER,
+    # 0.9 to 0.95 sure, by its taught faces: their colour said otherwise
+    read_with_body = _one_symbol_die(monkeypatch, profile, white=[0, 2.0, 0],
+                                     black=[0, -2.0, 0])
     # white and far from black (16 against 0): not clean, and named by its own colour;
     # its reading stays, for a person to pick from
     assert read_with_body([0, 2.0, 0])[2:] == ("unreadable", "white")
-    assert reader.read(frame)[0].likely[0] == "HEART"
+    assert read_with_body([0, 2.0, 0], likely=True)[0] == "HEART"
     # far from black (6.76), white 3.4 times nearer (1.96): not clean
     assert reader_module.COLOUR_OWN_FAR == 4.0 and reader_module.COLOUR_REFUTES == 3.0
     assert read_with_body([0, 0.6, 0])[2:] == ("unreadable", "white")
@@ -488,22 +497,12 @@ def test_a_die_of_the_very_colour_of_another_kinds_dice_and_unlike_its_own_is_no
         monkeypatch, profile):
     # another renderer's red pip dice were read as a purple and black symbol die's POWER,
     # up to 1.0 sure: they were the very red of the pip dice, like no colour of the symbol die
-    reader = DiceReader(profile)
     assert profile.kinds["kotd"].colours == ["black"]
-    one = np.ones(3, np.float32)
-    reader._colours = {"red": (np.array([0, 0, 8.0], np.float32), one),
-                       "black": (np.array([0, 0, -2.0], np.float32), one)}
-    frame, _ = frame_of([SceneDie("kotd", "HEART", "black", 320, 240, 0.3)])
-
-    def read_with_body(value):
-        monkeypatch.setattr(reader_module, "body_feature",
-                            lambda *a: np.array(value, np.float32))
-        (die,) = reader.read(frame)
-        return die.kind, die.face, die.status, die.colour
-
+    read_with_body = _one_symbol_die(monkeypatch, profile, red=[0, 0, 8.0],
+                                     black=[0, 0, -2.0])
     # 100 from black, the red of other kinds' dice (0): not clean, its reading kept
     assert read_with_body([0, 0, 8.0])[2:] == ("unreadable", "red")
-    assert reader.read(frame)[0].likely[0] == "HEART"
+    assert read_with_body([0, 0, 8.0], likely=True)[0] == "HEART"
     # 64 from black and 4 from red (COLOUR_OWN_FAR): the same
     assert read_with_body([0, 0, 6.0])[2] == "unreadable"
     # 5.76 from red: a colour no die was taught in, saying nothing of its kind
