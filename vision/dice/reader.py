@@ -604,7 +604,7 @@ class DiceReader:
         if found is not None and found[2] >= TAUGHT_CLEAN_CONFIDENCE:
             theirs = next((v for v, k, f in ranked if (k, f) == found[:2]), -1.0)
             if (s1 - theirs < VECTOR_SURE) if edges_alone else (kind, face) == found[:2]:
-                return found  # the vectors cannot tell the two apart (a D12's 6 and 9)
+                return found  # the vectors name it too, or cannot tell the two apart (6, 9)
             return found[0], found[1], min(found[2], unsure), found[3]
         return kind, face, unsure, likely
 
