@@ -95,13 +95,6 @@ TILT_NET_ALONE = 0.4
 # dice). Other weights, from the answers alone: 0.25 cleared 128 flat dice and 9 tilted
 # ones, 0.5 258 and 20, 0.75 329 and 33
 TOWER_LEANING = 0.5
-# ... from the teaching pictures of the die's own kind where it has some (a
-# tower's symbol dice can look tilted where its D12s do not: on c12 the mean answers were
-# 0.75 and 0.04). On the 33 tuning towers of three independent renderers (b100-b103, b107,
-# b116-b119, c10-c15, d9000-d9011, a8100, a8200, a8620-a8623) that read 4 more flat dice
-# clean and right and flagged 5 more tilted dice than the mean of all kinds; asking the
-# network more alone, by kind, read more flat dice still, but flagged fewer tilted ones
-# (at the 75th percentile of the kind's answers 65 more and 10 fewer): not done.
 # The network's answer for a die as seen decides alone outside these, else the die is turned
 # three more ways (vision/dice/tilt.py): a die the rules call tilted, whose verdict is an
 # answer of TILT_NET_CONFIRMS or more (up to TILT_NET_ALONE in a tower whose flat dice look
@@ -230,13 +223,10 @@ class DiceReader:
                 m.gradients()  # now, not at the first throw (ready in a saved profile)
         self._colours = {c: (np.mean(fs, axis=0), np.maximum(np.std(fs, axis=0), 0.06))
                          for c, fs in profile.colours.items()}
-        # what the network's answer must reach to confirm the tilt rules, in this tower: for
-        # a die of a kind, its kind's teaching pictures say (the comment at TOWER_LEANING),
-        # for a die of no kind taught so, all of them (:meth:`confirms_for`)
+        # what the network's answer must reach to confirm the tilt rules, in this tower
         leaning = [v for m in profile.kinds.values() for v in m.leaning]
-        self.tilt_confirms = _confirms(leaning)
-        self.kind_confirms = {k: _confirms(m.leaning) for k, m in profile.kinds.items()
-                              if m.leaning}
+        self.tilt_confirms = min(TILT_NET_ALONE, TILT_NET_CONFIRMS + TOWER_LEANING
+                                 * float(np.mean(leaning))) if leaning else TILT_NET_CONFIRMS
         sizes = [m.size_px for m in profile.kinds.values() if m.size_px]
         self.die_area = max(sizes) ** 2 if sizes else None  # larger is more than one die
         self._die_px = float(np.median(sizes)) if sizes else None  # a die's usual size
@@ -346,13 +336,8 @@ class DiceReader:
         return [self._read_one(frame, gain, b, face, square_ref,
                                functools.partial(self._alone, blobs, i, frame.shape),
                                light=light, raw=raw, rules=r, leaning=p,
-                               confirms=self.confirms_for(face[0]))
+                               confirms=self.tilt_confirms)
                 for i, (b, face, r, p) in enumerate(zip(blobs, faces, rules, leaning))]
-
-    def confirms_for(self, kind: str | None) -> float:
-        """What the tilt network must answer to confirm the tilt rules for a die read as
-        ``kind``: from its kind's teaching pictures, or the tower's where it has none."""
-        return self.kind_confirms.get(kind, self.tilt_confirms) if kind else self.tilt_confirms
 
     def _flat_size(self, kind: str | None, square_ref: float | None) -> float | None:
         """How large a flat die of ``kind`` looks (its taught size; for a pip D6 the profile
@@ -834,14 +819,6 @@ def network_problems() -> list[str]:
     if leaning is not None:
         out.append(f"{leaning}: a die's tilt is judged by the tilt rules alone")
     return out
-
-
-def _confirms(leaning: list[float]) -> float:
-    """What the tilt network must answer to confirm the tilt rules, where taught dice, each
-    resting flat, got ``leaning`` from it (TOWER_LEANING); TILT_NET_CONFIRMS without any."""
-    if not leaning:
-        return TILT_NET_CONFIRMS
-    return min(TILT_NET_ALONE, TILT_NET_CONFIRMS + TOWER_LEANING * float(np.mean(leaning)))
 
 
 def _tilted_by(rules: bool, leaning: float | None, confirms: float = TILT_NET_CONFIRMS) -> bool:
