@@ -74,6 +74,7 @@ class KindModel:
     # the examples' taught-face vectors (vision/dice/taught.py), the same order; None when
     # not yet worked out, an example was added, or the network is missing
     _vectors: np.ndarray | None = field(default=None, repr=False, compare=False)
+    _alike: tuple[int, float | None] | None = field(default=None, repr=False, compare=False)
 
     def example_crops(self) -> tuple[list[str], list[np.ndarray]]:
         """Every example as (faces, crops), faces repeated: the order the features use."""
@@ -105,6 +106,27 @@ class KindModel:
                 return None
             self._vectors = net.embed(crops)
         return self._vectors
+
+    def pictures_alike(self) -> float | None:
+        """How alike this kind's taught pictures of one face are to the taught-face vectors:
+        the median likeness (cosine) of every two pictures of the same face. Low where the
+        tower's camera or light shows a face differently from picture to picture (its top
+        face found wrongly: a dark die's shadow or side taken for it). None without the
+        network, or without a face taught twice."""
+        bank = self.vectors()
+        if bank is None or not len(bank):
+            return None
+        if self._alike is not None and self._alike[0] == len(bank):
+            return self._alike[1]  # worked out for these pictures (a read asks for each die)
+        faces = self.example_crops()[0]
+        pairs = []
+        for face in set(faces):
+            rows = [i for i, f in enumerate(faces) if f == face]
+            if len(rows) > 1:
+                sims = bank[rows] @ bank[rows].T
+                pairs.extend(sims[np.triu_indices(len(rows), 1)].tolist())
+        self._alike = (len(bank), float(np.median(pairs)) if pairs else None)
+        return self._alike[1]
 
     @property
     def usual_sharpness(self) -> float | None:
@@ -253,6 +275,7 @@ class Profile:
                                                        .astype(np.uint8))
             model._gradients = None
             model._vectors = None
+            model._alike = None
         if colour is not None:
             self.colours.setdefault(colour, []).append(
                 body_feature(lit, self.background, gain, b))

@@ -114,6 +114,15 @@ CLEAN_CONFIDENCE = 0.5
 # a taught face is matched, not counted: its neighbours' numerals can look like it, so only
 # a clear match is clean (measured on renders of another renderer: bench/independent_dice_bench.py)
 TAUGHT_CLEAN_CONFIDENCE = 0.9
+# ... and from UNALIKE_CLEAN in a kind whose taught pictures of one face are unlike each
+# other (KindModel.pictures_alike under PICTURES_ALIKE: the tower's camera or light shows a
+# face differently from picture to picture, its top face often found wrongly). On the 33
+# tuning towers of three independent renderers (b100-b103, b107, b116-b119, c10-c15,
+# d9000-d9011, a8100, a8200, a8620-a8623), taught faces read clean in kinds whose pictures
+# were 0.85 alike or more were right 1,313 times in 1,315; in the others 131 times in 139,
+# and 50 times in 56 from 0.9 to 0.95 (52 of 52 from 0.99)
+PICTURES_ALIKE = 0.85
+UNALIKE_CLEAN = 0.95
 MATCH_FLOOR, MATCH_GOOD = 0.80, 0.95  # upright correlation scores
 MATCH_MARGIN = 0.06
 COLOUR_MAX_DISTANCE = 40.0  # farther from every taught colour: colour unknown (None)
@@ -391,10 +400,19 @@ class DiceReader:
                 _flat_for_want_of_support(b, ref, kind, conf) and alone()):
             return result("cocked", face if conf >= CLEAN_CONFIDENCE else None,
                           conf * 0.5 if face else 0.0)
-        least = CLEAN_CONFIDENCE if kind == PIPS else TAUGHT_CLEAN_CONFIDENCE
+        least = CLEAN_CONFIDENCE if kind == PIPS else self._taught_clean(kind)
         if kind is None or face is None or conf < least or refuted:
             return result("unreadable")
         return result("clean", face, conf)
+
+    def _taught_clean(self, kind: str | None) -> float:
+        """How sure a taught face of ``kind`` must be to be clean: TAUGHT_CLEAN_CONFIDENCE,
+        or UNALIKE_CLEAN where the kind's taught pictures of a face are unlike each other
+        (PICTURES_ALIKE)."""
+        m = self.profile.kinds.get(kind) if kind else None
+        alike = m.pictures_alike() if m is not None else None
+        return UNALIKE_CLEAN if alike is not None and alike < PICTURES_ALIKE \
+            else TAUGHT_CLEAN_CONFIDENCE
 
     def _alone(self, blobs: list[Blob], i: int, shape: tuple[int, ...]) -> bool:
         """Nothing near die ``i`` that it could lean on: no other die (its centre within
