@@ -78,14 +78,24 @@ def cmd_teach(args: argparse.Namespace) -> int:
     missing = profile.missing(args.kind)
     m = profile.kinds[args.kind]
     n = len(m.examples.get(args.face, []))
+    # how alike its pictures of one face are: unlike, its faces are read clean only when
+    # very sure (reader.PICTURES_ALIKE): the player is told, and what helps
+    from .reader import PICTURES_ALIKE
+    alike = m.pictures_alike()
     result = {"ok": not refused, "profile": str(saved), "kind": args.kind, "face": args.face,
-              "examples": n, "missing": missing}
+              "examples": n, "missing": missing,
+              "pictures_alike": None if alike is None else round(alike, 3)}
     if refused:
         result["error"] = "; ".join(refused)
+    unlike = alike is not None and alike < PICTURES_ALIKE
     _out(args, result,
          f"{saved}: {args.kind} {args.face}: {n} example(s)"
          + ("; still needed: " + ", ".join(f"{f} x{k}" for f, k in missing.items())
-            if missing else "; every face known"))
+            if missing else "; every face known")
+         + (f"\nnote: {args.kind}'s pictures of one face look unlike each other ({alike:.2f} "
+            f"alike, {PICTURES_ALIKE} or more is usual), so its faces are read clean only when "
+            "very sure: check that each picture shows the face it was taught as; more light, "
+            "a plainer tray or more pictures help" if unlike else ""))
     if refused and not args.json:
         for message in refused:
             print(f"error: {message} (this picture was not taught)", file=sys.stderr, flush=True)
