@@ -634,8 +634,8 @@ class DiceReader:
         CLOSER_LIKENESS like the first face)."""
         if not ranked or len(ranked) < 2:
             return False
-        (s1, k1, f1), (s2, k2, f2) = ranked[0], ranked[1]
-        if (s1 - s2 >= GRAD_SURE and s1 >= GRAD_LIKENESS) or s1 < CLOSER_FROM:
+        (s1, k1, f1), (_, k2, f2) = ranked[0], ranked[1]
+        if _edges_alone(ranked) or s1 < CLOSER_FROM:
             return False
         moves: dict[str, np.ndarray] = {}  # the die's features, by kind (its crop's radius)
         closer = []
