@@ -45,6 +45,22 @@ def counts(status: TeachStatus) -> dict[str, int]:
     return dict(status.faces)
 
 
+def lose_first_answer(server) -> None:
+    """Make the first host write that carries a teaching answer never reach the tower
+    (whatever the random losses spare), so that the host must send it again."""
+    peek, lost = FrameDecoder(), []
+    feed = server.tower.feed
+    answers = {m.TEACH_ANSWER, m.TEACH_ANSWER_C}
+
+    def feeding(data: bytes) -> None:
+        if not lost and any(p and p[0] in answers for p in peek.feed(data)):
+            lost.append(data)
+            return
+        feed(data)
+
+    server.tower.feed = feeding
+
+
 def tap_until_taken(rec: Recorder, link: Link, tap, taken, what: str) -> None:
     """Tap (``tap()``) until ``taken()``: again only when the host gave the command up after
     its last send was lost (its counters say so), as a player taps again; never more than
@@ -71,6 +87,7 @@ def test_teaching_a_new_kind_over_a_pty_saves_a_profile_that_reads_it(tmp_path, 
         rec.wait(lambda: rec.of(Connected), what="connected")
         if lossy:  # a quarter of what the host writes never reaches the tower: answers,
             tower.tower.server.wire.faults.ack_drop = 0.25  # undos, picture ACKs, ACKs
+            lose_first_answer(tower.tower.server)  # and the first answer for certain
         hello = rec.of(Connected)[0]
         assert hello.proto == "1.3" and "spawn" not in hello.kinds
         assert link.teaching_unavailable() == ""
