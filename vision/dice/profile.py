@@ -118,14 +118,11 @@ class KindModel:
             return None
         if self._alike is not None and self._alike[0] == len(bank):
             return self._alike[1]  # worked out for these pictures (a read asks for each die)
-        faces = self.example_crops()[0]
-        pairs = []
-        for face in set(faces):
-            rows = [i for i, f in enumerate(faces) if f == face]
-            if len(rows) > 1:
-                sims = bank[rows] @ bank[rows].T
-                pairs.extend(sims[np.triu_indices(len(rows), 1)].tolist())
-        self._alike = (len(bank), float(np.median(pairs)) if pairs else None)
+        faces = np.array(self.example_crops()[0])
+        upper = np.triu_indices(len(faces), 1)  # every two pictures once, then those of a face
+        same = faces[upper[0]] == faces[upper[1]]
+        pairs = (bank @ bank.T)[upper][same]
+        self._alike = (len(bank), float(np.median(pairs)) if len(pairs) else None)
         return self._alike[1]
 
     @property
@@ -394,10 +391,10 @@ def _text_digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _stat_of(path: Path) -> tuple[int, int, int]:
+def _stat_of(path: Path | str) -> tuple[int, int, int]:
     """What says a file is the one written: its size, and when it was last changed (its
     change time no one can set back: a file written again, or copied, has another)."""
-    st = path.stat()
+    st = os.stat(path)
     return st.st_size, st.st_mtime_ns, st.st_ctime_ns
 
 
@@ -489,6 +486,7 @@ class _Loader:
         self.root_node: yaml.Node | None = None
         self._ready: dict[str, np.ndarray] | None = None
         self._stats: dict[str, tuple[int, ...]] | None = None  # the ready file's, by file
+        self._folder = str(path.parent)
 
     def fail(self, problem: str, keys: tuple = ()) -> ProfileError:
         return ProfileError(str(self.path), problem, ".".join(map(str, keys)), self._line(keys))
@@ -771,11 +769,11 @@ class _Loader:
         """Whether the file ``rel`` is the one the ready file was written with (its size and
         times as then: :func:`_stat_of`), so its bytes need not be read to compare them. A
         file that cannot be read is named."""
-        f = self.path.parent / rel
-        try:
-            now = _stat_of(f)
+        try:  # (a string path: a profile has a hundred pictures to look at)
+            now = _stat_of(os.path.join(self._folder, rel))
         except OSError as exc:
-            raise self.fail(f"cannot read {f} ({exc.strerror or exc})", keys) from None
+            raise self.fail(f"cannot read {self.path.parent / rel} ({exc.strerror or exc})",
+                            keys) from None
         if self._stats is None:
             z = self._ready_file()
             stats, files = z.get("stats"), z.get("files")
