@@ -415,6 +415,29 @@ def test_a_die_whose_outline_looks_round_is_a_pip_die_only_where_the_classifier_
     assert best[4][:3] == ("d6pips", "4", 0.8)
 
 
+def test_a_round_outline_whose_pips_count_what_the_classifier_reads_is_a_pip_die(monkeypatch):
+    # well-rounded pip dice of other renderers: the classifier clean but under WEAK_CLEAN,
+    # and the pips of the top face, counted, the same face: two readings agree
+    from vision.dice import reader as reader_module
+    from vision.dice.segment import Blob
+
+    blobs = [Blob(0, 0, np.zeros((4, 4), np.uint8), np.zeros((4, 4), np.uint8), 3600.0, 50.0,
+                  50.0, 3600.0, 50.0, 50.0, ((50, 50), (60, 60), 0), ((50, 50), (60, 60), 0),
+                  0.9, 1.0, np.zeros((4, 4)), np.zeros((4, 4))) for _ in range(4)]
+    counts = {id(blobs[0]): ("4", 1.0),   # the count agrees, sure
+              id(blobs[1]): ("4", 0.6),   # agrees, unsure
+              id(blobs[2]): ("2", 1.0),   # names another face
+              id(blobs[3]): (None, 0.0)}  # counts nothing
+    monkeypatch.setattr(reader_module, "read_pips", lambda b: counts[id(b)])
+    monkeypatch.setattr(reader_module, "_learned", lambda: _Classifier([("4", 0.8)] * 4))
+    best = [("d12", "8", 0.3, ("8", "1")) for _ in range(4)]
+    DiceReader._second_look(np.zeros((100, 100, 3), np.uint8), blobs, list(range(4)), best,
+                            {"d12"}, square=set())
+    assert 0.55 < 0.8 < reader_module.WEAK_CLEAN  # clean, not sure enough alone
+    assert best[0][:3] == ("d6pips", "4", 0.8) and best[0][3][0] == "4"
+    assert best[1:] == [("d12", "8", 0.3, ("8", "1"))] * 3
+
+
 def test_a_die_sure_of_its_kind_takes_a_colour_its_kind_was_taught_in(monkeypatch, profile):
     # another renderer's black symbol dice, their large white symbol in the body's measure,
     # came nearer the white of the pip dice than the black they were taught in
