@@ -415,6 +415,24 @@ def test_a_die_whose_outline_looks_round_is_a_pip_die_only_where_the_classifier_
     assert best[4][:3] == ("d6pips", "4", 0.8)
 
 
+def test_a_round_outline_is_counted_only_for_three_pips_or_more(reader):
+    # a well-rounded pip die, or a cube seen with a side face, has an outline that looks
+    # round: its count of 3 to 6 pips stands (another renderer's ivory 4 was read as a symbol
+    # die's HEART, 1.0 sure); a count of 1 or 2 does not, which a D12's numeral and its dot
+    # make
+    for face in ("4", "2"):
+        frame, truth = frame_of([SceneDie("d6pips", face, "white", 320, 240, 0.2)])
+        blobs = reader.blobs(frame)[0]
+        (b,) = blobs
+        assert reader_module.read_pips(b) == (face, 1.0)
+        square, round_ = (reader._faces(blobs, [shape]) for shape in ("square", "round"))
+        assert square[0][:3] == ("d6pips", face, 1.0)
+        if face == "4":
+            assert round_[0][:3] == ("d6pips", "4", 1.0)
+        else:
+            assert round_[0][0] != "d6pips" or round_[0][2] < reader_module.PIPS_SURE
+
+
 def test_a_round_outline_whose_pips_count_what_the_classifier_reads_is_a_pip_die(monkeypatch):
     # well-rounded pip dice of other renderers: the classifier clean but under WEAK_CLEAN,
     # and the pips of the top face, counted, the same face: two readings agree
