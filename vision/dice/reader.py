@@ -66,13 +66,21 @@ TILT = {"square": {"offset": 0.075, "aspect": 1.2, "top_aspect": 1.10, "size": 1
 # A die cannot rest tilted on a flat tray by itself: it leans on another die or on the
 # tray's wall. A die the tilt rules call tilted is read as flat when nothing is near it
 # (DiceReader._alone): no other die's centre within ALONE_CENTRES of their mean size nor its
-# outline within ALONE_GAP of the die's size, no frame edge nor tray wall within ALONE_EDGE;
+# outline within ALONE_GAP of the die's size, no frame edge within ALONE_EDGE (a wall may be
+# just beyond it) nor a tray wall the empty tray shows within ALONE_WALL (a die leaning on
+# it touches it);
 # and when it is seen whole (ALONE_SIZE of its kind's flat size) and, of a taught kind, read
 # ALONE_TAUGHT sure (_flat_for_want_of_support). Chosen on eight towers of the two
 # independent renderers (docs/vision.md).
-ALONE_CENTRES = 1.8
-ALONE_GAP = 0.5
-ALONE_EDGE = 0.3
+# ... chosen again on the 33 tuning towers of four renderers (b100-b103, b107, b116-b119,
+# c10-c15, d9000-d9011, a8100, a8200, a8620-a8623: 5,629 dice; before 1.8, 0.5 and 0.3 for
+# edges and walls alike): 37 more flat dice read (2,394 -> 2,431 of 5,009), no tilted die
+# more let through, no wrong face (a tilted die 0.21 of its size from the frame's edge leant
+# on the wall beyond it)
+ALONE_CENTRES = 1.6
+ALONE_GAP = 0.4
+ALONE_EDGE = 0.25
+ALONE_WALL = 0.1
 ALONE_SIZE = (0.85, 1.15)
 ALONE_TAUGHT = 0.95
 # The tilt network (vision/dice/tilt.py, learned from the first independent renderer's
@@ -424,7 +432,7 @@ class DiceReader:
         """Nothing near die ``i`` that it could lean on: no other die (its centre within
         ALONE_CENTRES of their mean size, or its outline within ALONE_GAP of the die's size),
         no edge of the frame (the tray's wall may be just beyond) and no wall of the tray
-        (where the empty tray shows one) within ALONE_EDGE of its size."""
+        (where the empty tray shows one) within ALONE_EDGE and ALONE_WALL of its size."""
         b = blobs[i]
         s = b.size
         fh, fw = shape[:2]
@@ -437,7 +445,7 @@ class DiceReader:
                            or _within(b, o, ALONE_GAP * s)):
                 return False
         ys, xs = np.nonzero(b.mask)
-        return self.bg.wall_distance(self._die_px or s, ys + b.y0, xs + b.x0) > reach
+        return self.bg.wall_distance(self._die_px or s, ys + b.y0, xs + b.x0) > ALONE_WALL * s
 
     @staticmethod
     def _tilted(b: Blob, shape: str, ref: float | None) -> bool:
