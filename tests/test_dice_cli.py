@@ -133,6 +133,8 @@ def test_teach_leaves_out_a_picture_it_cannot_use_and_keeps_the_others(images):
     out = json.loads(r.stdout)
     assert out["ok"] is False and out["examples"] == 2
     assert out["error"].startswith("tray.jpg: 2 dice found; a teaching image shows exactly one")
+    # what a player with one black die on a dark tray, refused so, can do about it
+    assert "found in pieces" in out["error"] and "more light or a lighter tray" in out["error"]
     assert out["missing"]["CLAW"] == 1
     # they were saved: one more picture completes the face
     r = dice("teach", "--profile", "t.yaml", "--kind", "kotd", "--face", "CLAW", "CLAW1.png",

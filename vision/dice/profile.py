@@ -251,7 +251,10 @@ class Profile:
             blobs = [near]
         if len(blobs) != 1:
             raise DiceError(f"{name}: {len(blobs)} dice found; a teaching image shows exactly "
-                            f"one die (and nothing else) on the empty tray")
+                            f"one die (and nothing else) on the empty tray"
+                            + (" (where it shows one, the die was found in pieces, as a dark "
+                               "die on a dark tray is: more light or a lighter tray helps)"
+                               if blobs else ""))
         b = blobs[0]
         shape = shape_of(b.circularity, b.rectangularity)
         model.sizes.append(b.size)
