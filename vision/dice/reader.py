@@ -157,7 +157,7 @@ COLOUR_REFUTES = 3.0
 PIPS_SURE = 0.9  # a pip reading this sure is not compared with the taught faces
 # ... nor is a die whose outline looks round (a well-rounded pip die, or a cube with a side
 # face seen) whose pips count one of these faces this sure. A D12's numeral and its dot count
-# as a 1 or a 2 at 1.0 (on the 33 tuning towers of three independent renderers, 18 D12s), never
+# as a 1 or a 2 at 1.0 (on the 33 tuning towers of four independent renderers, 18 D12s), never
 # as more: of 48 such dice counted 3 to 6, all were pip dice showing that face, 14 of them flat
 # and read as another kind's face before
 ROUND_PIPS = frozenset("3456")
@@ -541,7 +541,7 @@ class DiceReader:
         reader without a profile is less sure it found (chosen on webcam renders seen from
         the side); less sure, it stays what it was taken for (docs/vision.md, step 4), unless
         its pips, counted, are that face PIPS_SURE: two readings of another kind agree (on
-        the 33 tuning towers of three independent renderers, 64 flat dice, all pip dice read
+        the 33 tuning towers of four independent renderers, 64 flat dice, all pip dice read
         right, 26 of them read no other way)."""
         ask = [i for i in dice if not _settled(best[i])]
         pips = _learned() if ask else None
