@@ -467,9 +467,10 @@ class DiceReader:
         are the kind's, best first (a pip reading counts one face: the pips it found)."""
         best: list[Reading] = [(None, None, 0.0, ())] * len(blobs)
         todo = []
+        counts: dict[int, tuple[str | None, float]] = {}  # each die's pips, counted once
         for i, (b, shape) in enumerate(zip(blobs, shapes)):
             if PIPS in self.profile.kinds:
-                face, conf = read_pips(b)
+                face, conf = counts[i] = read_pips(b)
                 if shape != "square" and not (face in ROUND_PIPS and conf >= PIPS_SURE):
                     face = None  # a D12's numerals and their dots count as a 1 or a 2
                 if face is not None:
@@ -515,13 +516,15 @@ class DiceReader:
         if frame is not None and PIPS in self.profile.kinds:
             rounds = {k for k, m in self.profile.kinds.items() if m.shape == "round"}
             self._second_look(frame, blobs, todo, best, rounds,
-                              square={i for i in todo if shapes[i] == "square"})
+                              square={i for i in todo if shapes[i] == "square"},
+                              counts=counts)
         return best
 
     @staticmethod
     def _second_look(frame: np.ndarray, blobs: list[Blob], dice: list[int],
                      best: list[Reading], round_kinds: set[str] | frozenset[str] = frozenset(),
-                     square: set[int] | None = None) -> None:
+                     square: set[int] | None = None,
+                     counts: dict[int, tuple[str | None, float]] | None = None) -> None:
         """The dice that counting the pips and the taught faces leave unsure, looked
         at again by the face classifier of the reader without a profile (vision/dice/pips.py,
         learned from real photographs): where it is sure of a pip face, and counting the pips
@@ -542,7 +545,8 @@ class DiceReader:
         the side); less sure, it stays what it was taken for (docs/vision.md, step 4), unless
         its pips, counted, are that face PIPS_SURE: two readings of another kind agree (on
         the 33 tuning towers of four independent renderers, 64 flat dice, all pip dice read
-        right, 26 of them read no other way)."""
+        right, 26 of them read no other way). ``counts``: the dice's pips as :meth:`_faces`
+        counted them (``read_pips``), by index (none where not given)."""
         ask = [i for i in dice if not _settled(best[i])]
         pips = _learned() if ask else None
         if pips is None:
@@ -557,8 +561,9 @@ class DiceReader:
                     best[i] = (PIPS, None, 0.0, tuple(f for f, _ in r.faces[:MAX_LIKELY]))
                 continue
             face, p = clean
+            counted_face, sure = (counts or {}).get(i, (None, 0.0))
             if square is not None and i not in square and r.faces[0][1] < WEAK_CLEAN \
-                    and not _counted(blobs[i], face):
+                    and not (counted_face == face and sure >= PIPS_SURE):
                 continue  # a round outline: perhaps a cube seen from the side
             if kind == PIPS and counted is not None and counted != face:
                 continue  # two readings of the pips that disagree: a person decides
@@ -895,12 +900,6 @@ def _within(b: Blob, o: Blob, gap: float) -> bool:
     dist = cv2.distanceTransform(other, cv2.DIST_L2, 3)
     mine = dist[b.y0 - y0:b.y0 - y0 + bh, b.x0 - x0:b.x0 - x0 + bw][b.mask > 0]
     return bool(mine.size) and float(mine.min()) <= gap
-
-
-def _counted(b: Blob, face: str) -> bool:
-    """Whether the pips of die ``b``'s top face, counted, are ``face``, PIPS_SURE."""
-    counted, sure = read_pips(b)
-    return counted == face and sure >= PIPS_SURE
 
 
 def _settled(r: Reading) -> bool:
