@@ -262,6 +262,35 @@ def test_the_ready_pictures_are_the_pngs_and_never_stale(saved, tmp_path):
         assert np.array_equal(Profile.load(path).kinds["kotd"].examples["HEART"][0], changed)
 
 
+def test_the_empty_trays_texture_windows_are_kept_ready_and_never_stale(saved, tmp_path):
+    # worked out from the empty tray at every `dice read` (1.7 ms), they are saved with it
+    from vision.dice.segment import Background
+
+    path = fresh_copy(saved, tmp_path)
+    fast = Profile.load(path)
+    assert fast._windows is not None
+    worked_out = Background(fast.background).window_stats()
+    kept = fast.tray().window_stats()
+    assert all(np.array_equal(a, b) for a, b in zip(kept, worked_out))
+    # the empty tray changed since: its windows are worked out again, from it
+    background = path.with_suffix(".d") / "background.png"
+    dimmer = cv2.imread(str(background)) // 2
+    cv2.imwrite(str(background), dimmer)
+    slow = Profile.load(path)
+    assert slow._windows is None
+    mean, _ = slow.tray().window_stats()
+    assert np.allclose(mean, Background(dimmer.astype(np.float32)).window_stats()[0])
+    assert not np.allclose(mean, worked_out[0])
+    # windows of another shape (another frame size, a damaged file): not used
+    Profile.load(path).save(path)
+    ready = path.with_suffix(".d") / "examples.npz"
+    with np.load(ready) as z:
+        arrays = {k: z[k] for k in z.files}
+    arrays["background_windows"] = arrays["background_windows"][:, :-1]
+    np.savez(ready, **arrays)
+    assert Profile.load(path)._windows is None
+
+
 def test_a_ready_file_damaged_inside_is_not_used(saved, tmp_path):
     # read in one go for speed, each array is still checked against its CRC-32: a flipped
     # byte in a crop is not taken for the picture

@@ -157,6 +157,9 @@ class Profile:
         # the camera's noise at each grey level (segment.noise_curve), from the empty-tray
         # frames added in one go (at least two); None where not known
         self.background_noise: list[float] | None = None
+        # the empty tray's texture windows (segment.Background.window_stats), where the
+        # ready file kept them for exactly this background
+        self._windows: tuple[np.ndarray, np.ndarray] | None = None
         self._empty_frames: list[np.ndarray] = []  # those frames, while this profile is open
         self.kinds: dict[str, KindModel] = {PIPS: KindModel(PIPS, KNOWN_KINDS[PIPS])}
         self.colours: dict[str, list[np.ndarray]] = {}
@@ -200,7 +203,8 @@ class Profile:
 
         if self.background is None:
             raise DiceError("the profile has no empty tray yet: run `dice background` first")
-        return Background(self.background, self.background_noise, self.background_frames)
+        return Background(self.background, self.background_noise, self.background_frames,
+                          windows=self._windows)
 
     def kind(self, kind: str, faces: list[str] | None = None) -> KindModel:
         """The kind's model; a kind the games use is created on first use, a new one needs
@@ -411,6 +415,7 @@ def _write_ready(path: Path, ready: list[tuple[str, bytes, np.ndarray]],
     picture and working out its features (the PNGs stay what a person opens and what counts:
     a picture whose PNG changed is decoded, and its features worked out again)."""
     from .features import GRAD_COARSE_DIM, GRAD_DIM, GRAD_TURNS
+    from .segment import Background
     crops = (np.stack([c for _, _, c in ready]) if ready
              else np.zeros((0, 64, 64), np.uint8))
     # the full features are only gathered a few at a time: half size; the coarse ones are
@@ -426,7 +431,10 @@ def _write_ready(path: Path, ready: list[tuple[str, bytes, np.ndarray]],
               "files": np.array([r for r, _, _ in ready], dtype=str), "crops": crops,
               "gradients": grads, "gradients_coarse": coarse,
               "background_digest": np.array(_digest([background[:2]])),
-              "background": background[2], "background_file": np.array(background[0])}
+              "background": background[2], "background_file": np.array(background[0]),
+              # the texture windows of that very picture, as a reader loads it
+              "background_windows": np.stack(
+                  Background(background[2].astype(np.float32)).window_stats())}
     if parsed:
         arrays["profile_digest"], arrays["profile_values"] = map(np.array, parsed)
     if vectors and all(v is not None for v in vectors):
@@ -616,6 +624,7 @@ class _Loader:
         bg_keys = ("background", "file")
         bg_data = None if self.unchanged(bg_rel, bg_keys) else self.read(bg_rel, bg_keys)
         bg = self.ready_background(bg_rel, bg_data)
+        bg_ready = bg is not None
         if bg is None:  # (its bytes read once)
             bg = self.decode(bg_rel, bg_keys, bg_data if bg_data is not None
                              else self.read(bg_rel, bg_keys), cv2.IMREAD_COLOR)
@@ -623,6 +632,8 @@ class _Loader:
             raise self.fail(f"the background image is {bg.shape[1]}x{bg.shape[0]}, "
                             f"image_size says {size[0]}x{size[1]}", ("background", "file"))
         p.background = bg.astype(np.float32)
+        if bg_ready:
+            p._windows = self.ready_windows(bg.shape[0], bg.shape[1])
         p.background_frames = self.get(bgd, "frames", int, ("background",))
         if "noise" in bgd:
             from .segment import NOISE_LEVELS
@@ -786,6 +797,18 @@ class _Loader:
                 names = [str(r) for r in files] + [str(z.get("background_file", ""))]
                 self._stats = {n: tuple(int(v) for v in row) for n, row in zip(names, stats)}
         return self._stats.get(rel) == now
+
+    def ready_windows(self, height: int, width: int) -> tuple[np.ndarray, np.ndarray] | None:
+        """The ready background's texture windows (kept with it, from it), if the file has
+        them whole."""
+        from .segment import window_count
+
+        z = self._ready_file()
+        w = z.get("background_windows")
+        if w is None or w.dtype != np.float64 or w.shape != (2, window_count(height, width)) \
+                or not np.isfinite(w).all():
+            return None
+        return w[0], w[1]
 
     def ready_background(self, rel: str, data: bytes | None) -> np.ndarray | None:
         """The empty tray saved ready, if it is exactly this PNG's picture (``data``: its
