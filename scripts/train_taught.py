@@ -55,24 +55,35 @@ from train_dice import block, export  # noqa: E402
 
 from vision.dice.features import face_crop  # noqa: E402
 from vision.dice.model import DiceError  # noqa: E402
-from vision.dice.taught import D_MEASURED_SEEDS, EMBED_SIDE, embed_input, seeds_of  # noqa: E402
+from vision.dice.taught import (  # noqa: E402
+    A_FRESH_SEEDS,
+    B_MEASURED_SEEDS,
+    D_MEASURED_SEEDS,
+    EMBED_SIDE,
+    MEASURED_SEEDS,
+    embed_input,
+    seeds_of,
+)
 
 DEFAULT_SEEDS = "8600-8605,8616-8627,8700-8704,8800-8815"
 DEFAULT_D_SEEDS = ""  # tried 9000-9039: docs/vision.md, "A fourth renderer by another hand"
 WATCH = 3  # towers kept apart to watch the learning
 
 
-# the independent renderers that may be learned from: the first (tray_renderer.py) and, with
-# --d-seeds, the fourth (tray_renderer_d.py, whose cameras range from close wide-angle ones to
-# far ones; tried, not shipped); the second and third are never learned from (they measure)
-RENDERERS = {"a": "tray_renderer.py", "d": "tray_renderer_d.py"}
+# the independent renderers that may be learned from: the first (tray_renderer.py), with
+# --b-seeds the second (tray_renderer_b.py; the tilt network learns from it) and with --d-seeds
+# the fourth (tray_renderer_d.py, whose cameras range from close wide-angle ones to far ones;
+# the tilt network learns from it, the taught-face network tried it, not shipped); the third
+# (tray_renderer_c.py) is never learned from: it measures what the others taught
+RENDERERS = {"a": "tray_renderer.py", "b": "tray_renderer_b.py", "d": "tray_renderer_d.py"}
 
 
-def towers_of(seeds: str, d_seeds: str) -> list[tuple[str, int]]:
+def towers_of(seeds: str, d_seeds: str, b_seeds: str = "") -> list[tuple[str, int]]:
     """(renderer, seed) of every tower to learn from: the first renderer's ``seeds``, then
-    the fourth's ``d_seeds`` (empty: none). Refuses the seeds each is measured on
-    (ValueError, naming them)."""
-    return [("a", s) for s in seeds_of(seeds)] + [
+    the second's ``b_seeds`` and the fourth's ``d_seeds`` (empty: none). Refuses the seeds
+    each is measured on (ValueError, naming them)."""
+    return [("a", s) for s in seeds_of(seeds, MEASURED_SEEDS | A_FRESH_SEEDS)] + [
+        ("b", s) for s in (seeds_of(b_seeds, B_MEASURED_SEEDS) if b_seeds else [])] + [
         ("d", s) for s in (seeds_of(d_seeds, D_MEASURED_SEEDS) if d_seeds else [])]
 
 

@@ -26,6 +26,11 @@ MODEL = Path(__file__).resolve().parent / "models" / "taught.npz"
 MEASURED_SEEDS = frozenset(range(8400, 8403)) | frozenset(range(8500, 8506))
 # and bench/tray_renderer_d.py's from 9100
 D_MEASURED_SEEDS = frozenset(range(9100, 10000))
+# bench/tray_renderer_b.py's towers that chose the reader's thresholds and measured it (100 to
+# 199): the training scripts learn from 200 and after only
+B_MEASURED_SEEDS = frozenset(range(100, 200))
+# the first renderer's fresh towers, measured from 8910 (docs/vision.md)
+A_FRESH_SEEDS = frozenset(range(8910, 9000))
 
 
 def seeds_of(text: str, measured: frozenset[int] = MEASURED_SEEDS) -> list[int]:

@@ -1,5 +1,5 @@
 """Whether a die the reader found lies tilted (leaning on another die or on the tray's wall),
-as a small network sees it.
+as two small networks see it.
 
 The tilt rules (vision/dice/reader.py's ``TILT``: an outline too long, too large or too
 small, a top face off centre) hold on this project's renders, where a die's top face is cut
@@ -11,6 +11,15 @@ square), and says how likely it is tilted. It is not shown the reader's outline 
 so taught (on 17 of the first renderer's towers), it told flat from tilted dice of a
 renderer it never saw a little better (AUC 0.843 and 0.812 against 0.821 and 0.799). The
 reader asks it only to confirm or overrule the rules (``reader.TILT_NET_*``).
+
+A second network of the same shape (``models/tilt-wide.npz``, ``scripts/train_tilt.py
+--wide``) learned from the second and fourth independent renderers' towers as well, whose
+close and tilted cameras show flat dice's side faces. It gives a second opinion
+(:meth:`TiltNet.second_opinion`) only on the dice the first network alone would call tilted:
+such a die is tilted where the mean of the two networks' answers says so too
+(``reader.TILT_NET_BOTH``). Alone, or in every verdict, it cleared dice leaning on a tray's
+wall that the first flags, and flat dice beside others of this project's renders were called
+tilted (docs/vision.md, "A second tilt network").
 """
 
 from __future__ import annotations
@@ -29,6 +38,7 @@ from .segment import Blob
 SIDE = 48  # the network's input, pixels square
 REACH = 2.0  # of the die's size: the frame around it the network sees
 MODEL = Path(__file__).resolve().parent / "models" / "tilt.npz"
+WIDE = MODEL.with_name("tilt-wide.npz")
 # the network's answer for a die as seen, clear enough to stand alone where the caller does
 # not say (the reader does: reader.TILT_NET_UNSURE): outside these, it is not turned three
 # more ways (which cost 9 ms a frame of nine dice, where the whole read is
@@ -61,26 +71,43 @@ def tilt_input(frame: np.ndarray, b: Blob, canonical: bool = False) -> np.ndarra
 
 
 class TiltNet:
-    def __init__(self, net: Net | OnnxNet) -> None:
+    def __init__(self, net: Net | OnnxNet, wide: Net | OnnxNet | None = None) -> None:
         self.net = net
+        self.wide = wide
+
+    def _answer(self, x: np.ndarray) -> np.ndarray:
+        """The first network's answer (0..1) for each input of ``x``."""
+        return _sigmoid(self.net(x)).reshape(len(x))
+
+    def second_opinion(self, inputs: list[np.ndarray], first: Sequence[float]) -> np.ndarray:
+        """The mean of the first network's answers ``first`` (as :meth:`tilted` gave them)
+        and the second network's for the same dice, each die seen turned by 0, 90, 180 and
+        270 degrees. Without the second network: ``first``."""
+        p = np.asarray(first, np.float32)
+        if self.wide is None or not inputs:
+            return p
+        x = np.stack(inputs)
+        turns = np.concatenate([np.rot90(x, k, axes=(2, 3)) for k in range(4)])
+        q = _sigmoid(self.wide(np.ascontiguousarray(turns))).reshape(4, len(x)).mean(axis=0)
+        return (p + q) / 2
 
     def tilted(self, inputs: list[np.ndarray],
                unsure: Sequence[tuple[float, float]] | None = None) -> np.ndarray:
         """How likely each die is tilted (0..1), from :func:`tilt_input`'s inputs: the
-        network's answer for the die as seen, all dice of a frame in one pass; where that is
+        first network's answer for the die as seen, all dice of a frame in one pass; where that is
         not clear (from the die's ``unsure[i]``, else UNSURE: the caller knows which answers
         its verdict turns on), the mean of its answers for the die turned by 0, 90, 180 and
         270 degrees (a tilt has no direction the network should prefer)."""
         if not inputs:
             return np.zeros(0, np.float32)
         x = np.stack(inputs)
-        p = _sigmoid(self.net(x)).reshape(len(x))
+        p = self._answer(x)
         lo, hi = (np.array(unsure, np.float32).T if unsure is not None
                   else (np.float32(UNSURE[0]), np.float32(UNSURE[1])))
         unsure_ = np.flatnonzero((p >= lo) & (p <= hi))
         if len(unsure_):
             turned = np.concatenate([np.rot90(x[unsure_], k, axes=(2, 3)) for k in (1, 2, 3)])
-            q = _sigmoid(self.net(np.ascontiguousarray(turned))).reshape(3, len(unsure_))
+            q = self._answer(np.ascontiguousarray(turned)).reshape(3, len(unsure_))
             p[unsure_] = (p[unsure_] + q.sum(axis=0)) / 4
         return p
 
@@ -91,15 +118,20 @@ def _sigmoid(logits: np.ndarray) -> np.ndarray:
 
 @lru_cache(maxsize=1)
 def _loaded() -> tuple[TiltNet | None, str | None]:
-    return load_shipped(MODEL, TiltNet)
+    first, why = load_shipped(MODEL, lambda net: net)
+    if first is None:
+        return None, why
+    wide, why_wide = load_shipped(WIDE, lambda net: net)
+    return TiltNet(first, wide), why_wide
 
 
 def shipped() -> TiltNet | None:
-    """The shipped network, or None where its file is missing or cannot be used (the reader
-    then goes by the tilt rules alone: :func:`problem` says why)."""
+    """The shipped networks, or None where the first's file is missing or cannot be used
+    (the reader then goes by the tilt rules alone: :func:`problem` says why). Without the
+    second's, the first decides alone, as before it was learned."""
     return _loaded()[0]
 
 
 def problem() -> str | None:
-    """Why the shipped network cannot be used (its file named), or None."""
+    """Why a shipped network cannot be used (its file named), or None."""
     return _loaded()[1]
