@@ -13,8 +13,8 @@ import vision.dice.tilt as tilt
 from vision.dice import DiceReader, netrun
 from vision.dice.bench import bench_tray, teach_tower, tower_style
 from vision.dice.netrun import Net, OnnxNet, meta_of
-from vision.dice.reader import TILT_NET_ALONE, TILT_NET_CONFIRMS, TOWER_LEANING, _tilted_by
-from vision.dice.taught import MEASURED_SEEDS, seeds_of
+from vision.dice.reader import TILT_NET_ALONE, TILT_NET_BOTH, TILT_NET_CONFIRMS, TOWER_LEANING, _tilted_by
+from vision.dice.taught import A_FRESH_SEEDS, B_MEASURED_SEEDS, D_MEASURED_SEEDS, MEASURED_SEEDS, seeds_of
 
 SEED = 2026  # the benchmark's trays: scripts/train_tilt.py learns from seed 4242's
 
@@ -30,6 +30,16 @@ def test_the_network_confirms_or_overrules_the_rules():
     assert not _tilted_by(False, mid)         # not enough to call a die the rules pass
     assert _tilted_by(False, high)            # ... this is
     assert TILT_NET_CONFIRMS < TILT_NET_ALONE
+
+
+def test_a_die_the_network_alone_calls_tilted_is_so_where_the_second_network_agrees():
+    high = 0.99
+    assert _tilted_by(False, high, both=TILT_NET_BOTH)         # the mean says so too
+    assert not _tilted_by(False, high, both=TILT_NET_BOTH - 0.01)  # it does not
+    assert _tilted_by(False, high, both=None)                  # not asked: the first decides
+    # the rules' tilt confirmed is not asked again
+    assert _tilted_by(True, high, both=0.0)
+    assert TILT_NET_BOTH <= TILT_NET_ALONE
 
 
 def test_in_a_tower_whose_flat_dice_look_tilted_the_network_needs_more_to_confirm_the_rules():
@@ -85,9 +95,9 @@ def _spy_on_verdicts(monkeypatch) -> list[tuple]:
     calls: list[tuple] = []
     real = reader_module._tilted_by
 
-    def spy(rules, leaning, confirms):
+    def spy(rules, leaning, confirms, both=None):
         calls.append((rules, leaning, confirms))
-        return real(rules, leaning, confirms)
+        return real(rules, leaning, confirms, both)
 
     monkeypatch.setattr(reader_module, "_tilted_by", spy)
     return calls
@@ -134,21 +144,77 @@ def test_the_canonical_view_turns_the_way_from_the_frames_middle_up():
     assert ys.mean() > tilt.SIDE / 2 and xs.mean() > tilt.SIDE / 2
 
 
-def test_the_shipped_network_runs_the_same_from_its_onnx_twin_and_its_weights():
+@pytest.mark.parametrize("model", [tilt.MODEL, tilt.WIDE], ids=["first", "wide"])
+def test_the_shipped_networks_run_the_same_from_their_onnx_twins_and_their_weights(model):
     x = np.random.default_rng(1).uniform(-0.5, 0.5, size=(5, 3, tilt.SIDE, tilt.SIDE)
                                          ).astype(np.float32)
-    onnx = netrun.load(tilt.MODEL, classic=True)
+    onnx = netrun.load(model, classic=True)
     assert isinstance(onnx, OnnxNet)
-    assert np.allclose(onnx(x), Net.load(tilt.MODEL)(x), atol=1e-4)
+    assert np.allclose(onnx(x), Net.load(model)(x), atol=1e-4)
 
 
-def test_the_shipped_network_says_where_it_comes_from():
-    meta = meta_of(tilt.MODEL)
-    assert meta["renderer"] == "bench/tray_renderer.py" and meta["network"] == "tilt"
-    # never the towers bench/independent_dice_bench.py measures that renderer on, nor the
-    # benchmark's own trays
-    assert not set(seeds_of(meta["seeds"])) & MEASURED_SEEDS
-    assert meta["own_seed"] != SEED
+def test_the_shipped_networks_say_where_they_come_from():
+    for model in (tilt.MODEL, tilt.WIDE):
+        meta = meta_of(model)
+        assert meta["renderer"] == "bench/tray_renderer.py" and meta["network"] == "tilt"
+        # never the towers bench/independent_dice_bench.py measures that renderer on, nor
+        # the benchmark's own trays
+        assert not set(seeds_of(meta["seeds"])) & (MEASURED_SEEDS | A_FRESH_SEEDS)
+        assert meta["own_seed"] != SEED
+    # the first learned from the first renderer alone
+    assert not meta_of(tilt.MODEL).get("b_seeds") and not meta_of(tilt.MODEL).get("d_seeds")
+    # the second from the second and fourth renderers too, never from their measured towers,
+    # and never from the third renderer (which chose the thresholds with the second's)
+    wide = meta_of(tilt.WIDE)
+    assert wide["b_renderer"] == "bench/tray_renderer_b.py"
+    assert seeds_of(wide["b_seeds"], B_MEASURED_SEEDS) and seeds_of(wide["d_seeds"],
+                                                                    D_MEASURED_SEEDS)
+    assert not any("tray_renderer_c" in str(v) for v in wide.values())
+
+
+def test_the_second_opinion_is_the_mean_of_the_two_networks_over_four_turns():
+    net = tilt.shipped()
+    assert net is not None and net.wide is not None
+    x = np.random.default_rng(4).uniform(-0.5, 0.5, size=(4, 3, tilt.SIDE, tilt.SIDE)
+                                         ).astype(np.float32)
+    first = [0.9, 0.5, 0.45, 0.99]  # as the first network gave them
+    wide = np.mean([tilt._sigmoid(Net.load(tilt.WIDE)(np.ascontiguousarray(
+        np.rot90(x, k, axes=(2, 3))))).ravel() for k in range(4)], axis=0)
+    got = net.second_opinion(list(x), first)
+    assert np.allclose(got, (np.array(first) + wide) / 2, atol=1e-4)
+    assert not np.allclose(got, first, atol=1e-3)  # another network's answers count
+    assert net.second_opinion([], []).shape == (0,)
+
+
+def test_only_the_dice_the_first_network_alone_calls_tilted_are_asked_of_the_second(
+        monkeypatch):
+    reader = DiceReader(teach_tower(tower_style(2, SEED), SEED + 2, kinds=["d6pips"]))
+    net = tilt.shipped()
+    asked: list[list[float]] = []
+    real = tilt.TiltNet.second_opinion
+
+    def spy(self, inputs, first):
+        asked.append(list(first))
+        return real(self, inputs, first)
+
+    monkeypatch.setattr(tilt.TiltNet, "second_opinion", spy)
+    verdicts: list[tuple] = []
+    real_verdict = reader_module._tilted_by
+
+    def spy_verdict(rules, leaning, confirms, both=None):
+        verdicts.append((rules, leaning, both))
+        return real_verdict(rules, leaning, confirms, both)
+
+    monkeypatch.setattr(reader_module, "_tilted_by", spy_verdict)
+    for k in range(30):
+        reader.read(bench_tray(2, 5000 + k, SEED)[0])
+    assert net is not None and asked and verdicts
+    # asked: the dice the rules pass and the first network gives TILT_NET_ALONE or more, no other
+    for rules, leaning, both in verdicts:
+        alone = not rules and leaning is not None and leaning >= TILT_NET_ALONE
+        assert (both is not None) == alone
+    assert sorted(v for a in asked for v in a) == sorted(
+        leaning for rules, leaning, both in verdicts if both is not None)
 
 
 def test_the_network_reads_every_die_of_a_frame_in_one_pass():
@@ -168,9 +234,9 @@ def test_only_dice_whose_answer_is_unsure_are_turned_three_more_ways():
     assert net is not None
     x = np.random.default_rng(3).uniform(-0.5, 0.5, size=(3, 3, tilt.SIDE, tilt.SIDE)
                                          ).astype(np.float32)
-    seen = tilt._sigmoid(net.net(x)).ravel()
-    turned = np.mean([tilt._sigmoid(net.net(np.ascontiguousarray(np.rot90(x, k, axes=(2, 3)))))
-                      .ravel() for k in range(4)], axis=0)
+    seen = net._answer(x)
+    turned = np.mean([net._answer(np.ascontiguousarray(np.rot90(x, k, axes=(2, 3))))
+                      for k in range(4)], axis=0)
     assert not np.allclose(seen, turned, atol=1e-3)  # the turns change the answers
     # each die's own band: the first is never unsure, the second always, the third as the
     # reader asks of a die the rules pass
@@ -237,3 +303,18 @@ def test_without_the_network_the_rules_decide_and_the_reader_says_so(monkeypatch
     with_net = reader.read(frame)
     assert len(without) == len(with_net) and calls \
         and all(leaning is not None for _, leaning, _ in calls)
+
+
+def test_without_the_second_network_the_first_decides_alone_and_the_reader_says_so(
+        monkeypatch):
+    monkeypatch.setattr(tilt, "WIDE", tilt.MODEL.with_name("missing-wide.npz"))
+    tilt._loaded.cache_clear()
+    try:
+        net = tilt.shipped()
+        assert net is not None and net.wide is None and "missing-wide.npz" in tilt.problem()
+        (said,) = [p for p in reader_module.network_problems() if "missing-wide.npz" in p]
+        assert "not asked of a second" in said
+        assert list(net.second_opinion([np.zeros((3, tilt.SIDE, tilt.SIDE), np.float32)],
+                                       [0.7])) == pytest.approx([0.7])
+    finally:
+        tilt._loaded.cache_clear()

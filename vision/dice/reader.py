@@ -91,6 +91,14 @@ ALONE_TAUGHT = 0.95
 # in"): the most flat dice read, with no fewer tilted dice flagged than by the rules.
 TILT_NET_CONFIRMS = 0.15
 TILT_NET_ALONE = 0.4
+# A die the network alone calls tilted (the rules pass it) is tilted only where the mean of
+# its answer and the second network's (learned from the second and fourth renderers as well:
+# vision/dice/tilt.py) is TILT_NET_BOTH or more. Chosen on the towers neither network learned
+# from (b100-b103, b107, b116-b119, c10-c15; 2,364 flat dice, 387 tilted): the most flat dice
+# with no tilted die let through: 1,441 -> 1,453 flat dice clean and right (0.4: 1,467 for
+# two tilted dice), and on all 33 tuning towers 2,430 -> 2,455 of 5,009, the same 709 of 848
+# tilted dice flagged and 14 wrong faces (docs/vision.md, "A second tilt network")
+TILT_NET_BOTH = 0.35
 # ... where the tower's flat dice look tilted to the network, it needs more to confirm the
 # rules: TILT_NET_CONFIRMS plus TOWER_LEANING times the network's mean answer for the dice of
 # the tower's taught dice (each resting flat, Profile.add_example), at most
@@ -353,13 +361,21 @@ class DiceReader:
         rules = [self._tilted(b, shape, self._flat_size(face[0], square_ref))
                  for b, shape, face in zip(blobs, shapes, faces)]
         net = tilt.shipped()
-        leaning = (net.tilted([tilt.tilt_input(frame, b) for b in blobs],
-                              [TILT_NET_UNSURE[r] for r in rules]).tolist()
+        inputs = [tilt.tilt_input(frame, b) for b in blobs] if net is not None else []
+        leaning = (net.tilted(inputs, [TILT_NET_UNSURE[r] for r in rules]).tolist()
                    if net is not None else [None] * len(blobs))
+        both: list[float | None] = [None] * len(blobs)
+        # the dice the first network alone calls tilted: the second's opinion too
+        ask = [i for i, (r, p) in enumerate(zip(rules, leaning))
+               if net is not None and not r and p is not None and p >= TILT_NET_ALONE]
+        if ask and net is not None and net.wide is not None:
+            for i, v in zip(ask, net.second_opinion([inputs[i] for i in ask],
+                                                    [float(leaning[i] or 0.0) for i in ask])):
+                both[i] = float(v)
         return [self._read_one(frame, gain, b, face, square_ref,
                                functools.partial(self._alone, blobs, i, frame.shape),
                                light=light, raw=raw, rules=r, leaning=p,
-                               confirms=self.tilt_confirms)
+                               confirms=self.tilt_confirms, both=both[i])
                 for i, (b, face, r, p) in enumerate(zip(blobs, faces, rules, leaning))]
 
     def _flat_size(self, kind: str | None, square_ref: float | None) -> float | None:
@@ -381,14 +397,16 @@ class DiceReader:
 
     def _read_one(self, frame, gain, b: Blob, reading: Reading, square_ref,
                   alone: Callable[[], bool], light: float, raw: np.ndarray, rules: bool,
-                  leaning: float | None, confirms: float = TILT_NET_CONFIRMS) -> DieReading:
+                  leaning: float | None, confirms: float = TILT_NET_CONFIRMS,
+                  both: float | None = None) -> DieReading:
         """``alone``: whether nothing lies near the die for it to lean on (asked only of a
         die the tilt rules call tilted). ``light``: how much brighter the frame was than the
         empty tray before it was balanced (``gain`` is after), and ``raw``: the frame as the
         camera gave it (its saturated pixels are a glare's). ``rules``: whether the tilt
         rules call the die tilted (:meth:`_tilted`), and ``leaning``: how likely the tilt
         network (vision/dice/tilt.py) says it is (None without it: the rules alone
-        decide), and ``confirms``: how likely it must say so to confirm the rules."""
+        decide), and ``confirms``: how likely it must say so to confirm the rules; ``both``:
+        the mean of the two networks' answers, where the second was asked (_tilted_by)."""
         x, y = b.cx, b.cy
         kind, face, conf, likely = reading
         # the kind's own colours only where the kind is sure (a face read clean enough) and
@@ -410,7 +428,7 @@ class DiceReader:
             kind is not None and kind != PIPS and conf >= GLARE_READ)
         if glared or sharpness(b, face=True) < least_sharp:
             return result("unreadable")
-        if _tilted_by(rules, leaning, confirms) and not (
+        if _tilted_by(rules, leaning, confirms, both) and not (
                 _flat_for_want_of_support(b, ref, kind, conf) and alone()):
             return result("cocked", face if conf >= CLEAN_CONFIDENCE else None,
                           conf * 0.5 if face else 0.0)
@@ -860,18 +878,24 @@ def network_problems() -> list[str]:
         out.append(f"{taught}: taught faces are compared by their edges alone")
     leaning = tilt.problem()
     if leaning is not None:
-        out.append(f"{leaning}: a die's tilt is judged by the tilt rules alone")
+        out.append(f"{leaning}: a die's tilt is judged by the tilt rules alone"
+                   if tilt.shipped() is None else
+                   f"{leaning}: a die the first tilt network alone calls tilted is not asked "
+                   f"of a second")
     return out
 
 
-def _tilted_by(rules: bool, leaning: float | None, confirms: float = TILT_NET_CONFIRMS) -> bool:
+def _tilted_by(rules: bool, leaning: float | None, confirms: float = TILT_NET_CONFIRMS,
+               both: float | None = None) -> bool:
     """The verdict on a die's tilt: the rules' where the network is not there; else tilted
     where the rules say so and the network gives it ``confirms`` or more (TILT_NET_CONFIRMS,
     more in a tower whose flat dice look tilted), or where the network alone gives it
-    TILT_NET_ALONE."""
+    TILT_NET_ALONE and, where the second network was asked (``both``: the mean of the two
+    networks' answers), that mean is TILT_NET_BOTH or more."""
     if leaning is None:
         return rules
-    return (rules and leaning >= confirms) or leaning >= TILT_NET_ALONE
+    return (rules and leaning >= confirms) or (
+        leaning >= TILT_NET_ALONE and (both is None or both >= TILT_NET_BOTH))
 
 
 def _flat_for_want_of_support(b: Blob, ref: float | None, kind: str | None,
