@@ -87,16 +87,17 @@ def test_the_towers_flat_dice_set_what_confirms_the_rules(taught_tower, monkeypa
     calls = _spy_on_verdicts(monkeypatch)
     reader.tilt_confirms = 0.33
     reader.read(bench_tray(2, 5003, SEED)[0])
-    assert calls and {confirms for _, _, confirms in calls} == {0.33}
+    assert calls and {confirms for _, _, confirms, _ in calls} == {0.33}
 
 
 def _spy_on_verdicts(monkeypatch) -> list[tuple]:
-    """Every (rules, leaning, confirms) the reader's tilt verdict is asked with, from now."""
+    """Every (rules, leaning, confirms, both) the reader's tilt verdict is asked with, from
+    now."""
     calls: list[tuple] = []
     real = reader_module._tilted_by
 
     def spy(rules, leaning, confirms, both=None):
-        calls.append((rules, leaning, confirms))
+        calls.append((rules, leaning, confirms, both))
         return real(rules, leaning, confirms, both)
 
     monkeypatch.setattr(reader_module, "_tilted_by", spy)
@@ -198,23 +199,16 @@ def test_only_the_dice_the_first_network_alone_calls_tilted_are_asked_of_the_sec
         return real(self, inputs, first)
 
     monkeypatch.setattr(tilt.TiltNet, "second_opinion", spy)
-    verdicts: list[tuple] = []
-    real_verdict = reader_module._tilted_by
-
-    def spy_verdict(rules, leaning, confirms, both=None):
-        verdicts.append((rules, leaning, both))
-        return real_verdict(rules, leaning, confirms, both)
-
-    monkeypatch.setattr(reader_module, "_tilted_by", spy_verdict)
+    verdicts = _spy_on_verdicts(monkeypatch)
     for k in range(30):
         reader.read(bench_tray(2, 5000 + k, SEED)[0])
     assert net is not None and asked and verdicts
     # asked: the dice the rules pass and the first network gives TILT_NET_ALONE or more, no other
-    for rules, leaning, both in verdicts:
+    for rules, leaning, _, both in verdicts:
         alone = not rules and leaning is not None and leaning >= TILT_NET_ALONE
         assert (both is not None) == alone
     assert sorted(v for a in asked for v in a) == sorted(
-        leaning for rules, leaning, both in verdicts if both is not None)
+        leaning for _, leaning, _, both in verdicts if both is not None)
 
 
 def test_the_network_reads_every_die_of_a_frame_in_one_pass():
@@ -302,7 +296,7 @@ def test_without_the_network_the_rules_decide_and_the_reader_says_so(monkeypatch
     calls = _spy_on_verdicts(monkeypatch)
     with_net = reader.read(frame)
     assert len(without) == len(with_net) and calls \
-        and all(leaning is not None for _, leaning, _ in calls)
+        and all(leaning is not None for _, leaning, _, _ in calls)
 
 
 def test_without_the_second_network_the_first_decides_alone_and_the_reader_says_so(
