@@ -289,6 +289,15 @@ def test_the_empty_trays_texture_windows_are_kept_ready_and_never_stale(saved, t
     arrays["background_windows"] = arrays["background_windows"][:, :-1]
     np.savez(ready, **arrays)
     assert Profile.load(path)._windows is None
+    # an empty-tray frame added to a loaded profile: the kept windows are of the tray before
+    (tmp_path / "again").mkdir()
+    again = fresh_copy(saved, tmp_path / "again")
+    p = Profile.load(again)
+    assert p._windows is not None
+    p.add_background(cv2.imread(str(again.with_suffix(".d") / "background.png")) // 2)
+    mean, _ = p.tray().window_stats()
+    assert np.array_equal(mean, Background(p.background).window_stats()[0])
+    assert not np.allclose(mean, worked_out[0])
 
 
 def test_a_ready_file_damaged_inside_is_not_used(saved, tmp_path):

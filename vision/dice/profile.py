@@ -157,9 +157,9 @@ class Profile:
         # the camera's noise at each grey level (segment.noise_curve), from the empty-tray
         # frames added in one go (at least two); None where not known
         self.background_noise: list[float] | None = None
-        # the empty tray's texture windows (segment.Background.window_stats), where the
-        # ready file kept them for exactly this background
-        self._windows: tuple[np.ndarray, np.ndarray] | None = None
+        # the empty tray's texture windows (segment.Background.window_stats) the ready file
+        # kept, with the background they are of: used only while that is the background
+        self._windows: tuple[np.ndarray, tuple[np.ndarray, np.ndarray]] | None = None
         self._empty_frames: list[np.ndarray] = []  # those frames, while this profile is open
         self.kinds: dict[str, KindModel] = {PIPS: KindModel(PIPS, KNOWN_KINDS[PIPS])}
         self.colours: dict[str, list[np.ndarray]] = {}
@@ -203,8 +203,9 @@ class Profile:
 
         if self.background is None:
             raise DiceError("the profile has no empty tray yet: run `dice background` first")
+        kept = self._windows
         return Background(self.background, self.background_noise, self.background_frames,
-                          windows=self._windows)
+                          windows=kept[1] if kept and kept[0] is self.background else None)
 
     def kind(self, kind: str, faces: list[str] | None = None) -> KindModel:
         """The kind's model; a kind the games use is created on first use, a new one needs
@@ -415,7 +416,7 @@ def _write_ready(path: Path, ready: list[tuple[str, bytes, np.ndarray]],
     picture and working out its features (the PNGs stay what a person opens and what counts:
     a picture whose PNG changed is decoded, and its features worked out again)."""
     from .features import GRAD_COARSE_DIM, GRAD_DIM, GRAD_TURNS
-    from .segment import Background
+    from .segment import tray_windows
     crops = (np.stack([c for _, _, c in ready]) if ready
              else np.zeros((0, 64, 64), np.uint8))
     # the full features are only gathered a few at a time: half size; the coarse ones are
@@ -433,8 +434,7 @@ def _write_ready(path: Path, ready: list[tuple[str, bytes, np.ndarray]],
               "background_digest": np.array(_digest([background[:2]])),
               "background": background[2], "background_file": np.array(background[0]),
               # the texture windows of that very picture, as a reader loads it
-              "background_windows": np.stack(
-                  Background(background[2].astype(np.float32)).window_stats())}
+              "background_windows": np.stack(tray_windows(background[2].astype(np.float32)))}
     if parsed:
         arrays["profile_digest"], arrays["profile_values"] = map(np.array, parsed)
     if vectors and all(v is not None for v in vectors):
@@ -632,8 +632,9 @@ class _Loader:
             raise self.fail(f"the background image is {bg.shape[1]}x{bg.shape[0]}, "
                             f"image_size says {size[0]}x{size[1]}", ("background", "file"))
         p.background = bg.astype(np.float32)
-        if bg_ready:
-            p._windows = self.ready_windows(bg.shape[0], bg.shape[1])
+        windows = self.ready_windows(bg.shape[0], bg.shape[1]) if bg_ready else None
+        if windows is not None:
+            p._windows = (p.background, windows)
         p.background_frames = self.get(bgd, "frames", int, ("background",))
         if "noise" in bgd:
             from .segment import NOISE_LEVELS

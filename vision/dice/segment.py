@@ -516,6 +516,13 @@ _WINDOW_BACK = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (TEXTURE_WINDOW, TEX
 TEXTURE_STEP = 8  # pixels between the windows that decide whether a tray's weave is seen
 
 
+def tray_windows(mean_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:meth:`Background.window_stats` of an empty tray (float32 BGR), without the rest of
+    a Background (a profile keeps them ready when it is saved)."""
+    mean, square = _window_means(cv2.cvtColor(mean_bgr, cv2.COLOR_BGR2GRAY), squares=True)
+    return mean, square
+
+
 def window_count(height: int, width: int) -> int:
     """How many windows :func:`_window_means` gives an image of this size."""
     return -(-height // TEXTURE_STEP) * -(-width // TEXTURE_STEP)
