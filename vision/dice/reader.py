@@ -366,11 +366,11 @@ class DiceReader:
                    if net is not None else [None] * len(blobs))
         both: list[float | None] = [None] * len(blobs)
         # the dice the first network alone calls tilted: the second's opinion too
-        ask = [i for i, (r, p) in enumerate(zip(rules, leaning))
-               if net is not None and not r and p is not None and p >= TILT_NET_ALONE]
+        ask = [(i, p) for i, (r, p) in enumerate(zip(rules, leaning))
+               if not r and p is not None and p >= TILT_NET_ALONE]
         if ask and net is not None and net.wide is not None:
-            for i, v in zip(ask, net.second_opinion([inputs[i] for i in ask],
-                                                    [float(leaning[i] or 0.0) for i in ask])):
+            second = net.second_opinion([inputs[i] for i, _ in ask], [p for _, p in ask])
+            for (i, _), v in zip(ask, second):
                 both[i] = float(v)
         return [self._read_one(frame, gain, b, face, square_ref,
                                functools.partial(self._alone, blobs, i, frame.shape),
