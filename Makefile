@@ -88,12 +88,11 @@ train-dice: $(TRAIN_VENV)/.installed
 train-taught: $(TRAIN_VENV)/.installed
 	$(TRAIN_VENV)/bin/python scripts/train_taught.py $(ARGS)
 
-# The two tilt networks (vision/dice/models/tilt.npz and tilt-wide.npz): the same renderer's
-# towers and this project's renders, and for the second the second and fourth renderers'
-# towers too, each die as the reader finds it (scripts/train_tilt.py says how).
+# The tilt network (vision/dice/models/tilt.npz): towers of the first, second and fourth
+# independent renderers and this project's renders, each die as the reader finds it
+# (scripts/train_tilt.py says how).
 train-tilt: $(TRAIN_VENV)/.installed
 	$(TRAIN_VENV)/bin/python scripts/train_tilt.py $(ARGS)
-	$(TRAIN_VENV)/bin/python scripts/train_tilt.py --wide $(ARGS)
 
 # the translation catalogues: extract every marked string (Python and .kv), update
 # companion/locale/{en,fr}/LC_MESSAGES/companion.po, compile the .mo files the app reads

@@ -1,13 +1,8 @@
 """Train the tilt network (`make train-tilt`): whether a die the reader found lies tilted.
 
-    python scripts/train_tilt.py [--wide] [--out vision/dice/models] [--work /tmp/tilt-towers]
+    python scripts/train_tilt.py [--out vision/dice/models] [--work /tmp/tilt-towers]
         [--seeds 8100-8101,8200,8300-8301,8600-8605,8616-8627,8700-8704,8800-8810,8903-8908]
-        [--b-seeds 200-229] [--d-seeds 9000-9039] [--own 40] [--steps 5000] [--seed 1]
-
-The reader asks two networks of the same shape (vision/dice/tilt.py): ``tilt.npz``, learned
-from the first independent renderer and this project's renders, and ``tilt-wide.npz``
-(``--wide``), learned from the second and fourth renderers' towers as well, whose opinion is
-asked of the dice the first alone calls tilted. `make train-tilt` writes both.
+        [--b-seeds 200-229] [--d-seeds 9000-9039] [--own 40] [--steps 15000] [--seed 1]
 
 The reader's tilt rules (vision/dice/reader.py's ``TILT``) hold on this project's renders,
 where a die's top face is cut free by its dark seams; on trays rendered by other hands they
@@ -18,23 +13,27 @@ What it learns from (truth: each die flat or tilted):
 - towers written by ``bench/tray_renderer.py`` (the first independent renderer: real 3-D
   dice, its own trays, lights, cameras, blur and JPEG), each set up as the reader is (the
   empty tray, three pictures a face), their trays' dice found by the reader itself;
+- towers of ``bench/tray_renderer_b.py`` (the second independent renderer, seeds from 200:
+  its towers 100 to 199 chose the reader's thresholds and measure it) and of
+  ``bench/tray_renderer_d.py`` (the fourth, 9000-9039: it measures from 9100), whose close
+  and tilted cameras show flat dice's side faces;
 - ``--own`` towers of this project's renderer (vision/dice/render.py, the benchmark's look
   on seed 4242: the benchmark reads seed 2026), 50 trays each, its tilted dice leaning.
 
-- with ``--wide``, towers of ``bench/tray_renderer_b.py`` (the second independent renderer,
-  seeds from 200: its towers 100 to 199 chose the reader's thresholds and measure it) and of
-  ``bench/tray_renderer_d.py`` (the fourth, 9000-9039: it measures from 9100).
-
 ``bench/tray_renderer_c.py``, the third independent renderer, is never learned from: with the
-second's towers 100 to 119 it chose how the reader combines the networks with the rules
-(docs/vision.md, "A second tilt network"). ``bench/independent_dice_bench.py`` measures the first
-renderer on seeds 8400-8402 and 8500-8505 and on fresh seeds from 8910, never learned from
-(``taught.seeds_of`` refuses them). Towers not yet in ``--work`` are rendered there first
-(about half a minute each).
+second's towers 100 to 119 it chose how the reader weighs the network against the rules
+(docs/vision.md, "One tilt network, learned longer"). ``bench/independent_dice_bench.py``
+measures the first renderer on seeds 8400-8402 and 8500-8505 and on fresh seeds from 8910,
+never learned from (``taught.seeds_of`` refuses them). Towers not yet in ``--work`` are
+rendered there first (about half a minute each).
 
-Needs PyTorch (CPU; `make train-dice`'s venv). Writes ``tilt.npz`` (``tilt-wide.npz``;
-vision/dice/netrun.py's format, its ``spec`` saying how it was made) and, with the onnx
-package, ``tilt.onnx`` (``tilt-wide.onnx``).
+Until 2026-11-30 two networks of a narrower shape were trained for 5,000 steps: one from the
+first renderer and this project's renders alone, and a second opinion from all three. The
+one network, wider and learned three times longer, tells tilted dice from flat ones better
+than either on every renderer, the third included (docs/vision.md).
+
+Needs PyTorch (CPU; `make train-dice`'s venv). Writes ``tilt.npz`` (vision/dice/netrun.py's
+format, its ``spec`` saying how it was made) and, with the onnx package, ``tilt.onnx``.
 """
 
 from __future__ import annotations
@@ -60,14 +59,12 @@ from train_dice import block, export  # noqa: E402
 from train_taught import render, taught_profile, towers_of  # noqa: E402
 
 from vision.dice.model import DiceError  # noqa: E402
-from vision.dice.tilt import MODEL, SIDE, WIDE, tilt_input  # noqa: E402
+from vision.dice.tilt import MODEL, SIDE, tilt_input  # noqa: E402
 
 DEFAULT_SEEDS = "8100-8101,8200,8300-8301,8600-8605,8616-8627,8700-8704,8800-8810,8903-8908"
-# --wide (tilt-wide.npz) learns from the second and fourth renderers' towers too: these, unless
-# --b-seeds and --d-seeds say otherwise (the second's seeds 100 to 199 measure, the fourth's
-# from 9100)
-WIDE_B_SEEDS = "200-229"
-WIDE_D_SEEDS = "9000-9039"
+# the second and fourth renderers' towers (their seeds 100 to 199 and from 9100 measure)
+B_SEEDS = "200-229"
+D_SEEDS = "9000-9039"
 OWN_SEED = 4242  # this project's renderer: the benchmark (bench/dice_bench.py) reads 2026
 OWN_TRAYS = 50
 MATCH = 0.5  # of the die's size: a truth this near the reader's die is that die
@@ -131,12 +128,17 @@ def own_examples(tower: int, canonical: bool) -> tuple[list[np.ndarray], list[in
 
 class Tilt(nn.Module):
     pooled = True  # train_dice.export: a global average before the linear layer
+    # (16, 24, 32, 48, 48) before 2026-11-30: this wider shape, learned as long, told the third
+    # renderer's tilted dice from its flat ones better (AUC on c10-c15 0.851 -> 0.864)
+    WIDTHS = (24, 32, 48, 64, 64)
 
     def __init__(self) -> None:
         super().__init__()
-        self.body = nn.Sequential(*block(3, 16), nn.MaxPool2d(2), *block(16, 24), nn.MaxPool2d(2),
-                                  *block(24, 32), nn.MaxPool2d(2), *block(32, 48), *block(48, 48))
-        self.fc = nn.Linear(48, 1)
+        c = self.WIDTHS
+        self.body = nn.Sequential(*block(3, c[0]), nn.MaxPool2d(2), *block(c[0], c[1]),
+                                  nn.MaxPool2d(2), *block(c[1], c[2]), nn.MaxPool2d(2),
+                                  *block(c[2], c[3]), *block(c[3], c[4]))
+        self.fc = nn.Linear(c[4], 1)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.fc(self.body(x).mean(dim=(2, 3)))
@@ -173,29 +175,19 @@ def main() -> int:
     ap.add_argument("--out", type=Path, default=ROOT / "vision" / "dice" / "models")
     ap.add_argument("--work", type=Path, default=Path("/tmp/tilt-towers"))
     ap.add_argument("--seeds", default=DEFAULT_SEEDS)
-    ap.add_argument("--wide", action="store_true",
-                    help=f"the second network (writes {WIDE.name}): towers of the second and "
-                         f"fourth renderers too ({WIDE_B_SEEDS} and {WIDE_D_SEEDS} unless "
-                         "--b-seeds and --d-seeds say otherwise)")
-    ap.add_argument("--b-seeds", default=None,
-                    help="towers of bench/tray_renderer_b.py too (default: none, or with --wide "
-                         f"{WIDE_B_SEEDS})")
-    ap.add_argument("--d-seeds", default=None,
-                    help="towers of bench/tray_renderer_d.py too (default: none, or with --wide "
-                         f"{WIDE_D_SEEDS})")
+    ap.add_argument("--b-seeds", default=B_SEEDS,
+                    help="towers of bench/tray_renderer_b.py (empty: none)")
+    ap.add_argument("--d-seeds", default=D_SEEDS,
+                    help="towers of bench/tray_renderer_d.py (empty: none)")
     ap.add_argument("--view", choices=("turned", "canonical"), default="turned",
                     help="canonical: each die turned so that the way from the frame's middle "
                          "points up (writes tilt-canonical.npz; tried, not shipped)")
     ap.add_argument("--own", type=int, default=40, help="towers of this project's renderer")
-    ap.add_argument("--steps", type=int, default=5000)
+    ap.add_argument("--steps", type=int, default=15000)
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
     torch.set_num_threads(2)
     canonical = args.view == "canonical"
-    if args.b_seeds is None:
-        args.b_seeds = WIDE_B_SEEDS if args.wide else ""
-    if args.d_seeds is None:
-        args.d_seeds = WIDE_D_SEEDS if args.wide else ""
     try:
         seeds = towers_of(args.seeds, args.d_seeds, args.b_seeds)
     except ValueError as exc:
@@ -241,7 +233,7 @@ def main() -> int:
             "own_towers": args.own, "own_seed": OWN_SEED, "steps": args.steps,
             "seed": args.seed, "dice": len(xs), "tilted": int(label.sum()),
             "side": SIDE, "seconds": round(time.monotonic() - t0)}
-    npz = args.out / ("tilt-canonical.npz" if canonical else WIDE.name if args.wide else MODEL.name)
+    npz = args.out / ("tilt-canonical.npz" if canonical else MODEL.name)
     export(net, npz, meta)
     try:
         from npz_to_onnx import convert

@@ -535,9 +535,10 @@ def test_an_answer_with_its_colour_teaches_the_colour_too_and_undo_takes_both_ba
     teacher.command(m.TeachUndo(pictures[-1].picture_id))  # the colour's example goes too
     assert sum(len(v) for v in profile.colours.values()) == 2
     # and all that was kept of its picture: the kind lists only colours the profile has, one
-    # sharpness and one leaning a picture (before, an undone picture's stayed)
+    # sharpness, one leaning and one verdict of the tilt rules a picture (before, an undone
+    # picture's stayed)
     d12 = profile.kinds["d12"]
     assert set(d12.colours) == {c for c, v in profile.colours.items() if v}
-    assert len(d12.sharpness) == len(d12.leaning) == len(d12.sizes) == 2
+    assert len(d12.sharpness) == len(d12.leaning) == len(d12.looks_tilted) == len(d12.sizes) == 2
     teacher.command(m.TeachStop())  # nothing saved: the colours are as before teaching
     assert profile.colours == {} and "d12" not in profile.kinds

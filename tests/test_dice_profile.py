@@ -12,6 +12,7 @@ import pytest
 
 from vision.dice import DiceReader, Profile, ProfileError
 from vision.dice.features import gradient_bank
+from vision.dice.reader import rules_share
 from vision.dice.render import SceneDie, TrayStyle, empty_tray, render_tray, single_die
 
 STYLE = TrayStyle(tray_bgr=(96, 110, 112), perspective=2.0, seed=3, tray_seed=11)
@@ -228,6 +229,27 @@ def test_how_tilted_each_taught_die_looks_is_kept(saved, tmp_path):
     path.write_text(text[:start] + "    - 1.5" + text[end:])
     with pytest.raises(ProfileError, match=re.escape(f"{path}:{line}: kinds.") + r"\w+"
                        + re.escape(".leaning: a leaning is from 0 to 1")):
+        Profile.load(path)
+
+
+def test_what_the_tilt_rules_make_of_each_taught_die_is_kept(saved, tmp_path):
+    # the reader asks more of the tilt network in a tower whose flat dice the rules call
+    # tilted (reader.rules_share)
+    p, path = saved
+    loaded = Profile.load(path)
+    for kind in ("kotd", "d6pips"):
+        assert len(p.kinds[kind].looks_tilted) == len(p.kinds[kind].sizes)
+        assert loaded.kinds[kind].looks_tilted == p.kinds[kind].looks_tilted
+    assert rules_share(loaded.kinds.values()) == rules_share(p.kinds.values())
+    # a value that is not true or false is named, with its line
+    path = fresh_copy(saved, tmp_path)
+    text = path.read_text()
+    start = text.index("    looks_tilted:\n") + len("    looks_tilted:\n")
+    line = text[:start].count("\n")
+    end = text.index("\n", start)
+    path.write_text(text[:start] + "    - maybe" + text[end:])
+    with pytest.raises(ProfileError, match=re.escape(f"{path}:{line + 1}: kinds.") + r"\w+"
+                       + re.escape(".looks_tilted.0: expected true or false, got 'maybe'")):
         Profile.load(path)
 
 

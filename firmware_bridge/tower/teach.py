@@ -242,7 +242,8 @@ class Teacher:
         return (list(model.sizes), list(model.shapes), model.shape, model.size_px,
                 model.patch_radius_px, {f: list(c) for f, c in model.examples.items()},
                 {c: list(v) for c, v in self.profile.colours.items()},
-                list(model.sharpness), list(model.leaning), list(model.colours))
+                list(model.sharpness), list(model.leaning), list(model.colours),
+                list(model.looks_tilted))
 
     def _restore(self, kind: str, state: tuple) -> None:
         model = self.profile.kinds[kind]
@@ -252,6 +253,7 @@ class Teacher:
                                      state[6])
         model.sharpness, model.leaning, model.colours = (list(state[7]), list(state[8]),
                                                          list(state[9]))
+        model.looks_tilted = list(state[10])
         self.profile.colours.clear()
         self.profile.colours.update(colours)
 

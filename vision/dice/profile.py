@@ -65,6 +65,11 @@ class KindModel:
     # look tilted needs more to call one tilted). A die taught from a throw is one the reader
     # did not call tilted (the tower offers no other): its answer is, if anything, low
     leaning: list[float] = field(default_factory=list)
+    # whether the tilt rules (reader.outline_tilted) call each taught picture's die tilted by
+    # its outline: flat dice as this tower's camera shows them, to the rules (with ``sizes``
+    # and ``shapes``: reader.rules_share; a tower whose flat dice the rules call tilted needs
+    # more of the network to confirm them)
+    looks_tilted: list[bool] = field(default_factory=list)
     colours: list[str] = field(default_factory=list)  # the colours it was taught in
     # the examples' edge-direction features at every turn (features.gradient_bank), in the
     # order of ``examples`` (faces, then crops): worked out when first needed, or read ready
@@ -265,6 +270,8 @@ class Profile:
         model.sizes.append(b.size)
         model.shapes.append(shape)
         model.sharpness.append(sharpness(b))
+        from .reader import outline_tilted
+        model.looks_tilted.append(outline_tilted(b, shape))
         from .tilt import shipped as tilt_network
         from .tilt import tilt_input
         net = tilt_network()
@@ -318,6 +325,8 @@ class Profile:
                     entry["sharpness"] = [round(float(v), 4) for v in m.sharpness]
                 if m.leaning:
                     entry["leaning"] = [round(float(v), 4) for v in m.leaning]
+                if m.looks_tilted:
+                    entry["looks_tilted"] = [bool(v) for v in m.looks_tilted]
             if m.patch_radius_px:
                 entry["patch_radius_px"] = round(float(m.patch_radius_px), 3)
             if m.colours:
@@ -672,7 +681,7 @@ class _Loader:
                 raise self.fail(str(exc), keys) from None
             for key in entry:
                 if key not in ("faces", "shape", "sizes_px", "shapes", "sharpness", "leaning",
-                               "patch_radius_px", "colours", "examples"):
+                               "looks_tilted", "patch_radius_px", "colours", "examples"):
                     raise self.fail(f"unknown key {key!r}", keys + (key,))
             if "shape" in entry:
                 m.shape = self.get(entry, "shape", str, keys)
@@ -690,6 +699,13 @@ class _Loader:
                     m.leaning = self.numbers(entry, "leaning", keys)
                     if not all(0.0 <= v <= 1.0 for v in m.leaning):
                         raise self.fail("a leaning is from 0 to 1", keys + ("leaning",))
+                if "looks_tilted" in entry:  # nor this
+                    looks = self.get(entry, "looks_tilted", list, keys)
+                    for i, v in enumerate(looks):
+                        if not isinstance(v, bool):
+                            raise self.fail(f"expected true or false, got {v!r}",
+                                            keys + ("looks_tilted", i))
+                    m.looks_tilted = list(looks)
             if "patch_radius_px" in entry:
                 m.patch_radius_px = self.get(entry, "patch_radius_px", float, keys)
             if "colours" in entry:  # profiles taught before it was kept have none

@@ -1,5 +1,5 @@
 """Whether a die the reader found lies tilted (leaning on another die or on the tray's wall),
-as two small networks see it.
+as a small network sees it.
 
 The tilt rules (vision/dice/reader.py's ``TILT``: an outline too long, too large or too
 small, a top face off centre) hold on this project's renders, where a die's top face is cut
@@ -10,16 +10,14 @@ the reader found it: the frame around it in colour (twice its size, :data:`SIDE`
 square), and says how likely it is tilted. It is not shown the reader's outline of the die:
 so taught (on 17 of the first renderer's towers), it told flat from tilted dice of a
 renderer it never saw a little better (AUC 0.843 and 0.812 against 0.821 and 0.799). The
-reader asks it only to confirm or overrule the rules (``reader.TILT_NET_*``).
+reader asks it to confirm or overrule the rules (``reader.TILT_NET_*``).
 
-A second network of the same shape (``models/tilt-wide.npz``, ``scripts/train_tilt.py
---wide``) learned from the second and fourth independent renderers' towers as well, whose
-close and tilted cameras show flat dice's side faces. It gives a second opinion
-(:meth:`TiltNet.second_opinion`) only on the dice the first network alone would call tilted:
-such a die is tilted where the mean of the two networks' answers says so too
-(``reader.TILT_NET_BOTH``). Alone, or in every verdict, it cleared dice leaning on a tray's
-wall that the first flags, and flat dice beside others of this project's renders were called
-tilted (docs/vision.md, "A second tilt network").
+Since 2026-11-30 it is one network, wider and learned three times longer, from the second and
+fourth independent renderers' towers as well, whose close and tilted cameras show flat dice's
+side faces: it tells tilted dice from flat ones better than the two networks before it (the
+first renderer's and this project's alone, and a second opinion from all of them) on every
+renderer, the third, which it never saw, included (docs/vision.md, "One tilt network,
+learned longer").
 """
 
 from __future__ import annotations
@@ -38,7 +36,6 @@ from .segment import Blob
 SIDE = 48  # the network's input, pixels square
 REACH = 2.0  # of the die's size: the frame around it the network sees
 MODEL = Path(__file__).resolve().parent / "models" / "tilt.npz"
-WIDE = MODEL.with_name("tilt-wide.npz")
 # the network's answer for a die as seen, clear enough to stand alone where the caller does
 # not say (the reader does: reader.TILT_NET_UNSURE): outside these, it is not turned three
 # more ways (which cost 9 ms a frame of nine dice, where the whole read is
@@ -71,30 +68,17 @@ def tilt_input(frame: np.ndarray, b: Blob, canonical: bool = False) -> np.ndarra
 
 
 class TiltNet:
-    def __init__(self, net: Net | OnnxNet, wide: Net | OnnxNet | None = None) -> None:
+    def __init__(self, net: Net | OnnxNet) -> None:
         self.net = net
-        self.wide = wide
 
     def _answer(self, x: np.ndarray) -> np.ndarray:
-        """The first network's answer (0..1) for each input of ``x``."""
+        """The network's answer (0..1) for each input of ``x``."""
         return _sigmoid(self.net(x)).reshape(len(x))
-
-    def second_opinion(self, inputs: list[np.ndarray], first: Sequence[float]) -> np.ndarray:
-        """The mean of the first network's answers ``first`` (as :meth:`tilted` gave them)
-        and the second network's for the same dice, each die seen turned by 0, 90, 180 and
-        270 degrees. Without the second network: ``first``."""
-        p = np.asarray(first, np.float32)
-        if self.wide is None or not inputs:
-            return p
-        x = np.stack(inputs)
-        turns = np.concatenate([np.rot90(x, k, axes=(2, 3)) for k in range(4)])
-        q = _sigmoid(self.wide(np.ascontiguousarray(turns))).reshape(4, len(x)).mean(axis=0)
-        return (p + q) / 2
 
     def tilted(self, inputs: list[np.ndarray],
                unsure: Sequence[tuple[float, float]] | None = None) -> np.ndarray:
         """How likely each die is tilted (0..1), from :func:`tilt_input`'s inputs: the
-        first network's answer for the die as seen, all dice of a frame in one pass; where that is
+        network's answer for the die as seen, all dice of a frame in one pass; where that is
         not clear (from the die's ``unsure[i]``, else UNSURE: the caller knows which answers
         its verdict turns on), the mean of its answers for the die turned by 0, 90, 180 and
         270 degrees (a tilt has no direction the network should prefer)."""
@@ -118,20 +102,15 @@ def _sigmoid(logits: np.ndarray) -> np.ndarray:
 
 @lru_cache(maxsize=1)
 def _loaded() -> tuple[TiltNet | None, str | None]:
-    first, why = load_shipped(MODEL, lambda net: net)
-    if first is None:
-        return None, why
-    wide, why_wide = load_shipped(WIDE, lambda net: net)
-    return TiltNet(first, wide), why_wide
+    return load_shipped(MODEL, TiltNet)
 
 
 def shipped() -> TiltNet | None:
-    """The shipped networks, or None where the first's file is missing or cannot be used
-    (the reader then goes by the tilt rules alone: :func:`problem` says why). Without the
-    second's, the first decides alone, as before it was learned."""
+    """The shipped network, or None where its file is missing or cannot be used (the reader
+    then goes by the tilt rules alone: :func:`problem` says why)."""
     return _loaded()[0]
 
 
 def problem() -> str | None:
-    """Why a shipped network cannot be used (its file named), or None."""
+    """Why the shipped network cannot be used (its file named), or None."""
     return _loaded()[1]
