@@ -289,3 +289,36 @@ def test_without_the_network_the_rules_decide_and_the_reader_says_so(monkeypatch
     with_net = reader.read(frame)
     assert len(without) == len(with_net) and calls \
         and all(leaning is not None for _, leaning, _ in calls)
+
+
+def test_where_the_tower_confirms_the_rules_under_the_band_their_dice_are_not_turned(
+        monkeypatch):
+    reader = DiceReader(teach_tower(tower_style(2, SEED), SEED + 2, kinds=["d6pips"]))
+    bands: list = []
+    real = tilt.TiltNet.tilted
+
+    def spy(self, inputs, unsure=None):
+        bands.append((list(unsure), _spy_rules[-len(inputs):] if inputs else []))
+        return real(self, inputs, unsure)
+
+    _spy_rules: list[bool] = []
+    real_rules = DiceReader._tilted
+
+    def rules_spy(b, shape, ref):
+        v = real_rules(b, shape, ref)
+        _spy_rules.append(v)
+        return v
+
+    monkeypatch.setattr(tilt.TiltNet, "tilted", spy)
+    monkeypatch.setattr(DiceReader, "_tilted", staticmethod(rules_spy))
+    lo = reader_module.TILT_NET_UNSURE[True][0]
+    for confirms, want in ((lo / 2, reader_module.NOT_TURNED),
+                           (lo * 2, reader_module.TILT_NET_UNSURE[True])):
+        reader.tilt_confirms = confirms
+        bands.clear()
+        for k in range(10):
+            reader.read(bench_tray(2, 5000 + k, SEED)[0])
+        asked = [(band, r) for got, rules in bands for band, r in zip(got, rules)]
+        assert any(r for _, r in asked) and any(not r for _, r in asked)
+        assert all(band == (want if r else reader_module.TILT_NET_UNSURE[False])
+                   for band, r in asked)

@@ -123,6 +123,7 @@ RULES_SHARE_UNKNOWN = 0.3
 # whose taught dice look flat to the network and the rules confirms the rules at under 0.02:
 # there an answer as seen that low is not turned, and the rules decide.)
 TILT_NET_UNSURE = {True: (0.02, 0.6), False: (0.15, 0.9)}
+NOT_TURNED = (1.0, 0.0)  # a band no answer lies in
 MIN_SHARPNESS = 0.3  # or less, where the tower's taught pictures are softer:
 SHARP_OF_USUAL = 0.3  # a die blurrier than this share of its kind's taught sharpness
 MAX_GLARE = 0.06
@@ -370,7 +371,11 @@ class DiceReader:
                  for b, shape, face in zip(blobs, shapes, faces)]
         net = tilt.shipped()
         inputs = [tilt.tilt_input(frame, b) for b in blobs] if net is not None else []
-        leaning = (net.tilted(inputs, [TILT_NET_UNSURE[r] for r in rules]).tolist()
+        # (where the tower confirms the rules at under the band, a die the rules call tilted
+        # is so at any answer but the least: its answer as seen is not turned)
+        bands = [TILT_NET_UNSURE[r] if not r or self.tilt_confirms >= TILT_NET_UNSURE[r][0]
+                 else NOT_TURNED for r in rules]
+        leaning = (net.tilted(inputs, bands).tolist()
                    if net is not None else [None] * len(blobs))
         return [self._read_one(frame, gain, b, face, square_ref,
                                functools.partial(self._alone, blobs, i, frame.shape),
