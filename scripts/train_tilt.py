@@ -4,7 +4,7 @@
         [--seeds 8100-8101,8200,8300-8301,8600-8605,8616-8627,8700-8704,8800-8810,8903-8908]
         [--b-seeds 200-229] [--d-seeds 9000-9039] [--own 40] [--steps 15000] [--seed 1]
 
-The reader's tilt rules (vision/dice/reader.py's ``TILT``) hold on this project's renders,
+The reader's tilt rules (vision/dice/tiltrules.py's ``TILT``) hold on this project's renders,
 where a die's top face is cut free by its dark seams; on trays rendered by other hands they
 called a third to a half of the flat dice tilted. The network (vision/dice/tilt.py) looks at
 each die as the reader found it: the frame around it, twice its size, in colour.

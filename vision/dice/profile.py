@@ -270,7 +270,7 @@ class Profile:
         model.sizes.append(b.size)
         model.shapes.append(shape)
         model.sharpness.append(sharpness(b))
-        from .reader import outline_tilted
+        from .tiltrules import outline_tilted
         model.looks_tilted.append(outline_tilted(b, shape))
         from .tilt import shipped as tilt_network
         from .tilt import tilt_input

@@ -54,15 +54,8 @@ from .segment import (
     split_at,
     teaching_blobs,
 )
+from .tiltrules import outline_tilted, size_tilted
 
-# verdict thresholds (measured on the renderer's trays: bench/dice_bench.py)
-# a die is tilted when its top face sits off the silhouette's centre, when the silhouette
-# is elongated, larger (side faces seen) or smaller (only a foreshortened top face stands out
-# from the tray) than the kind's flat size, or when the top face is a small part of it
-TILT = {"square": {"offset": 0.075, "aspect": 1.2, "top_aspect": 1.10, "size": 1.10,
-                   "size_min": 0.0, "top_fraction": 0.6, "rectangularity": 0.75},
-        "round": {"offset": 0.085, "aspect": 1.12, "top_aspect": 1.3, "size": 1.12,
-                  "size_min": 0.9, "top_fraction": 0.2, "rectangularity": 0.0}}
 # A die cannot rest tilted on a flat tray by itself: it leans on another die or on the
 # tray's wall. A die the tilt rules call tilted is read as flat when nothing is near it
 # (DiceReader._alone): no other die's centre within ALONE_CENTRES of their mean size nor its
@@ -116,8 +109,9 @@ RULES_SHARE_UNKNOWN = 0.3
 # The network's answer for a die as seen decides alone outside these, else the die is turned
 # three more ways (vision/dice/tilt.py): a die the rules call tilted, whose verdict is an
 # answer of TILT_NET_CONFIRMS or more (up to TILT_NET_ALONE in a tower whose flat dice look
-# tilted), and one they pass (TILT_NET_ALONE). On the towers that
-# chose the thresholds and 2,129 dice of this project's renders, no verdict differs from
+# tilted), and one they pass (TILT_NET_ALONE). On the towers that chose the thresholds (with
+# the first network, before 2026-11-30, last) and 2,129 dice of this project's renders, no
+# verdict differs from
 # those of the four turns for every die, where the single band UNSURE (0.02 to 0.9) turned
 # 17 % of this project's dice and 92 % of the second renderer's: now 5 % and 59 %. (A tower
 # whose taught dice look flat to the network and the rules confirms the rules at under 0.02:
@@ -856,26 +850,6 @@ def _taught_net():
     """The taught-face network (vision/dice/taught.py), or None without its file."""
     from .taught import shipped
     return shipped()
-
-
-def outline_tilted(b: Blob, shape: str) -> bool:
-    """The tilt rules (TILT, for a die whose outline looks ``shape``) on die ``b``'s outline,
-    its size aside: its top face off the silhouette's centre or not square, the silhouette
-    long or not filling its box, the top face a small part of it."""
-    t = TILT[shape]
-    (_, _), (tw, th), _ = b.top_rect
-    top_aspect = max(tw, th) / max(1e-6, min(tw, th))
-    return (b.top_offset > t["offset"] or b.aspect > t["aspect"]
-            or top_aspect > t["top_aspect"]
-            or b.top_fraction < t["top_fraction"] or b.rectangularity < t["rectangularity"])
-
-
-def size_tilted(size: float, shape: str, ref: float | None) -> bool:
-    """The tilt rules on a die's size: larger (side faces seen) or, for a round outline,
-    smaller (a foreshortened top face alone stands out) than ``ref``, a flat die's size of
-    its kind (None: not known, no verdict)."""
-    t = TILT[shape]
-    return ref is not None and not t["size_min"] * ref <= size <= t["size"] * ref
 
 
 def rules_share(kinds: Iterable[KindModel]) -> float | None:

@@ -1,7 +1,7 @@
 """Whether a die the reader found lies tilted (leaning on another die or on the tray's wall),
 as a small network sees it.
 
-The tilt rules (vision/dice/reader.py's ``TILT``: an outline too long, too large or too
+The tilt rules (vision/dice/tiltrules.py's ``TILT``: an outline too long, too large or too
 small, a top face off centre) hold on this project's renders, where a die's top face is cut
 free by its dark seams. On trays rendered by other hands the seams are not there, and
 the rules called a third to a half of the flat dice tilted (docs/vision.md, "Tilt"). The
