@@ -65,7 +65,7 @@ class KindModel:
     # look tilted needs more to call one tilted). A die taught from a throw is one the reader
     # did not call tilted (the tower offers no other): its answer is, if anything, low
     leaning: list[float] = field(default_factory=list)
-    # whether the tilt rules (reader.outline_tilted) call each taught picture's die tilted by
+    # whether the tilt rules (tiltrules.outline_tilted) call each taught picture's die tilted by
     # its outline: flat dice as this tower's camera shows them, to the rules (with ``sizes``
     # and ``shapes``: reader.rules_share; a tower whose flat dice the rules call tilted needs
     # more of the network to confirm them)
