@@ -858,8 +858,7 @@ def rules_share(kinds: Iterable[KindModel]) -> float | None:
     size); None where no kind keeps its pictures' outlines (a profile taught before they
     were kept)."""
     looks = [outline or size_tilted(size, shape, m.size_px)
-             for m in kinds if m.looks_tilted and len(m.looks_tilted) == len(m.sizes)
-             == len(m.shapes)
+             for m in kinds if len(m.looks_tilted) == len(m.sizes) == len(m.shapes)
              for outline, size, shape in zip(m.looks_tilted, m.sizes, m.shapes)]
     return float(np.mean(looks)) if looks else None
 
