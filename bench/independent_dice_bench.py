@@ -14,7 +14,11 @@ look taught the reader by chance, the other's does not share. ``--renderer c``:
 bench/tray_renderer_c.py, a third (2026-11-30), nothing of which any part of the reader has
 learned from or been tuned on. ``--renderer d``: bench/tray_renderer_d.py, a fourth
 (2026-11-30), whose cameras range from close wide-angle ones to far ones; its towers
-9000-9039 are kept for learning from (nothing shipped has), so it is measured from 9100.
+9000-9039 are kept for learning from (the tilt and taught-face networks have), so it is
+measured from 9100. ``--renderer e``: bench/tray_renderer_e.py, a fifth (2026-11-30, last),
+a per-pixel ray caster with engraved pips, a camera's sensor pipeline (Bayer mosaic, noise,
+white balance, JPEG) and dark felt trays among its surfaces; nothing of the reader has learned
+from or been tuned on it.
 
 Prints each tower's figures, then all of them as one JSON object on the last line: flat dice
 read clean with the right face, dice read clean with a wrong face, tilted dice flagged
@@ -112,7 +116,7 @@ def score(truth: dict[str, list[dict]], results: dict[str, dict], pips_only: boo
 
 
 RENDERERS = {"a": "tray_renderer.py", "b": "tray_renderer_b.py", "c": "tray_renderer_c.py",
-             "d": "tray_renderer_d.py"}
+             "d": "tray_renderer_d.py", "e": "tray_renderer_e.py"}
 
 
 def tower(seed: int, trays: int, work: Path, renderer: str = "a") -> dict:
@@ -191,7 +195,8 @@ def main() -> int:
     ap.add_argument("--renderer", choices=sorted(RENDERERS), default="a",
                     help="a: bench/tray_renderer.py; b: bench/tray_renderer_b.py; "
                          "c: bench/tray_renderer_c.py; d: bench/tray_renderer_d.py (its seeds "
-                         "from 9100: 9000-9039 are kept for learning from)")
+                         "from 9100: 9000-9039 are kept for learning from); "
+                         "e: bench/tray_renderer_e.py")
     args = ap.parse_args()
     towers = each_seed("tower", args.towers, args.seed,
                        lambda seed, work: tower(seed, args.trays, work, args.renderer))
