@@ -83,8 +83,9 @@ $(TRAIN_VENV)/.installed: $(LOCK)
 train-dice: $(TRAIN_VENV)/.installed
 	$(TRAIN_VENV)/bin/python scripts/train_dice.py $(ARGS)
 
-# The taught-face network (vision/dice/models/taught.npz): renders towers with
-# bench/tray_renderer.py and learns from them (scripts/train_taught.py says how).
+# The taught-face network (vision/dice/models/taught.npz): towers of the first, second and
+# fourth independent renderers (rendered where missing), their teaching pictures and trays'
+# dice as the reader cuts them; about 35 minutes (scripts/train_taught.py says how).
 train-taught: $(TRAIN_VENV)/.installed
 	$(TRAIN_VENV)/bin/python scripts/train_taught.py $(ARGS)
 

@@ -11,7 +11,12 @@ import vision.dice.reader as reader_module
 import vision.dice.taught as taught
 from vision.dice import DiceReader, Profile, netrun
 from vision.dice.netrun import Net, OnnxNet, meta_of
-from vision.dice.reader import TAUGHT_CLEAN_CONFIDENCE, VECTOR_LIKENESS, VECTOR_SURE
+from vision.dice.reader import (
+    TAUGHT_CLEAN_CONFIDENCE,
+    VECTOR_LEAD_SCALE,
+    VECTOR_LIKENESS,
+    VECTOR_SURE,
+)
 from vision.dice.render import KINDS, SYMBOLS, TrayStyle, empty_tray, single_die
 
 STYLE = TrayStyle(tray_bgr=(96, 110, 112), perspective=2.0, seed=3, tray_seed=11)
@@ -38,9 +43,14 @@ def test_the_shipped_network_runs_the_same_from_its_onnx_twin_and_its_weights():
 
 def test_the_shipped_network_says_where_it_comes_from():
     meta = meta_of(taught.MODEL)
-    assert meta["renderer"] == "bench/tray_renderer.py"
-    # never the towers bench/independent_dice_bench.py measures that renderer on
+    # the first, second and fourth renderers; never the third or the fifth, which measure
+    assert meta["renderers"] == {"a": "bench/tray_renderer.py", "b": "bench/tray_renderer_b.py",
+                                 "d": "bench/tray_renderer_d.py"}
+    assert not any(r in str(meta) for r in ("tray_renderer_c", "tray_renderer_e"))
+    # never the towers bench/independent_dice_bench.py measures each renderer on
     assert not set(taught.seeds_of(meta["seeds"])) & taught.MEASURED_SEEDS
+    assert not set(taught.seeds_of(meta["b_seeds"])) & taught.B_MEASURED_SEEDS
+    assert not set(taught.seeds_of(meta["d_seeds"])) & taught.D_MEASURED_SEEDS
     assert taught.seeds_of("8600-8602, 8700") == [8600, 8601, 8602, 8700]
     with pytest.raises(ValueError, match="seeds 8400, 8401: the benchmark measures on them"):
         taught.seeds_of("8390-8401")
@@ -136,6 +146,14 @@ def test_the_vectors_read_a_face_clean_only_when_sure():
     assert by_vectors(close, None)[2] < TAUGHT_CLEAN_CONFIDENCE
     unlike = [(VECTOR_LIKENESS - 0.01, "kotd", "HEART"), (0.1, "kotd", "CLAW")]
     assert by_vectors(unlike, None)[2] < TAUGHT_CLEAN_CONFIDENCE
+    # a lead just short of VECTOR_SURE is not sure; one just past it is, and at least as
+    # sure as the earlier network's scale makes it (0.95 from 1.5 x VECTOR_LEAD_SCALE)
+    assert VECTOR_SURE > VECTOR_LEAD_SCALE
+    short = [SURE[0], (0.95 - VECTOR_SURE + 0.005, "kotd", "CLAW")]
+    assert by_vectors(short, None)[2] < TAUGHT_CLEAN_CONFIDENCE
+    past = [SURE[0], (0.95 - VECTOR_SURE - 0.005, "kotd", "CLAW")]
+    assert by_vectors(past, None)[2] >= TAUGHT_CLEAN_CONFIDENCE + (
+        1 - TAUGHT_CLEAN_CONFIDENCE) * (VECTOR_SURE / VECTOR_LEAD_SCALE - 1) - 1e-9
     # where they are unsure, an edge reading of the same face stands, of another does not
     edges = ("kotd", "HEART", 0.95, ("HEART",))
     assert by_vectors(close, edges) == edges
