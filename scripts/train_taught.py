@@ -82,9 +82,9 @@ WATCH = 3  # towers kept apart to watch the learning
 
 
 # the independent renderers that may be learned from: the first (tray_renderer.py), with
-# --b-seeds the second (tray_renderer_b.py; the tilt network learns from it) and with --d-seeds
+# --b-seeds the second (tray_renderer_b.py) and with --d-seeds
 # the fourth (tray_renderer_d.py, whose cameras range from close wide-angle ones to far ones;
-# the tilt network learns from it, the taught-face network tried it, not shipped); the third
+# both networks learn from the second and the fourth since 2026-11-30, final); the third
 # (tray_renderer_c.py) and the fifth (tray_renderer_e.py) are never learned from: they measure
 # what the others taught
 RENDERERS = {"a": "tray_renderer.py", "b": "tray_renderer_b.py", "d": "tray_renderer_d.py"}
