@@ -56,15 +56,22 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
 from train_dice import block, export  # noqa: E402
-from train_taught import render, taught_profile, towers_of  # noqa: E402
+from train_taught import (  # noqa: E402
+    DEFAULT_B_SEEDS,
+    DEFAULT_D_SEEDS,
+    render,
+    taught_profile,
+    towers_of,
+)
 
 from vision.dice.model import DiceError  # noqa: E402
 from vision.dice.tilt import MODEL, SIDE, tilt_input  # noqa: E402
 
 DEFAULT_SEEDS = "8100-8101,8200,8300-8301,8600-8605,8616-8627,8700-8704,8800-8810,8903-8908"
-# the second and fourth renderers' towers (their seeds 100 to 199 and from 9100 measure)
-B_SEEDS = "200-229"
-D_SEEDS = "9000-9039"
+# the second and fourth renderers' towers (their seeds 100 to 199 and from 9100 measure): the
+# same as the taught-face network learns from (train_taught.DEFAULT_B_SEEDS, DEFAULT_D_SEEDS)
+B_SEEDS = DEFAULT_B_SEEDS
+D_SEEDS = DEFAULT_D_SEEDS
 OWN_SEED = 4242  # this project's renderer: the benchmark (bench/dice_bench.py) reads 2026
 OWN_TRAYS = 50
 MATCH = 0.5  # of the die's size: a truth this near the reader's die is that die
