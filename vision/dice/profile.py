@@ -162,6 +162,10 @@ class Profile:
         # the camera's noise at each grey level (segment.noise_curve), from the empty-tray
         # frames added in one go (at least two); None where not known
         self.background_noise: list[float] | None = None
+        # the blur every frame of this camera gets before it is read (segment.smoothing_for:
+        # a noisy camera's), decided with the noise; 0 in a profile saved before it existed,
+        # whose examples were taught from frames as they were
+        self.background_smoothing = 0.0
         # the empty tray's texture windows (segment.Background.window_stats) the ready file
         # kept, with the background they are of: used only while that is the background
         self._windows: tuple[np.ndarray, tuple[np.ndarray, np.ndarray]] | None = None
@@ -182,7 +186,7 @@ class Profile:
         """Fold one empty-tray frame into the background (a running mean). Two or more
         frames added to an open profile also measure the camera's noise (what tells the
         tray's weave from noise: segment.Background)."""
-        from .segment import Background, check_frame, noise_curve
+        from .segment import Background, check_frame, noise_curve, smoothing_for
 
         if not isinstance(frame, np.ndarray) or frame.ndim != 3 or frame.shape[2] != 3:
             raise DiceError(f"{name}: not a colour image")
@@ -201,6 +205,10 @@ class Profile:
         noise = noise_curve(self._empty_frames)
         if noise is not None:
             self.background_noise = noise
+            if not any(m.sizes for m in self.kinds.values()):
+                # decided before any die is taught: the pictures taught are smoothed so,
+                # and a tray taken again later (another light) leaves them as they were
+                self.background_smoothing = smoothing_for(noise, self.background)
 
     def tray(self) -> Background:
         """The empty tray as the reader sees it (its noise too, where known)."""
@@ -210,7 +218,8 @@ class Profile:
             raise DiceError("the profile has no empty tray yet: run `dice background` first")
         kept = self._windows
         return Background(self.background, self.background_noise, self.background_frames,
-                          windows=kept[1] if kept and kept[0] is self.background else None)
+                          windows=kept[1] if kept and kept[0] is self.background else None,
+                          smoothing=self.background_smoothing)
 
     def kind(self, kind: str, faces: list[str] | None = None) -> KindModel:
         """The kind's model; a kind the games use is created on first use, a new one needs
@@ -351,14 +360,16 @@ class Profile:
                 "background": {"file": f"{rel}/background.png",
                                "frames": self.background_frames,
                                **({"noise": self.background_noise}
-                                  if self.background_noise is not None else {})},
+                                  if self.background_noise is not None else {}),
+                               **({"smoothing": self.background_smoothing}
+                                  if self.background_smoothing else {})},
                 "colours": {c: [[round(float(v), 4) for v in f] for f in fs]
                             for c, fs in self.colours.items()},
                 "kinds": kinds}
         text = ("# Dice profile (docs/vision.md): written by `python -m vision dice`\n"
                 + yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
         _write_ready(folder / READY_FILE, ready, bg_ready, gradients, _parsed(text, data),
-                     vectors)
+                     vectors, self.background_smoothing)
         tmp = path.with_name(path.name + ".tmp")
         tmp.write_text(text, encoding="utf-8")
         os.replace(tmp, path)
@@ -419,7 +430,8 @@ def _write_ready(path: Path, ready: list[tuple[str, bytes, np.ndarray]],
                  background: tuple[str, bytes, np.ndarray],
                  gradients: list[tuple[np.ndarray, np.ndarray]],
                  parsed: tuple[str, str] | None = None,
-                 vectors: list[np.ndarray | None] | None = None) -> None:
+                 vectors: list[np.ndarray | None] | None = None,
+                 smoothing: float = 0.0) -> None:
     """The empty tray, the examples' crops and their features in one file beside their PNGs,
     with the digest of those PNGs: a `dice read` loads them at once instead of decoding every
     picture and working out its features (the PNGs stay what a person opens and what counts:
@@ -442,8 +454,11 @@ def _write_ready(path: Path, ready: list[tuple[str, bytes, np.ndarray]],
               "gradients": grads, "gradients_coarse": coarse,
               "background_digest": np.array(_digest([background[:2]])),
               "background": background[2], "background_file": np.array(background[0]),
-              # the texture windows of that very picture, as a reader loads it
-              "background_windows": np.stack(tray_windows(background[2].astype(np.float32)))}
+              # the texture windows of that very picture, as a reader loads it (smoothed
+              # as the reader smooths it: that smoothing kept with them)
+              "background_windows": np.stack(tray_windows(background[2].astype(np.float32),
+                                                          smoothing)),
+              "background_smoothing": np.array(smoothing, np.float64)}
     if parsed:
         arrays["profile_digest"], arrays["profile_values"] = map(np.array, parsed)
     if vectors and all(v is not None for v in vectors):
@@ -641,9 +656,6 @@ class _Loader:
             raise self.fail(f"the background image is {bg.shape[1]}x{bg.shape[0]}, "
                             f"image_size says {size[0]}x{size[1]}", ("background", "file"))
         p.background = bg.astype(np.float32)
-        windows = self.ready_windows(bg.shape[0], bg.shape[1]) if bg_ready else None
-        if windows is not None:
-            p._windows = (p.background, windows)
         p.background_frames = self.get(bgd, "frames", int, ("background",))
         if "noise" in bgd:
             from .segment import NOISE_LEVELS
@@ -653,6 +665,19 @@ class _Loader:
                 raise self.fail(f"expected {NOISE_LEVELS} spreads of no less than 0 (one for each "
                                 f"sixteenth of the grey levels), got {len(noise)}", ("background", "noise"))
             p.background_noise = noise
+        if "smoothing" in bgd:
+            from .segment import SMOOTH_MAX
+
+            smoothing = bgd["smoothing"]
+            if isinstance(smoothing, bool) or not isinstance(smoothing, (int, float)) \
+                    or not 0 <= smoothing <= SMOOTH_MAX:
+                raise self.fail(f"expected a blur of 0 to {SMOOTH_MAX} pixels, got "
+                                f"{smoothing!r}", ("background", "smoothing"))
+            p.background_smoothing = float(smoothing)
+        windows = (self.ready_windows(bg.shape[0], bg.shape[1], p.background_smoothing)
+                   if bg_ready else None)
+        if windows is not None:
+            p._windows = (p.background, windows)
         colours = data.get("colours") or {}
         if not isinstance(colours, dict):
             raise self.fail("expected a mapping of colour names", ("colours",))
@@ -815,15 +840,18 @@ class _Loader:
                 self._stats = {n: tuple(int(v) for v in row) for n, row in zip(names, stats)}
         return self._stats.get(rel) == now
 
-    def ready_windows(self, height: int, width: int) -> tuple[np.ndarray, np.ndarray] | None:
-        """The ready background's texture windows (kept with it, from it), if the file has
-        them whole."""
+    def ready_windows(self, height: int, width: int, smoothing: float = 0.0
+                      ) -> tuple[np.ndarray, np.ndarray] | None:
+        """The ready background's texture windows (kept with it, from it, smoothed by
+        ``smoothing``), if the file has them whole."""
         from .segment import window_count
 
         z = self._ready_file()
         w = z.get("background_windows")
+        kept = z.get("background_smoothing")  # (none in a file written before it existed)
         if w is None or w.dtype != np.float64 or w.shape != (2, window_count(height, width)) \
-                or not np.isfinite(w).all():
+                or not np.isfinite(w).all() \
+                or (0.0 if kept is None or kept.shape != () else float(kept)) != smoothing:
             return None
         return w[0], w[1]
 

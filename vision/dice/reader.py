@@ -46,8 +46,10 @@ from .profile import PIPS, KindModel, Profile
 from .segment import (
     MIN_AREA_PX,
     Blob,
+    as_seen_in,
     balanced,
     check_frame,
+    denoised,
     exposure_gain,
     find_blobs,
     shape_of,
@@ -297,9 +299,12 @@ class DiceReader:
             gain = exposure_gain(frame, self.bg)
         # a part cut free of its shadow keeps at least this much (else it was no shadow)
         least_area = SHADOW_KEEPS * self.least_die if self.least_die else 0.0
-        blobs = find_blobs(frame, self.bg, gain, min_area=self.min_area, die_area=self.die_area,
+        # a noisy camera's dice are found on the frame smoothed, and read as it is
+        seen = denoised(frame, self.bg)
+        blobs = find_blobs(seen, self.bg, gain, min_area=self.min_area, die_area=self.die_area,
                            least_area=least_area)
-        return self._guided(frame, blobs), gain
+        found = self._guided(seen, blobs)
+        return (found if seen is frame else as_seen_in(found, frame)), gain
 
     def _guided(self, frame: np.ndarray, blobs: list[Blob]) -> list[Blob]:
         """The die finder's centres (vision/dice/pips.py: learned from real photographs and

@@ -7,6 +7,7 @@ readings.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -51,6 +52,23 @@ TEXTURE_HIDDEN = 0.25  # less correlated than this: something covers the tray
 # refused as "2 dice found")
 TEXTURE_OVER_NOISE = 1.0
 NOISE_LEVELS = 16  # the noise curve: the noise's spread in each sixteenth of the grey levels
+# A noisy camera's dice are found in its frames smoothed (teaching and reading alike, the
+# empty tray with them), then read from the frames as they were taken (as_seen_in): a
+# Gaussian blur of SMOOTH_PER_NOISE times one frame's noise at the empty tray's own grey level
+# (pixels of sigma), where that noise is over SMOOTH_FROM grey levels, at most SMOOTH_MAX.
+# Noise breaks a die's outline into crumbs and its shadow's edge into teeth; a blur of a pixel
+# or so does not move an outline. Chosen on the tuning towers of the second and third
+# independent renderers (b100-b103, b107, b116-b119, c10-c15, c58, c62: noise 0.7 to 8.8),
+# everything read smoothed: flat dice clean and right 63.6 -> 69.1 %, dice clean with a wrong
+# face 17 -> 8 (of 3,140), tilted dice flagged 82.1 -> 82.8 % (at 0.125 per grey level 67.2 %
+# with 17 wrong, at 0.25 68.5 % with 10, from 5 grey levels 67.0 %, from 3 67.9 %); the
+# noisiest tower, c62, 3.6 -> 41.3 %. Read smoothed throughout, fresh towers read more wrong
+# faces (20 -> 25 of 2,618 dice: a 6 whose pips ran together read as a 2, a pip die taken for
+# a symbol die by the taught-face network, which learned from noisy crops); found smoothed and
+# read as taken, 20 -> 14 (tuning towers 68.4 %, 12 wrong, 84.4 % flagged). docs/vision.md.
+SMOOTH_FROM = 4.0
+SMOOTH_PER_NOISE = 0.2
+SMOOTH_MAX = 2.0
 CAMOUFLAGED = 0.5  # a part whose colour shows less of where the weave stops than this
 
 
@@ -131,18 +149,22 @@ class Background:
     size (the dice are found at half size, then measured at full size)."""
 
     def __init__(self, mean_bgr: np.ndarray, noise: Sequence[float] | None = None,
-                 frames: int = 1, windows: tuple[np.ndarray, np.ndarray] | None = None) -> None:
+                 frames: int = 1, windows: tuple[np.ndarray, np.ndarray] | None = None,
+                 smoothing: float = 0.0) -> None:
         """``noise``: the camera's noise (one frame's grey-level spread) at each of
         NOISE_LEVELS grey levels (:func:`noise_curve`), the mean made of ``frames`` frames;
         None where it is not known (one frame): any detail counts as the tray's weave.
-        ``windows``: :meth:`window_stats` of this very image, kept ready (a profile's ready
-        file: worked out at every `dice read`, they cost 1.7 ms), else worked out when
-        needed."""
+        ``windows``: :meth:`window_stats` of this very image (smoothed as below), kept ready
+        (a profile's ready file: worked out at every `dice read`, they cost 1.7 ms), else
+        worked out when needed. ``smoothing``: the blur (pixels of sigma) every frame of this
+        camera gets before dice are looked for in it (:func:`smoothing_for`,
+        :func:`denoised`); the empty tray gets it too."""
         if mean_bgr.ndim != 3 or mean_bgr.shape[2] != 3:
             raise DiceError(f"the background must be a colour image, not shape {mean_bgr.shape}")
         self.noise = None if noise is None else np.asarray(noise, np.float32)
         self.frames = max(1, frames)
-        self.mean = np.asarray(mean_bgr, np.float32)  # (read only: not copied again)
+        self.smoothing = float(smoothing)
+        self.mean = _smoothed(np.asarray(mean_bgr, np.float32), self.smoothing)  # (read only)
         self.height, self.width = self.mean.shape[:2]
         self.gray = cv2.cvtColor(self.mean, cv2.COLOR_BGR2GRAY)
         self.half = (self.width // 2, self.height // 2)
@@ -251,6 +273,48 @@ class Background:
         bins = np.clip((level * (NOISE_LEVELS / 256.0)).astype(np.int32), 0, NOISE_LEVELS - 1)
         var = self.noise[bins] ** 2
         return woven & (spread * spread - var / self.frames >= TEXTURE_OVER_NOISE * var)
+
+
+def smoothing_for(noise: Sequence[float] | None, mean_bgr: np.ndarray) -> float:
+    """The blur (pixels of sigma, two decimals) a camera's frames get before dice are
+    looked for in them:
+    SMOOTH_PER_NOISE times one frame's noise at the empty tray's median grey level, where
+    that is over SMOOTH_FROM grey levels (at most SMOOTH_MAX); 0 where the noise is not known
+    (one empty-tray frame) or is lower. ``mean_bgr``: the empty tray, as its PNG keeps it
+    (its level is read from the rounded picture, so that a profile loaded again agrees)."""
+    if noise is None or len(noise) != NOISE_LEVELS:
+        return 0.0
+    small = np.clip(np.floor(np.asarray(mean_bgr, np.float32)[::4, ::4] + 0.5), 0, 255
+                    ).astype(np.uint8)
+    level = float(np.median(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)))
+    at = float(noise[min(NOISE_LEVELS - 1, int(level * NOISE_LEVELS / 256))])
+    if at <= SMOOTH_FROM:
+        return 0.0
+    return round(min(SMOOTH_MAX, SMOOTH_PER_NOISE * at), 2)
+
+
+def _smoothed(image: np.ndarray, sigma: float) -> np.ndarray:
+    return cv2.GaussianBlur(image, (0, 0), sigma) if sigma > 0 else image
+
+
+def denoised(frame: np.ndarray, bg: Background) -> np.ndarray:
+    """The frame the dice are found in: blurred by the tray's camera's ``smoothing`` (a
+    noisy camera's), else as it is (the same array)."""
+    return _smoothed(frame, bg.smoothing)
+
+
+def as_seen_in(blobs: list[Blob], frame: np.ndarray) -> list[Blob]:
+    """The dice found in a smoothed frame (:func:`denoised`), each with the lightness of
+    ``frame``, the same frame unsmoothed, over its box: their outlines are the smoothed
+    frame's, their faces, pips and sharpness are read as the camera took them (the networks
+    learned from noisy pictures; a blur runs small pips together). Chosen on the tuning
+    towers over reading the smoothed frame throughout (docs/vision.md)."""
+    out = []
+    for b in blobs:
+        h, w = b.L.shape
+        out.append(dataclasses.replace(
+            b, L=_lab(frame[b.y0:b.y0 + h, b.x0:b.x0 + w])[:, :, 0].copy()))
+    return out
 
 
 def noise_curve(frames: Sequence[np.ndarray]) -> list[float] | None:
@@ -516,10 +580,12 @@ _WINDOW_BACK = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (TEXTURE_WINDOW, TEX
 TEXTURE_STEP = 8  # pixels between the windows that decide whether a tray's weave is seen
 
 
-def tray_windows(mean_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """:meth:`Background.window_stats` of an empty tray (float32 BGR), without the rest of
-    a Background (a profile keeps them ready when it is saved)."""
-    mean, square = _window_means(cv2.cvtColor(mean_bgr, cv2.COLOR_BGR2GRAY), squares=True)
+def tray_windows(mean_bgr: np.ndarray, smoothing: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    """:meth:`Background.window_stats` of an empty tray (float32 BGR) smoothed as a
+    Background smooths it, without the rest of a Background (a profile keeps them ready
+    when it is saved)."""
+    mean, square = _window_means(cv2.cvtColor(_smoothed(mean_bgr, smoothing),
+                                              cv2.COLOR_BGR2GRAY), squares=True)
     return mean, square
 
 
@@ -662,20 +728,21 @@ def teaching_blobs(frame: np.ndarray, bg: Background, name: str = "frame"
 def teaching_parts(frame: np.ndarray, bg: Background, name: str = "frame"
                    ) -> tuple[np.ndarray, list[Blob], float]:
     """:func:`teaching_blobs`, with the frame they were found in first: a frame under another
-    light is brought to the empty tray's (:func:`balanced`), as :meth:`DiceReader.read`
-    does."""
+    light brought to the empty tray's (:func:`balanced`), and a noisy camera's dice found in
+    it smoothed (:func:`denoised`, :func:`as_seen_in`), as :meth:`DiceReader.read` does."""
     check_frame(frame, bg, name)
     frame, _ = balanced(frame, bg)
     gain = exposure_gain(frame, bg)
-    blobs = find_blobs(frame, bg, gain)
+    seen = denoised(frame, bg)  # a noisy camera's: found smoothed, read as it is
+    blobs = find_blobs(seen, bg, gain)
     if blobs:
         big = max(b.area for b in blobs)
         blobs = [b for b in blobs if b.area >= 0.3 * big]
     if len(blobs) > 1:
-        whole = _one_die(frame, bg, gain, blobs)
+        whole = _one_die(seen, bg, gain, blobs)
         if whole is not None:
             blobs = [whole]
-    return frame, blobs, gain
+    return frame, (blobs if seen is frame else as_seen_in(blobs, frame)), gain
 
 
 JOIN_GAP = 3  # pixels: parts of a teaching picture this close touch
