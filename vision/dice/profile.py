@@ -162,9 +162,9 @@ class Profile:
         # the camera's noise at each grey level (segment.noise_curve), from the empty-tray
         # frames added in one go (at least two); None where not known
         self.background_noise: list[float] | None = None
-        # the blur every frame of this camera gets before it is read (segment.smoothing_for:
-        # a noisy camera's), decided with the noise; 0 in a profile saved before it existed,
-        # whose examples were taught from frames as they were
+        # the blur every frame of this camera gets before dice are looked for in it
+        # (segment.smoothing_for: a noisy camera's), decided with the noise; 0 in a profile
+        # saved before it existed, whose examples were taught from frames as they were
         self.background_smoothing = 0.0
         # the empty tray's texture windows (segment.Background.window_stats) the ready file
         # kept, with the background they are of: used only while that is the background

@@ -277,10 +277,9 @@ class Background:
 
 def smoothing_for(noise: Sequence[float] | None, mean_bgr: np.ndarray) -> float:
     """The blur (pixels of sigma, two decimals) a camera's frames get before dice are
-    looked for in them:
-    SMOOTH_PER_NOISE times one frame's noise at the empty tray's median grey level, where
-    that is over SMOOTH_FROM grey levels (at most SMOOTH_MAX); 0 where the noise is not known
-    (one empty-tray frame) or is lower. ``mean_bgr``: the empty tray, as its PNG keeps it
+    looked for in them: SMOOTH_PER_NOISE times one frame's noise at the empty tray's median
+    grey level, where that is over SMOOTH_FROM grey levels (at most SMOOTH_MAX); 0 where the
+    noise is not known (one empty-tray frame) or is lower. ``mean_bgr``: the empty tray, as its PNG keeps it
     (its level is read from the rounded picture, so that a profile loaded again agrees)."""
     if noise is None or len(noise) != NOISE_LEVELS:
         return 0.0
@@ -307,8 +306,9 @@ def as_seen_in(blobs: list[Blob], frame: np.ndarray) -> list[Blob]:
     """The dice found in a smoothed frame (:func:`denoised`), each with the lightness of
     ``frame``, the same frame unsmoothed, over its box: their outlines are the smoothed
     frame's, their faces, pips and sharpness are read as the camera took them (the networks
-    learned from noisy pictures; a blur runs small pips together). Chosen on the tuning
-    towers over reading the smoothed frame throughout (docs/vision.md)."""
+    learned from noisy pictures; a blur runs small pips together). Chosen over reading the
+    smoothed frame throughout on fresh towers, where that read more wrong faces than the
+    code before (docs/vision.md)."""
     out = []
     for b in blobs:
         h, w = b.L.shape
