@@ -130,6 +130,25 @@ def test_a_pip_cut_by_the_faces_edge_leaves_the_count_unsure():
     assert face is None
 
 
+def test_a_corner_pip_cut_out_of_the_top_face_is_no_lone_1(monkeypatch):
+    # a 3 whose corner pips were cut out of the top face found with the tray (dark pips at
+    # the corners of a white die on a light tray: notches in the face's outline)
+    three = [(22, 22), (40, 40), (58, 58)]
+    assert F.read_pips(_face_blob(three))[0] == "3"
+    notched = _face_blob(three)
+    for x, y in ((22, 22), (58, 58)):
+        cv2.circle(notched.top, (x, y), 9, 0, -1)  # the notch takes the pip and its rim
+    notched.top[10:20, 10:20] = 0
+    notched.top[60:70, 60:70] = 0
+    # within the face's convex outline the pips are seen again: never a sure 1
+    face, conf = F.read_pips(notched)
+    assert face != "1"
+    # the face as found, notches and all, would be read as a 1, surely
+    monkeypatch.setattr(F, "_convex", lambda face: face)
+    face, conf = F.read_pips(notched)
+    assert face == "1" and conf > 0.9
+
+
 @pytest.mark.parametrize("face", ["1", "2", "3", "4", "5", "6"])
 def test_pips_are_counted_the_same_in_a_die_sized_box_and_in_a_crowds(face):
     # the count works in the top face's own box: a die whose part is many dice large (a
