@@ -62,10 +62,11 @@ NOISE_LEVELS = 16  # the noise curve: the noise's spread in each sixteenth of th
 # everything read smoothed: flat dice clean and right 63.6 -> 69.1 %, dice clean with a wrong
 # face 17 -> 8 (of 3,140), tilted dice flagged 82.1 -> 82.8 % (at 0.125 per grey level 67.2 %
 # with 17 wrong, at 0.25 68.5 % with 10, from 5 grey levels 67.0 %, from 3 67.9 %); the
-# noisiest tower, c62, 3.6 -> 41.3 %. Read smoothed throughout, fresh towers read more wrong
-# faces (20 -> 25 of 2,618 dice: a 6 whose pips ran together read as a 2, a pip die taken for
-# a symbol die by the taught-face network, which learned from noisy crops); found smoothed and
-# read as taken, 20 -> 14 (tuning towers 68.4 %, 12 wrong, 84.4 % flagged). docs/vision.md.
+# noisiest tower, c62, 3.6 -> 41.3 % (29.3 % as shipped). Read smoothed throughout, fresh
+# towers read more wrong faces (20 -> 25 of 2,618 dice: a 6 whose pips ran together read as
+# a 2, a pip die taken for a symbol die by the taught-face network, which learned from noisy
+# crops); found smoothed and read as taken, 20 -> 14 (tuning towers 68.4 %, 12 wrong, 84.4 %
+# flagged). docs/vision.md.
 SMOOTH_FROM = 4.0
 SMOOTH_PER_NOISE = 0.2
 SMOOTH_MAX = 2.0
