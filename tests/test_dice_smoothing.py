@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import vision.dice.segment as segment
+from tests.test_dice_profile import fresh_copy
 from vision.dice import DiceReader, Profile, ProfileError
 from vision.dice.reader import SHADOW_KEEPS
 from vision.dice.render import SceneDie, TrayStyle, empty_tray, render_tray, single_die
@@ -54,13 +55,18 @@ def test_a_quiet_camera_is_not_smoothed_and_a_noisy_one_by_its_noise_at_the_tray
     assert smoothing_for(curve, tray) == SMOOTH_MAX
 
 
+def noisy(frame: np.ndarray, sigma: float, rng: np.random.Generator) -> np.ndarray:
+    """``frame`` as a camera with ``sigma`` of noise in each channel takes it."""
+    return np.clip(frame.astype(np.float32) + rng.normal(0, sigma, frame.shape) + 0.5,
+                   0, 255).astype(np.uint8)
+
+
 def noisy_profile(sigma: float, rng: np.random.Generator) -> tuple[Profile, object]:
     """Empty-tray frames and a D12 taught (faces FACES, two pictures each) through a camera
     with ``sigma`` of noise in each channel, and that camera."""
 
     def camera(frame: np.ndarray) -> np.ndarray:
-        return np.clip(frame.astype(np.float32) + rng.normal(0, sigma, frame.shape) + 0.5,
-                       0, 255).astype(np.uint8)
+        return noisy(frame, sigma, rng)
 
     p = Profile()
     for k in range(3):
@@ -128,21 +134,9 @@ def test_the_smoothing_is_saved_and_its_ready_windows_are_of_the_smoothed_tray(s
     assert not np.allclose(unsmoothed, square)
 
 
-def copy_of(path, tmp_path):
-    for f in path.with_suffix(".d").rglob("*"):
-        dest = tmp_path / "tower.d" / f.relative_to(path.with_suffix(".d"))
-        if f.is_file():
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            dest.write_bytes(f.read_bytes())
-    out = tmp_path / "tower.yaml"
-    out.write_text(path.read_text())
-    return out
-
-
 def test_a_profile_saved_before_the_smoothing_reads_its_frames_as_they_are(saved, tmp_path):
     # its examples were taught from frames as they were: its frames are read so too
-    _, path = saved
-    old = copy_of(path, tmp_path)
+    old = fresh_copy(saved, tmp_path)
     old.write_text(re.sub(r"  smoothing: .*\n", "", old.read_text()))
     loaded = Profile.load(old)
     assert loaded.background_smoothing == 0.0
@@ -157,8 +151,7 @@ def test_a_profile_saved_before_the_smoothing_reads_its_frames_as_they_are(saved
     (".nan", "expected a blur of 0 to 2.0 pixels, got nan"),
 ])
 def test_a_bad_smoothing_is_named_with_its_line(saved, tmp_path, value, problem):
-    _, path = saved
-    bad = copy_of(path, tmp_path)
+    bad = fresh_copy(saved, tmp_path)
     text = re.sub(r"  smoothing: .*\n", f"  smoothing: {value}\n", bad.read_text())
     bad.write_text(text)
     line = next(i for i, s in enumerate(text.splitlines(), 1) if s.startswith("  smoothing:"))
@@ -170,25 +163,21 @@ def test_a_bad_smoothing_is_named_with_its_line(saved, tmp_path, value, problem)
 def test_the_smoothing_is_decided_before_any_die_is_taught_and_then_kept():
     rng = np.random.default_rng(3)
 
-    def camera(frame, sigma):
-        return np.clip(frame.astype(np.float32) + rng.normal(0, sigma, frame.shape) + 0.5,
-                       0, 255).astype(np.uint8)
-
     quiet = Profile()
     for k in range(3):
-        quiet.add_background(camera(empty_tray(STYLE, seed=k), 1.0))
+        quiet.add_background(noisy(empty_tray(STYLE, seed=k), 1.0, rng))
     assert quiet.background_smoothing == 0.0
-    quiet.add_example("d12", "1", camera(single_die("d12", "1", "black", 1, STYLE)[0], 1.0))
+    quiet.add_example("d12", "1", noisy(single_die("d12", "1", "black", 1, STYLE)[0], 1.0, rng))
     # the tray taken again, noisier (less light): the die taught stays comparable
     quiet._empty_frames.clear()
     for k in range(3):
-        quiet.add_background(camera(empty_tray(STYLE, seed=k), 12.0))
+        quiet.add_background(noisy(empty_tray(STYLE, seed=k), 12.0, rng))
     assert max(quiet.background_noise or [0]) > SMOOTH_FROM
     assert quiet.background_smoothing == 0.0
     # nothing taught yet: the noisier tray decides
     fresh = Profile()
     for k in range(3):
-        fresh.add_background(camera(empty_tray(STYLE, seed=k), 12.0))
+        fresh.add_background(noisy(empty_tray(STYLE, seed=k), 12.0, rng))
     assert fresh.background_smoothing > 0
 
 
@@ -197,7 +186,7 @@ def test_a_die_is_found_in_the_frame_smoothed_and_read_from_the_frame_as_it_was_
     reader = DiceReader(p)
     rng = np.random.default_rng(4)
     frame, truth = render_tray([SceneDie("d12", "5", "black", 320, 240, 0.3)], STYLE)
-    frame = np.clip(frame + rng.normal(0, 12.0, frame.shape) + 0.5, 0, 255).astype(np.uint8)
+    frame = noisy(frame, 12.0, rng)
     (b,), _ = reader.blobs(frame)
     assert math.hypot(b.cx - truth[0].x, b.cy - truth[0].y) < 3
     plain, _ = balanced(frame, reader.bg)
