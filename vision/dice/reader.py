@@ -128,6 +128,14 @@ MAX_GLARE = 0.06
 GLARE_READ = 0.99
 GAIN_RANGE = (0.45, 2.2)  # the light compared with the empty tray's
 CLEAN_CONFIDENCE = 0.5
+# ... a pip face is clean from PIPS_CLEAN: the face classifier (vision/dice/pips.py), asked
+# about a pip die its count does not settle, says "clean" by its own threshold, calibrated
+# on real photographs from above; on the towers of other renderers, its faces read at 0.5 to
+# 0.6 were wrong one time in four (chosen on the 17 tuning and 19 first fresh towers of
+# 2026-11-30; from 0.6 to 0.65, 21 of 21 right). At 0.5 / 0.55 / 0.6, flat dice clean and right
+# 1,842 / 1,839 / 1,834 of 2,692 and 1,686 / 1,683 / 1,672 of 2,803, wrong faces 13 / 11 / 8
+# of 3,140 and 9 / 7 / 5 of 3,274 (docs/vision.md)
+PIPS_CLEAN = 0.6
 # a taught face is matched, not counted: its neighbours' numerals can look like it, so only
 # a clear match is clean (measured on renders of another renderer: bench/independent_dice_bench.py)
 TAUGHT_CLEAN_CONFIDENCE = 0.9
@@ -442,7 +450,7 @@ class DiceReader:
                 _flat_for_want_of_support(b, ref, kind, conf) and alone()):
             return result("cocked", face if conf >= CLEAN_CONFIDENCE else None,
                           conf * 0.5 if face else 0.0)
-        least = CLEAN_CONFIDENCE if kind == PIPS else self._taught_clean(kind)
+        least = PIPS_CLEAN if kind == PIPS else self._taught_clean(kind)
         if kind is None or face is None or conf < least or refuted:
             return result("unreadable")
         return result("clean", face, conf)
@@ -938,12 +946,12 @@ def _within(b: Blob, o: Blob, gap: float) -> bool:
 
 
 def _settled(r: Reading) -> bool:
-    """A reading clean enough to stand: a pip face at CLEAN_CONFIDENCE, a taught face at
+    """A reading clean enough to stand: a pip face at PIPS_CLEAN, a taught face at
     TAUGHT_CLEAN_CONFIDENCE."""
     kind, face, conf, _ = r
     if kind is None or face is None:
         return False
-    return conf >= (CLEAN_CONFIDENCE if kind == PIPS else TAUGHT_CLEAN_CONFIDENCE)
+    return conf >= (PIPS_CLEAN if kind == PIPS else TAUGHT_CLEAN_CONFIDENCE)
 
 
 def _clip(v: float) -> float:
