@@ -87,7 +87,8 @@ WATCH = 3  # towers kept apart to watch the learning
 # both networks learn from the second and the fourth since 2026-11-30, final); the third
 # (tray_renderer_c.py) and the fifth (tray_renderer_e.py) are never learned from: they measure
 # what the others taught
-RENDERERS = {"a": "tray_renderer.py", "b": "tray_renderer_b.py", "d": "tray_renderer_d.py"}
+RENDERERS = {"a": "tray_renderer.py", "b": "tray_renderer_b.py", "c": "tray_renderer_c.py",
+             "d": "tray_renderer_d.py"}
 
 
 def towers_of(seeds: str, d_seeds: str, b_seeds: str = "") -> list[tuple[str, int]]:

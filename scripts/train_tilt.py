@@ -2,7 +2,8 @@
 
     python scripts/train_tilt.py [--out vision/dice/models] [--work /tmp/tilt-towers]
         [--seeds 8100-8101,8200,8300-8301,8600-8605,8616-8627,8700-8704,8800-8810,8903-8908]
-        [--b-seeds 200-229] [--d-seeds 9000-9039] [--own 40] [--steps 15000] [--seed 1]
+        [--b-seeds 200-229] [--d-seeds 9000-9039] [--c-seeds ""] [--own 40] [--steps 15000]
+        [--seed 1] [--init FILE] [--lr 0.003]
 
 The reader's tilt rules (vision/dice/tiltrules.py's ``TILT``) hold on this project's renders,
 where a die's top face is cut free by its dark seams; on trays rendered by other hands they
@@ -20,12 +21,17 @@ What it learns from (truth: each die flat or tilted):
 - ``--own`` towers of this project's renderer (vision/dice/render.py, the benchmark's look
   on seed 4242: the benchmark reads seed 2026), 50 trays each, its tilted dice leaning.
 
-``bench/tray_renderer_c.py``, the third independent renderer, is never learned from: with the
-second's towers 100 to 119 it chose how the reader weighs the network against the rules
-(docs/vision.md, "One tilt network, learned longer"). ``bench/independent_dice_bench.py``
-measures the first renderer on seeds 8400-8402 and 8500-8505 and on fresh seeds from 8910,
-never learned from (``taught.seeds_of`` refuses them). Towers not yet in ``--work`` are
-rendered there first (about half a minute each).
+``bench/tray_renderer_c.py``, the third independent renderer, is not learned from by default:
+with the second's towers 100 to 119 it chose how the reader weighs the network against the
+rules (docs/vision.md, "One tilt network, learned longer"). ``--c-seeds`` (from 300: its seeds
+below measure) adds its towers; ``--init`` goes on learning from a saved network instead of
+from scratch (its batch norms kept as they are), at ``--lr``. Tried so on 2026-11-30, not
+shipped: the shipped network, 4,000 steps more at 0.001 on 20 of the third renderer's towers
+and ten each of the others' (docs/vision.md, "Flat dice called tilted: what was tried").
+
+``bench/independent_dice_bench.py`` measures the first renderer on seeds 8400-8402 and
+8500-8505 and on fresh seeds from 8910, never learned from (``taught.seeds_of`` refuses
+them). Towers not yet in ``--work`` are rendered there first (about half a minute each).
 
 Until 2026-11-30 two networks of a narrower shape were trained for 5,000 steps: one from the
 first renderer and this project's renders alone, and a second opinion from all three. The
@@ -65,6 +71,8 @@ from train_taught import (  # noqa: E402
 )
 
 from vision.dice.model import DiceError  # noqa: E402
+from vision.dice.netrun import Net  # noqa: E402
+from vision.dice.taught import C_MEASURED_SEEDS, seeds_of  # noqa: E402
 from vision.dice.tilt import MODEL, SIDE, tilt_input  # noqa: E402
 
 DEFAULT_SEEDS = "8100-8101,8200,8300-8301,8600-8605,8616-8627,8700-8704,8800-8810,8903-8908"
@@ -151,6 +159,33 @@ class Tilt(nn.Module):
         return self.fc(self.body(x).mean(dim=(2, 3)))
 
 
+def start_from(net: Tilt, path: Path) -> dict:
+    """``net`` given the weights of the network saved in ``path`` (vision/dice/netrun.py's
+    format, batch norm folded into each convolution: each batch norm is set to add the
+    folded bias and nothing else, and is kept so while learning goes on). Returns the saved
+    network's provenance."""
+    saved = Net.load(path)
+    convs = [m for m in net.body if isinstance(m, nn.Conv2d)]
+    norms = [m for m in net.body if isinstance(m, nn.BatchNorm2d)]
+    layers = [layer for layer in saved.layers if layer["op"] in ("conv", "linear")]
+    if len(layers) != len(convs) + 1 or layers[-1]["op"] != "linear":
+        raise SystemExit(f"--init {path}: not a tilt network of this shape")
+    with torch.no_grad():
+        for conv, bn, layer in zip(convs, norms, layers):
+            w = torch.from_numpy(saved.weights[layer["w"]].astype(np.float32))
+            if w.shape != conv.weight.shape:
+                raise SystemExit(f"--init {path}: a layer of {tuple(w.shape)}, not "
+                                 f"{tuple(conv.weight.shape)}")
+            conv.weight.copy_(w)
+            bn.running_mean.zero_()
+            bn.running_var.fill_(1.0)
+            bn.weight.fill_(math.sqrt(1.0 + bn.eps))
+            bn.bias.copy_(torch.from_numpy(saved.weights[layer["b"]].astype(np.float32)))
+        net.fc.weight.copy_(torch.from_numpy(saved.weights[layers[-1]["w"]].astype(np.float32)))
+        net.fc.bias.copy_(torch.from_numpy(saved.weights[layers[-1]["b"]].astype(np.float32)))
+    return saved.meta
+
+
 def augment(x: np.ndarray, rng: np.random.Generator, canonical: bool) -> np.ndarray:
     """Another view of one input (3 x SIDE x SIDE, -0.5..0.5): turned and mirrored (a tilt has
     no direction; ``canonical``: mirrored about the way from the frame's middle, and turned a
@@ -189,14 +224,21 @@ def main() -> int:
     ap.add_argument("--view", choices=("turned", "canonical"), default="turned",
                     help="canonical: each die turned so that the way from the frame's middle "
                          "points up (writes tilt-canonical.npz; tried, not shipped)")
+    ap.add_argument("--c-seeds", default="",
+                    help="towers of bench/tray_renderer_c.py, from 300 (empty: none)")
     ap.add_argument("--own", type=int, default=40, help="towers of this project's renderer")
+    ap.add_argument("--init", type=Path, default=None,
+                    help="go on learning from this saved tilt network (its batch norms kept "
+                         "as they are) instead of from scratch")
+    ap.add_argument("--lr", type=float, default=3e-3, help="the learning rate it starts at")
     ap.add_argument("--steps", type=int, default=15000)
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
     torch.set_num_threads(2)
     canonical = args.view == "canonical"
     try:
-        seeds = towers_of(args.seeds, args.d_seeds, args.b_seeds)
+        seeds = towers_of(args.seeds, args.d_seeds, args.b_seeds) + [
+            ("c", s) for s in (seeds_of(args.c_seeds, C_MEASURED_SEEDS) if args.c_seeds else [])]
     except ValueError as exc:
         raise SystemExit(f"--seeds: {exc}") from None
     xs: list[np.ndarray] = []
@@ -216,11 +258,17 @@ def main() -> int:
     rng = np.random.default_rng(args.seed)
     torch.manual_seed(args.seed)
     net = Tilt()
-    opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
+    init_meta = start_from(net, args.init) if args.init is not None else None
+    if args.init is not None:
+        for m in net.body:  # the saved network's statistics are folded in: kept
+            if isinstance(m, nn.BatchNorm2d):
+                m.eval()
+                m.momentum = 0.0
+    opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
     t0 = time.monotonic()
     for step in range(args.steps):
         for g in opt.param_groups:
-            g["lr"] = 3e-3 * 0.5 * (1 + math.cos(math.pi * step / args.steps))
+            g["lr"] = args.lr * 0.5 * (1 + math.cos(math.pi * step / args.steps))
         # tilted dice are one in seven: a batch holds 24 of them and 40 flat ones
         batch = np.concatenate([rng.choice(tilted, 24), rng.choice(flat, 40)])
         x = torch.from_numpy(np.stack([augment(xs[i], rng, canonical) for i in batch]))
@@ -237,6 +285,9 @@ def main() -> int:
     meta = {"network": "tilt", "view": args.view, "renderer": "bench/tray_renderer.py",
             "seeds": args.seeds, "b_renderer": "bench/tray_renderer_b.py", "b_seeds": args.b_seeds,
             "d_renderer": "bench/tray_renderer_d.py", "d_seeds": args.d_seeds,
+            "c_renderer": "bench/tray_renderer_c.py", "c_seeds": args.c_seeds,
+            "init": None if init_meta is None else {"file": args.init.name, "meta": init_meta},
+            "lr": args.lr,
             "own_towers": args.own, "own_seed": OWN_SEED, "steps": args.steps,
             "seed": args.seed, "dice": len(xs), "tilted": int(label.sum()),
             "side": SIDE, "seconds": round(time.monotonic() - t0)}

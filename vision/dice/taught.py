@@ -31,6 +31,9 @@ D_MEASURED_SEEDS = frozenset(range(9100, 10000))
 B_MEASURED_SEEDS = frozenset(range(100, 200))
 # the first renderer's fresh towers, measured from 8910 (docs/vision.md)
 A_FRESH_SEEDS = frozenset(range(8910, 9000))
+# bench/tray_renderer_c.py's towers below 300 chose the reader's thresholds and measure it:
+# the tilt network learns from 300 and after only (scripts/train_tilt.py --c-seeds)
+C_MEASURED_SEEDS = frozenset(range(0, 300))
 
 
 def seeds_of(text: str, measured: frozenset[int] = MEASURED_SEEDS) -> list[int]:
