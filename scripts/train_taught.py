@@ -85,7 +85,8 @@ WATCH = 3  # towers kept apart to watch the learning
 # --b-seeds the second (tray_renderer_b.py) and with --d-seeds
 # the fourth (tray_renderer_d.py, whose cameras range from close wide-angle ones to far ones;
 # both networks learn from the second and the fourth since 2026-11-30, final); the third
-# (tray_renderer_c.py) and the fifth (tray_renderer_e.py) are never learned from: they measure
+# (tray_renderer_c.py) only where scripts/train_tilt.py is given --c-seeds (from 300: tried,
+# no shipped network learned from it), and the fifth (tray_renderer_e.py) never: they measure
 # what the others taught
 RENDERERS = {"a": "tray_renderer.py", "b": "tray_renderer_b.py", "c": "tray_renderer_c.py",
              "d": "tray_renderer_d.py"}
