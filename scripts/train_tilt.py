@@ -258,8 +258,9 @@ def main() -> int:
     rng = np.random.default_rng(args.seed)
     torch.manual_seed(args.seed)
     net = Tilt()
-    init_meta = start_from(net, args.init) if args.init is not None else None
+    init_meta = None
     if args.init is not None:
+        init_meta = start_from(net, args.init)
         for m in net.body:  # the saved network's statistics are folded in: kept
             if isinstance(m, nn.BatchNorm2d):
                 m.eval()

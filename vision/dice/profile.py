@@ -169,6 +169,8 @@ class Profile:
         # the empty tray's texture windows (segment.Background.window_stats) the ready file
         # kept, with the background they are of: used only while that is the background
         self._windows: tuple[np.ndarray, tuple[np.ndarray, np.ndarray]] | None = None
+        # the tray() last built, with what it was built of (kept while they are the same)
+        self._tray: tuple[tuple, tuple, Background] | None = None
         self._empty_frames: list[np.ndarray] = []  # those frames, while this profile is open
         self.kinds: dict[str, KindModel] = {PIPS: KindModel(PIPS, KNOWN_KINDS[PIPS])}
         self.colours: dict[str, list[np.ndarray]] = {}
@@ -217,9 +219,17 @@ class Profile:
         if self.background is None:
             raise DiceError("the profile has no empty tray yet: run `dice background` first")
         kept = self._windows
-        return Background(self.background, self.background_noise, self.background_frames,
-                          windows=kept[1] if kept and kept[0] is self.background else None,
-                          smoothing=self.background_smoothing)
+        windows = kept[1] if kept and kept[0] is self.background else None
+        made_of = (self.background, self.background_noise, windows)
+        settings = (self.background_frames, self.background_smoothing)
+        # built once for the tray as it is: each teaching picture asks for it (a noisy
+        # camera's tray is blurred in the building, its texture worked out once used)
+        if self._tray is None or self._tray[1] != settings or any(
+                a is not b for a, b in zip(self._tray[0], made_of)):
+            self._tray = (made_of, settings, Background(
+                self.background, self.background_noise, self.background_frames,
+                windows=windows, smoothing=self.background_smoothing))
+        return self._tray[2]
 
     def kind(self, kind: str, faces: list[str] | None = None) -> KindModel:
         """The kind's model; a kind the games use is created on first use, a new one needs

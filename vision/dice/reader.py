@@ -312,7 +312,7 @@ class DiceReader:
         blobs = find_blobs(seen, self.bg, gain, min_area=self.min_area, die_area=self.die_area,
                            least_area=least_area)
         found = self._guided(seen, blobs)
-        return (found if seen is frame else as_seen_in(found, frame)), gain
+        return as_seen_in(found, seen, frame), gain
 
     def _guided(self, frame: np.ndarray, blobs: list[Blob]) -> list[Blob]:
         """The die finder's centres (vision/dice/pips.py: learned from real photographs and

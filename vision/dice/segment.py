@@ -303,13 +303,15 @@ def denoised(frame: np.ndarray, bg: Background) -> np.ndarray:
     return _smoothed(frame, bg.smoothing)
 
 
-def as_seen_in(blobs: list[Blob], frame: np.ndarray) -> list[Blob]:
-    """The dice found in a smoothed frame (:func:`denoised`), each with the lightness of
+def as_seen_in(blobs: list[Blob], seen: np.ndarray, frame: np.ndarray) -> list[Blob]:
+    """The dice found in ``seen`` (:func:`denoised` of ``frame``), each with the lightness of
     ``frame``, the same frame unsmoothed, over its box: their outlines are the smoothed
     frame's, their faces, pips and sharpness are read as the camera took them (the networks
     learned from noisy pictures; a blur runs small pips together). Chosen over reading the
     smoothed frame throughout on fresh towers, where that read more wrong faces than the
-    code before (docs/vision.md)."""
+    code before (docs/vision.md). ``blobs`` as they are where ``seen`` is ``frame``."""
+    if seen is frame:
+        return blobs
     out = []
     for b in blobs:
         h, w = b.L.shape
@@ -743,7 +745,7 @@ def teaching_parts(frame: np.ndarray, bg: Background, name: str = "frame"
         whole = _one_die(seen, bg, gain, blobs)
         if whole is not None:
             blobs = [whole]
-    return frame, (blobs if seen is frame else as_seen_in(blobs, frame)), gain
+    return frame, as_seen_in(blobs, seen, frame), gain
 
 
 JOIN_GAP = 3  # pixels: parts of a teaching picture this close touch
