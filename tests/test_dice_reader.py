@@ -578,3 +578,40 @@ def test_a_pip_face_the_classifier_reads_under_pips_clean_is_not_clean(monkeypat
         assert (die.status, die.face, die.confidence) == ("clean", "5", pytest.approx(0.65))
     else:
         assert die.status == "unreadable"
+
+
+def test_a_die_whose_top_face_a_lamp_blows_out_takes_its_colour_from_beside_it(reader):
+    # another renderer's lamp left the tops of blue pip dice and red symbol dice white in every
+    # channel: their colour is at their edges and sides, as a person sees it there
+    from vision.dice.features import BLOWN, body_feature
+
+    frame, _ = frame_of([SceneDie("d6pips", "2", "blue", 320, 240, 0.3)])
+    blob = reader.blobs(frame)[0][0]
+    blue = body_feature(frame, reader.profile.background, 1.0, blob, raw=frame)
+    white_frame, _ = frame_of([SceneDie("d6pips", "2", "white", 320, 240, 0.3)])
+    white_blob = reader.blobs(white_frame)[0][0]
+    white = body_feature(white_frame, reader.profile.background, 1.0, white_blob, raw=white_frame)
+    # the lamp's reflection: the middle of the top face, BLOWN of it and more, saturated
+    h, w = blob.top.shape
+    ys, xs = np.nonzero(blob.top)
+    cy, cx = ys.mean(), xs.mean()
+    d = np.hypot(ys - cy, xs - cx)
+    lit = d <= np.quantile(d, BLOWN + 0.1)
+    blown = frame.copy()
+    blown[blob.y0 + ys[lit], blob.x0 + xs[lit]] = 255
+    seen = body_feature(blown, reader.profile.background, 1.0, blob, raw=blown)
+
+    def apart(a, b):
+        return float(np.abs(a[1:] - b[1:]).sum())  # its hue: log B/G and log R/G
+
+    assert apart(blue, white) > 0.3  # the two dice's colours are well apart
+    assert apart(seen, blue) < apart(seen, white) / 2  # blown out, still blue
+    # where the top is not blown out, the rule does not fire: the top face is measured, the
+    # glare and all (blob.L is the frame's before the glare was painted: its pixels count)
+    few = frame.copy()
+    few_lit = d <= np.quantile(d, BLOWN / 2)
+    few[blob.y0 + ys[few_lit], blob.x0 + xs[few_lit]] = 255
+    glared = body_feature(few, reader.profile.background, 1.0, blob, raw=few)
+    assert apart(glared, seen) > 0.2
+    # and where the frame the caller has is the camera's, it is the one looked at
+    assert np.allclose(body_feature(blown, reader.profile.background, 1.0, blob), seen)

@@ -309,7 +309,7 @@ class Profile:
             model._alike = None
         if colour is not None:
             self.colours.setdefault(colour, []).append(
-                body_feature(lit, self.background, gain, b))
+                body_feature(lit, self.background, gain, b, raw=frame))
             if colour not in model.colours:
                 model.colours.append(colour)
 

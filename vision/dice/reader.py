@@ -429,7 +429,7 @@ class DiceReader:
         kind, face, conf, likely = reading
         # the kind's own colours only where the kind is sure (a face read clean enough) and
         # its colour does not belie it
-        far = self._colour_distances(frame, gain, b)
+        far = self._colour_distances(frame, gain, b, raw)
         refuted = _settled(reading) and self._colour_refutes(kind, far)
         colour = self._colour(far, kind if _settled(reading) and not refuted else None)
 
@@ -761,13 +761,15 @@ class DiceReader:
         likely = tuple(f for (k, f), _ in ranked if k == kind)[:MAX_LIKELY]
         return kind, face, conf, likely
 
-    def _colour_distances(self, frame, gain, b: Blob) -> dict[str, float]:
+    def _colour_distances(self, frame, gain, b: Blob, raw: np.ndarray | None = None
+                          ) -> dict[str, float]:
         """How far the die's body lies from each taught colour (in their spreads; empty where
-        no colour was taught)."""
+        no colour was taught). ``raw``: the frame as the camera gave it (where the die's top
+        face is saturated, its colour is read beside it: features.BLOWN)."""
         background = self.profile.background
         if not self._colours or background is None:
             return {}
-        f = body_feature(frame, background, gain, b)
+        f = body_feature(frame, background, gain, b, raw)
         w = np.array([0.5, 1.0, 1.0], np.float32)
         return {c: float((((f - mu) / sd * w) ** 2).sum()) for c, (mu, sd) in self._colours.items()}
 
