@@ -615,3 +615,30 @@ def test_a_die_whose_top_face_a_lamp_blows_out_takes_its_colour_from_beside_it(r
     assert apart(glared, seen) > 0.2
     # and where the frame the caller has is the camera's, it is the one looked at
     assert np.allclose(body_feature(blown, reader.profile.background, 1.0, blob), seen)
+
+
+def test_one_pip_counted_sure_that_the_taught_faces_read_as_a_symbol_is_not_clean(
+        monkeypatch, profile):
+    # another renderer's ivory symbol dice: FAME and POWER, engraved, counted as one pip
+    # 0.9 to 1.0 sure, and reported clean as a pip die's 1
+    reader = DiceReader(profile)
+    reader._colours = {}  # (its colour, taught with the symbol dice, would belie a pip die)
+    frame, _ = frame_of([SceneDie("kotd", "HEART", "black", 320, 240, 0.3)])
+    (die,) = reader.read(frame)
+    assert (die.kind, die.face, die.status) == ("kotd", "HEART", "clean")  # as it is
+    monkeypatch.setattr(reader_module, "read_pips", lambda b: ("1", 1.0))  # one mark, sure
+    (die,) = reader.read(frame)
+    assert (die.kind, die.status, die.likely[0]) == ("d6pips", "unreadable", "1")
+    # the same count of any other face stands, as a sure count always did
+    monkeypatch.setattr(reader_module, "read_pips", lambda b: ("2", 1.0))
+    (die,) = reader.read(frame)
+    assert (die.kind, die.face, die.status) == ("d6pips", "2", "clean")
+
+
+@pytest.mark.parametrize("colour, x, y, turn", [("white", 320, 240, 0.2), ("red", 420, 300, 1.1),
+                                                 ("blue", 200, 300, 0.7)])
+def test_a_pip_dies_one_the_taught_faces_do_not_read_as_another_kind_stays_clean(
+        reader, colour, x, y, turn):
+    frame, _ = frame_of([SceneDie("d6pips", "1", colour, x, y, turn)])
+    (die,) = reader.read(frame)
+    assert (die.kind, die.face, die.status, die.confidence) == ("d6pips", "1", "clean", 1.0)

@@ -172,6 +172,11 @@ COLOUR_REFUTES = 3.0
 # taught colours, it took 2 wrong ones and no right one. A player who owns such a die teaches
 # its kind that colour (one tap on the tablet when it is set by hand).
 PIPS_SURE = 0.9  # a pip reading this sure is not compared with the taught faces
+# ... unless it is one pip: a single mark is what a symbol or a numeral seen small looks like
+# too (the fifth renderer's fresh tower e314: ivory symbol dice's FAME and POWER counted as a
+# pip die's 1, 0.67 to 1.0 sure). A lone pip the taught faces read, clean, as another kind's
+# face is not clean: the player sets it
+LONE_PIP = "1"
 # ... nor is a die whose outline looks round (a well-rounded pip die, or a cube with a side
 # face seen) whose pips count one of these faces this sure. A D12's numeral and its dot count
 # as a 1 or a 2 at 1.0 (on the 33 tuning towers of four independent renderers, 18 D12s), never
@@ -507,7 +512,7 @@ class DiceReader:
                     face = None  # a D12's numerals and their dots count as a 1 or a 2
                 if face is not None:
                     best[i] = (PIPS, face, conf, (face,))
-                    if conf >= PIPS_SURE:
+                    if conf >= PIPS_SURE and not (face == LONE_PIP and self._grad_kinds):
                         continue  # every pip round and on the grid: no symbol looks like that
             todo.append(i)
         crops = self._kind_crops(blobs, todo)  # both comparisons look at them
@@ -543,6 +548,12 @@ class DiceReader:
                 found = self._combine(grads.get(i), found,
                                       self._confirmed(blobs[i], grads.get(i)))
             found = self._by_vectors(vectors.get(i), found, _edges_alone(grads.get(i)))
+            if best[i][0] == PIPS and best[i][1] == LONE_PIP and best[i][2] >= PIPS_SURE:
+                if found is not None and found[0] not in (None, PIPS) \
+                        and found[2] >= self._taught_clean(found[0]):
+                    # one mark, and a taught face of another kind read clean: not clean
+                    best[i] = (PIPS, LONE_PIP, min(best[i][2], 0.99 * PIPS_CLEAN), best[i][3])
+                continue
             if found is not None and (found[2] > best[i][2] or best[i][0] is None):
                 best[i] = found  # the kind stands even when the face does not
         if frame is not None and PIPS in self.profile.kinds:
