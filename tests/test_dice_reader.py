@@ -592,7 +592,6 @@ def test_a_die_whose_top_face_a_lamp_blows_out_takes_its_colour_from_beside_it(r
     white_blob = reader.blobs(white_frame)[0][0]
     white = body_feature(white_frame, reader.profile.background, 1.0, white_blob, raw=white_frame)
     # the lamp's reflection: the middle of the top face, BLOWN of it and more, saturated
-    h, w = blob.top.shape
     ys, xs = np.nonzero(blob.top)
     cy, cx = ys.mean(), xs.mean()
     d = np.hypot(ys - cy, xs - cx)

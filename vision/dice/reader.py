@@ -172,17 +172,19 @@ COLOUR_REFUTES = 3.0
 # taught colours, it took 2 wrong ones and no right one. A player who owns such a die teaches
 # its kind that colour (one tap on the tablet when it is set by hand).
 PIPS_SURE = 0.9  # a pip reading this sure is not compared with the taught faces
-# ... unless it is one pip: a single mark is what a symbol or a numeral seen small looks like
-# too (the fifth renderer's fresh tower e314: ivory symbol dice's FAME and POWER counted as a
-# pip die's 1, 0.67 to 1.0 sure). A lone pip the taught faces read, clean, as another kind's
-# face is not clean: the player sets it
-LONE_PIP = "1"
 # ... nor is a die whose outline looks round (a well-rounded pip die, or a cube with a side
 # face seen) whose pips count one of these faces this sure. A D12's numeral and its dot count
 # as a 1 or a 2 at 1.0 (on the 33 tuning towers of four independent renderers, 18 D12s), never
 # as more: of 48 such dice counted 3 to 6, all were pip dice showing that face, 14 of them flat
 # and read as another kind's face before
 ROUND_PIPS = frozenset("3456")
+# A sure count of one pip (LONE_PIP) is compared with the taught faces all the same: a single
+# mark is what a symbol or a numeral seen small looks like too (the fifth renderer's fresh
+# tower e314: ivory symbol dice's FAME and POWER counted as a pip die's 1, two of them 0.9 and
+# 1.0 sure, and reported clean). Where the taught faces read it clean as another kind's face,
+# it is not clean: the player sets it (e314, looked at: wrong faces 5 -> 3 of 184; on 57
+# tuning, fresh and later towers of five renderers no reading changed)
+LONE_PIP = "1"
 # the edge-direction match (features.gradient_scores) decides a taught face: its best face
 # is clean alone when it beats every other face, of every taught kind, by GRAD_SURE; by
 # GRAD_AGREED when the upright comparison names the same face with confidence at least
