@@ -507,6 +507,7 @@ class DiceReader:
         best: list[Reading] = [(None, None, 0.0, ())] * len(blobs)
         todo = []
         counts: dict[int, tuple[str | None, float]] = {}  # each die's pips, counted once
+        lone = set()  # dice counted one pip, sure: compared with the taught faces all the same
         for i, (b, shape) in enumerate(zip(blobs, shapes)):
             if PIPS in self.profile.kinds:
                 face, conf = counts[i] = read_pips(b)
@@ -514,8 +515,10 @@ class DiceReader:
                     face = None  # a D12's numerals and their dots count as a 1 or a 2
                 if face is not None:
                     best[i] = (PIPS, face, conf, (face,))
-                    if conf >= PIPS_SURE and not (face == LONE_PIP and self._grad_kinds):
-                        continue  # every pip round and on the grid: no symbol looks like that
+                    if conf >= PIPS_SURE:
+                        if not (face == LONE_PIP and self._grad_kinds):
+                            continue  # every pip round and on the grid: no symbol looks so
+                        lone.add(i)
             todo.append(i)
         crops = self._kind_crops(blobs, todo)  # both comparisons look at them
         vectors = self._vector_ranks(crops, todo)
@@ -550,7 +553,7 @@ class DiceReader:
                 found = self._combine(grads.get(i), found,
                                       self._confirmed(blobs[i], grads.get(i)))
             found = self._by_vectors(vectors.get(i), found, _edges_alone(grads.get(i)))
-            if best[i][0] == PIPS and best[i][1] == LONE_PIP and best[i][2] >= PIPS_SURE:
+            if i in lone:
                 if found is not None and found[0] not in (None, PIPS) \
                         and found[2] >= self._taught_clean(found[0]):
                     # one mark, and a taught face of another kind read clean: not clean
