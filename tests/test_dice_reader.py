@@ -547,10 +547,17 @@ def test_a_die_of_the_very_colour_of_another_kinds_dice_and_unlike_its_own_is_no
     # 100 from black, the red of other kinds' dice (0): not clean, its reading kept
     assert read_with_body([0, 0, 8.0])[2:] == ("unreadable", "red")
     assert read_with_body([0, 0, 8.0], likely=True)[0] == "HEART"
-    # 64 from black and 4 from red (COLOUR_OWN_FAR): the same
+    # 64 from black and 4 from red: the same
     assert read_with_body([0, 0, 6.0])[2] == "unreadable"
-    # 5.76 from red: a colour no die was taught in, saying nothing of its kind
-    assert read_with_body([0, 0, 5.6]) == ("kotd", "HEART", "clean", "red")
+    # 58 from black and 5.76 from red: the same (another renderer's black pip dice showing 2
+    # were read as a purple symbol die's HEART, 101 from purple and 5.3 from black)
+    assert read_with_body([0, 0, 5.6])[2] == "unreadable"
+    # 40.2 from black, 13.4 from red: over a third of COLOUR_MAX_DISTANCE (40 / COLOUR_REFUTES),
+    # a colour no die was taught in, saying nothing of its kind
+    assert reader_module.COLOUR_MAX_DISTANCE / reader_module.COLOUR_REFUTES < 13.4
+    assert read_with_body([0, 0, 4.34]) == ("kotd", "HEART", "clean", "red")
+    # 12.25 from red, within that third: not clean
+    assert read_with_body([0, 0, 4.5])[2] == "unreadable"
 
 
 def test_a_symbol_die_in_the_white_of_the_pip_dice_it_was_never_taught_in_is_set_by_hand(reader):

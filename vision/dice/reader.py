@@ -164,12 +164,18 @@ COLOUR_MAX_DISTANCE = 40.0  # farther from every taught colour: colour unknown (
 COLOUR_OWN_FAR = 4.0
 COLOUR_REFUTES = 3.0
 # A die like none of its kind's taught colours is of a colour its kind was not
-# taught in, and its colour says nothing... unless it is the very colour (COLOUR_OWN_FAR) of
-# the dice of other kinds: then it is likely one of those (red pip dice and blue D12s read as
-# a purple and black symbol die's POWER, 0.91 to 1.0 sure, on the third renderer's fresh towers
-# c34-c36). On the 33 tuning towers of three independent renderers (b100-b103, b107,
-# b116-b119, c10-c15, d9000-d9011, a8100, a8200, a8620-a8623), of 2,524 clean readings of
-# taught colours, it took 2 wrong ones and no right one. A player who owns such a die teaches
+# taught in, and its colour says nothing... unless it is the colour of the dice of other
+# kinds: then it is likely one of those (red pip dice and blue D12s read as a purple and black
+# symbol die's POWER, 0.91 to 1.0 sure, on the third renderer's fresh towers c34-c36). On the
+# 33 tuning towers of three independent renderers (b100-b103, b107, b116-b119, c10-c15,
+# d9000-d9011, a8100, a8200, a8620-a8623), of 2,524 clean readings of taught colours, it took
+# 2 wrong ones and no right one. "The colour of other kinds' dice" was COLOUR_OWN_FAR until
+# 2026-12-01; since then it is what the rule above asks of a colour that belies a kind:
+# COLOUR_REFUTES times nearer than the farthest a die of a taught colour lies
+# (COLOUR_MAX_DISTANCE / COLOUR_REFUTES). Black pip dice showing 2 were read as a purple
+# symbol die's HEART, 1.0 sure, 101 from purple and 5.3 from the black of the pip dice (fresh
+# tower c87); on the 62 towers of five renderers measured since 2026-11-30 (11,000 dice) the
+# wider reach took that wrong reading and no right one. A player who owns such a die teaches
 # its kind that colour (one tap on the tablet when it is set by hand).
 PIPS_SURE = 0.9  # a pip reading this sure is not compared with the taught faces
 # ... nor is a die whose outline looks round (a well-rounded pip die, or a cube with a side
@@ -797,8 +803,8 @@ class DiceReader:
         """Whether the die's colour belies its reading as ``kind``: the nearest colour
         ``kind`` was taught in lies COLOUR_OWN_FAR to COLOUR_MAX_DISTANCE from it, and a
         colour taught only with other kinds is COLOUR_REFUTES times nearer; or no colour of
-        ``kind`` lies within COLOUR_MAX_DISTANCE and one taught only with other kinds within
-        COLOUR_OWN_FAR (measured: the comment at COLOUR_REFUTES)."""
+        ``kind`` lies within COLOUR_MAX_DISTANCE and one taught only with other kinds
+        COLOUR_REFUTES times nearer than that (measured: the comments at COLOUR_REFUTES)."""
         own = self._taught_colours(kind)
         mine = [far[c] for c in own if c in far]
         others = [d for c, d in far.items() if c not in own]
@@ -806,7 +812,8 @@ class DiceReader:
             return False
         nearest = min(mine)
         if nearest > COLOUR_MAX_DISTANCE:  # a colour its kind was not taught in: unless it
-            return min(others) <= COLOUR_OWN_FAR  # is the very colour of other kinds' dice
+            # is the colour of other kinds' dice
+            return min(others) * COLOUR_REFUTES <= COLOUR_MAX_DISTANCE
         return COLOUR_OWN_FAR <= nearest and COLOUR_REFUTES * min(others) < nearest
 
     def _colour(self, far: dict[str, float], kind: str | None = None) -> str | None:
