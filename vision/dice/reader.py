@@ -174,7 +174,7 @@ COLOUR_REFUTES = 3.0
 # COLOUR_REFUTES times nearer than the farthest a die of a taught colour lies
 # (COLOUR_MAX_DISTANCE / COLOUR_REFUTES). Black pip dice showing 2 were read as a purple
 # symbol die's HEART, 1.0 sure, 101 from purple and 5.3 from the black of the pip dice (fresh
-# tower c87); on the 62 towers of five renderers measured since 2026-11-30 (11,000 dice) the
+# tower c87); on the 62 towers of five renderers measured since 2026-11-30 (11,137 dice) the
 # wider reach took that wrong reading and no right one. A player who owns such a die teaches
 # its kind that colour (one tap on the tablet when it is set by hand).
 PIPS_SURE = 0.9  # a pip reading this sure is not compared with the taught faces
