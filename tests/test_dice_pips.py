@@ -60,37 +60,65 @@ def test_a_model_file_that_cannot_be_used_is_named(tmp_path):
         Net.load(tmp_path / "half.npz")
 
 
-def test_a_network_run_from_its_onnx_twin_reads_only_its_provenance_from_the_npz(tmp_path):
+@pytest.mark.parametrize("runtime", ["onnxruntime", "opencv"])
+def test_a_network_run_from_its_onnx_twin_reads_only_its_provenance_from_the_npz(tmp_path, runtime):
     import shutil
 
-    from vision.dice.netrun import OnnxNet
+    from vision.dice.netrun import OnnxNet, OrtNet
     from vision.dice.netrun import load as load_net
 
     shutil.copy(MODELS / "finder.onnx", tmp_path / "finder.onnx")
     spec = np.load(MODELS / "finder.npz")["spec"]
     np.savez(tmp_path / "finder.npz", spec=spec)         # the weights left out: not needed
-    net = load_net(tmp_path / "finder.npz")
-    assert isinstance(net, OnnxNet) and "tuning part" in net.meta["trained_on"]
+    net = load_net(tmp_path / "finder.npz", runtime=runtime)
+    assert isinstance(net, OrtNet if runtime == "onnxruntime" else OnnxNet)
+    assert "tuning part" in net.meta["trained_on"]
     (tmp_path / "finder.npz").write_bytes(b"not a zip")  # a damaged file is still named
     with pytest.raises(ModelError, match="finder.npz: not a model file"):
-        load_net(tmp_path / "finder.npz")
+        load_net(tmp_path / "finder.npz", runtime=runtime)
     np.savez(tmp_path / "finder.npz", other=np.zeros(2))
     with pytest.raises(ModelError, match="finder.npz: spec: the layers are missing"):
-        load_net(tmp_path / "finder.npz")
+        load_net(tmp_path / "finder.npz", runtime=runtime)
 
 
-@pytest.mark.parametrize("name", ["faces", "faces-above"])
-def test_a_face_classifier_says_the_same_on_either_opencv_engine_and_as_its_weights(name):
-    # the classifiers run on OpenCV's classic engine (the faster for them): it must say what
-    # the default engine and the weights themselves (numpy) say
+@pytest.mark.parametrize("runtime", ["onnxruntime", "opencv"])
+def test_a_damaged_onnx_twin_is_named_by_either_runtime(tmp_path, runtime):
+    import shutil
+
     from vision.dice.netrun import load as load_net
 
-    x = np.random.default_rng(5).random((6, 3, 48, 48), dtype=np.float32) - 0.5
-    classic = load_net(MODELS / f"{name}.npz", classic=True)(x)
-    default = load_net(MODELS / f"{name}.npz")(x)
+    shutil.copy(MODELS / "finder.npz", tmp_path / "finder.npz")
+    (tmp_path / "finder.onnx").write_bytes((MODELS / "finder.onnx").read_bytes()[:300])
+    with pytest.raises(ModelError, match=r"finder.onnx: (ONNX Runtime|OpenCV) cannot read it \("):
+        load_net(tmp_path / "finder.npz", runtime=runtime)
+
+
+def test_the_networks_run_in_onnx_runtime_where_it_is_installed_else_in_opencv(monkeypatch):
+    from vision.dice import netrun
+
+    assert netrun.has_onnxruntime()  # a dependency on this machine (pyproject.toml)
+    assert isinstance(netrun.load(MODELS / "faces.npz"), netrun.OrtNet)
+    monkeypatch.setattr(netrun, "has_onnxruntime", lambda: False)  # a 32-bit ARM board
+    assert isinstance(netrun.load(MODELS / "faces.npz"), netrun.OnnxNet)
+    with pytest.raises(ValueError, match="runtime: one of onnxruntime, opencv, numpy"):
+        netrun.load(MODELS / "faces.npz", runtime="torch")
+
+
+@pytest.mark.parametrize("name", ["faces", "faces-above", "finder"])
+def test_a_pip_network_says_the_same_in_onnx_runtime_on_either_opencv_engine_and_as_its_weights(
+        name):
+    # ONNX Runtime runs them where it is installed, OpenCV's classic engine elsewhere (the
+    # faster of its two for the classifiers): each must say what the weights (numpy) say
+    from vision.dice.netrun import load as load_net
+
+    side = 64 if name == "finder" else 48
+    x = np.random.default_rng(5).random((6, 3, side, side), dtype=np.float32) - 0.5
     weights = Net.load(MODELS / f"{name}.npz")(x)
-    assert np.abs(classic - default).max() < 1e-3
-    assert np.abs(classic - weights).max() < 1e-3
+    for out in (load_net(MODELS / f"{name}.npz", classic=True, runtime="opencv")(x),
+                load_net(MODELS / f"{name}.npz", runtime="opencv")(x),
+                load_net(MODELS / f"{name}.npz", runtime="onnxruntime")(x)):
+        assert out.shape == weights.shape
+        assert np.abs(out - weights).max() < 1e-3
 
 
 def test_a_threshold_file_without_the_pairs_numbers_is_named(tmp_path):

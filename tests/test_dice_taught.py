@@ -10,7 +10,7 @@ import pytest
 import vision.dice.reader as reader_module
 import vision.dice.taught as taught
 from vision.dice import DiceReader, Profile, netrun
-from vision.dice.netrun import Net, OnnxNet, meta_of
+from vision.dice.netrun import Net, OnnxNet, OrtNet, meta_of
 from vision.dice.reader import (
     TAUGHT_CLEAN_CONFIDENCE,
     VECTOR_LEAD_SCALE,
@@ -36,9 +36,10 @@ def test_the_network_sees_a_crops_middle_at_zero_mean_and_unit_spread():
 
 def test_the_shipped_network_runs_the_same_from_its_onnx_twin_and_its_weights():
     x = np.random.default_rng(1).normal(size=(5, 1, 48, 48)).astype(np.float32)
-    onnx = netrun.load(taught.MODEL, classic=True)
-    assert isinstance(onnx, OnnxNet)
-    assert np.allclose(onnx(x), Net.load(taught.MODEL)(x), atol=1e-4)
+    for runtime, kind in (("opencv", OnnxNet), ("onnxruntime", OrtNet)):
+        onnx = netrun.load(taught.MODEL, classic=True, runtime=runtime)
+        assert isinstance(onnx, kind)
+        assert np.allclose(onnx(x), Net.load(taught.MODEL)(x), atol=1e-4)
 
 
 def test_the_shipped_network_says_where_it_comes_from():

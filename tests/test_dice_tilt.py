@@ -12,7 +12,7 @@ import vision.dice.reader as reader_module
 import vision.dice.tilt as tilt
 from vision.dice import DiceReader, netrun
 from vision.dice.bench import bench_tray, teach_tower, tower_style
-from vision.dice.netrun import Net, OnnxNet, meta_of
+from vision.dice.netrun import Net, OnnxNet, OrtNet, meta_of
 from vision.dice.reader import (
     RULES_LEANING,
     RULES_SHARE_UNKNOWN,
@@ -180,9 +180,10 @@ def test_the_shipped_network_runs_the_same_from_its_onnx_twin_and_its_weights():
     model = tilt.MODEL
     x = np.random.default_rng(1).uniform(-0.5, 0.5, size=(5, 3, tilt.SIDE, tilt.SIDE)
                                          ).astype(np.float32)
-    onnx = netrun.load(model, classic=True)
-    assert isinstance(onnx, OnnxNet)
-    assert np.allclose(onnx(x), Net.load(model)(x), atol=1e-4)
+    for runtime, kind in (("opencv", OnnxNet), ("onnxruntime", OrtNet)):
+        onnx = netrun.load(model, classic=True, runtime=runtime)
+        assert isinstance(onnx, kind)
+        assert np.allclose(onnx(x), Net.load(model)(x), atol=1e-4)
 
 
 def test_the_shipped_network_says_where_it_comes_from():

@@ -31,7 +31,7 @@ import cv2
 import numpy as np
 
 from .model import MAX_LIKELY, DieReading
-from .netrun import ModelError, Net, OnnxNet, load
+from .netrun import ModelError, Net, Runnable, load
 
 WORK = 320           # the finder's image: this many pixels on the long side
 STRIDE = 4           # one finder cell every 4 pixels of that image
@@ -223,13 +223,13 @@ class PipReading:
 class Above:
     """The classifier that learned views from above only, and when its face counts."""
 
-    net: Net | OnnxNet
+    net: Runnable
     confidence: float
     agree: float = ABOVE_AGREE
 
 
 class PipReader:
-    def __init__(self, finder: Net | OnnxNet, faces: Net | OnnxNet,
+    def __init__(self, finder: Runnable, faces: Runnable,
                  clean_confidence: float = 1.01, find_score: float = FIND_THRESHOLD,
                  above: Above | None = None) -> None:
         self.finder, self.faces, self.clean_confidence = finder, faces, clean_confidence
@@ -238,9 +238,9 @@ class PipReader:
 
     @classmethod
     def load(cls, folder: Path = MODELS, onnx: bool = True) -> PipReader:
-        def net(name: str) -> Net | OnnxNet:
-            # the face classifiers run many crops at once: OpenCV's classic engine is the
-            # faster there (netrun.OnnxNet)
+        def net(name: str) -> Runnable:
+            # in ONNX Runtime where it is installed; else the face classifiers, which run
+            # many crops at once, on OpenCV's classic engine, the faster there (netrun.OnnxNet)
             return (load(folder / name, classic=name.startswith("faces")) if onnx
                     else Net.load(folder / name))
 
@@ -519,7 +519,7 @@ class PipReader:
         return out
 
 
-def _views(net: Net | OnnxNet, x: np.ndarray, dice: int) -> list[tuple[np.ndarray, float]]:
+def _views(net: Runnable, x: np.ndarray, dice: int) -> list[tuple[np.ndarray, float]]:
     """Each die's face probabilities from its VIEWS crops: as likely as the least sure view
     says, halved when the views do not agree; and how likely no die is there."""
     logits = net(x)

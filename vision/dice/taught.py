@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .netrun import ModelError, Net, OnnxNet, load_shipped
+from .netrun import ModelError, Runnable, load_shipped
 
 EMBED_SIDE = 48  # the middle of the 64-pixel face crop the network sees
 EMBED_DIM = 64
@@ -61,7 +61,7 @@ def embed_input(crop: np.ndarray, middle: bool = True) -> np.ndarray:
 
 
 class TaughtNet:
-    def __init__(self, net: Net | OnnxNet) -> None:
+    def __init__(self, net: Runnable) -> None:
         self.net = net
 
     def embed(self, crops: np.ndarray | list[np.ndarray]) -> np.ndarray:

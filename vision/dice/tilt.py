@@ -30,7 +30,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from .netrun import Net, OnnxNet, load_shipped
+from .netrun import Runnable, load_shipped
 from .segment import Blob
 
 SIDE = 48  # the network's input, pixels square
@@ -68,7 +68,7 @@ def tilt_input(frame: np.ndarray, b: Blob, canonical: bool = False) -> np.ndarra
 
 
 class TiltNet:
-    def __init__(self, net: Net | OnnxNet) -> None:
+    def __init__(self, net: Runnable) -> None:
         self.net = net
 
     def _answer(self, x: np.ndarray) -> np.ndarray:
