@@ -15,7 +15,7 @@ clean too when the first one names the same face with at least :data:`ABOVE_AGRE
 (threshold.json's ``above``).
 
 ``scripts/train_dice.py`` (``make train-dice``) trains both and writes ``models/``; the
-networks run with numpy (:mod:`vision.dice.netrun`), no deep-learning runtime needed.
+networks run in ONNX Runtime, else in OpenCV's dnn, else with numpy (:mod:`vision.dice.netrun`).
 """
 
 from __future__ import annotations
