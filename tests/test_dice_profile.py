@@ -494,3 +494,47 @@ def test_an_edited_profile_is_parsed_and_its_errors_keep_their_lines(saved, tmp_
     with pytest.raises(ProfileError, match=re.escape(f"{path}:{line}: kinds.kotd.examples."
                                                      f"HEART.1: cannot read")):
         Profile.load(path)
+
+
+@pytest.mark.parametrize("array", [
+    np.zeros((72, 36, 576), np.float16), np.zeros(()), np.array(["d12", "kotd"]),
+    np.asfortranarray(np.ones((3, 4))), np.zeros((0, 5), np.int64), np.zeros(7, np.uint8),
+    np.zeros(2, [("a", "<f4"), ("b", "<i2")]),   # not a plain array: numpy parses its header
+    np.array("x" * 70000),                       # a header too long for version 1.0
+], ids=["float16", "0-d", "strings", "fortran", "empty", "uint8", "structured", "v2"])
+def test_a_ready_files_array_headers_are_read_as_numpy_reads_them(array):
+    import io
+
+    from vision.dice.profile import _npy_header
+
+    out = io.BytesIO()
+    np.lib.format.write_array(out, array)
+    head, ref = io.BytesIO(out.getvalue()), io.BytesIO(out.getvalue())
+    version = np.lib.format.read_magic(ref)
+    expected = (np.lib.format.read_array_header_1_0(ref) if version == (1, 0)
+                else np.lib.format.read_array_header_2_0(ref))
+    assert _npy_header(head) == expected
+    assert head.tell() == ref.tell()  # the array's bytes follow
+
+
+def test_a_damaged_array_header_in_the_ready_file_is_refused(saved, tmp_path):
+    from vision.dice.profile import _read_stored_npz
+
+    path = fresh_copy(saved, tmp_path)
+    ready = path.with_suffix(".d") / "examples.npz"
+    data = bytearray(ready.read_bytes())
+    at = data.index(b"'shape': (")
+    data[at + 10:at + 11] = b"x"                 # the shape no longer a number
+    ready.write_bytes(bytes(data))
+    with pytest.raises(ValueError):
+        _read_stored_npz(ready)
+    assert Profile.load(path).kinds["kotd"]._gradients is None   # worked out from the PNGs
+
+
+def test_a_kinds_rows_of_the_ready_file_are_a_slice_where_they_follow_each_other():
+    from vision.dice.profile import _rows
+
+    assert _rows([3, 4, 5]) == slice(3, 6)
+    assert _rows([3, 5]) == [3, 5] and _rows([]) == []
+    rows = np.arange(10)[:, None] * np.ones(4)
+    assert (rows[_rows([3, 4, 5])] == rows[[3, 4, 5]]).all()

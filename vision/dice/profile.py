@@ -481,9 +481,45 @@ def _write_ready(path: Path, ready: list[tuple[str, bytes, np.ndarray]],
     os.replace(tmp, path)
 
 
+def _rows(js: list[int]) -> slice | list[int]:
+    """Rows ``js`` of an array as a slice where they follow each other (as a saved profile's
+    kinds' do: a view, where a list of rows copies 4.5 MB of features at every load)."""
+    if js and js == list(range(js[0], js[0] + len(js))):
+        return slice(js[0], js[0] + len(js))
+    return js
+
+
 _LOCAL_HEADER = struct.Struct("<4s22xHH")  # a zip member's local header: signature, ...,
 # the lengths of its name and of its extra field (the data follows them)
 _NPY_HEADER_MAX = 4096  # bytes: np.savez writes a few dozen
+# the header np.save writes for a plain array: {'descr': '<f2', 'fortran_order': False,
+# 'shape': (72, 36, 576), } (numpy parses it with ast.literal_eval: 1.4 ms of a profile's 15)
+_NPY_PLAIN = re.compile(r"\{'descr': '([<>|=][A-Za-z][0-9]*)', 'fortran_order': (True|False), "
+                        r"'shape': \(((?:[0-9]+, ?)*[0-9]*)\), \}\s*")
+
+
+def _npy_header(head: io.BytesIO) -> tuple[tuple[int, ...], bool, np.dtype]:
+    """(shape, Fortran order, dtype) of the .npy header at ``head``'s start, which is left
+    after it. A plain array's header is parsed directly, any other by numpy. ValueError for
+    one that is not a header (numpy raised SyntaxError or tokenize's TokenError for some)."""
+    start = head.tell()
+    version = np.lib.format.read_magic(head)
+    if version in ((1, 0), (2, 0)):
+        size_format = "<H" if version == (1, 0) else "<I"
+        (length,) = struct.unpack(size_format, head.read(struct.calcsize(size_format)))
+        text = head.read(length)
+        plain = _NPY_PLAIN.fullmatch(text.decode("latin1")) if len(text) == length else None
+        if plain is not None:
+            shape = tuple(int(n) for n in plain.group(3).replace(" ", "").split(",") if n)
+            return shape, plain.group(2) == "True", np.dtype(plain.group(1))
+    head.seek(start)
+    version = np.lib.format.read_magic(head)
+    try:
+        if version == (1, 0):
+            return np.lib.format.read_array_header_1_0(head)
+        return np.lib.format.read_array_header_2_0(head)
+    except Exception as exc:  # noqa: BLE001 - numpy lets ast's and tokenize's errors out
+        raise ValueError(f"not an array header ({type(exc).__name__})") from None
 
 
 def _read_stored_npz(path: Path) -> dict[str, np.ndarray]:
@@ -503,10 +539,7 @@ def _read_stored_npz(path: Path) -> dict[str, np.ndarray]:
                 raise ValueError(f"{info.filename}: no local header")
             f.seek(name_len + extra_len, os.SEEK_CUR)
             head = io.BytesIO(f.read(min(info.file_size, _NPY_HEADER_MAX)))
-            version = np.lib.format.read_magic(head)
-            shape, fortran, dtype = (np.lib.format.read_array_header_1_0(head)
-                                     if version == (1, 0)
-                                     else np.lib.format.read_array_header_2_0(head))
+            shape, fortran, dtype = _npy_header(head)
             if dtype.hasobject:
                 raise ValueError(f"{info.filename}: objects")
             header = head.getbuffer()[:head.tell()]
@@ -801,13 +834,14 @@ class _Loader:
                         grads: tuple[np.ndarray, np.ndarray]) -> None:
         """Each kind's ready features (:meth:`kind_rows`)."""
         for m, js in cls.kind_rows(p, wanted):
-            m._gradients = (grads[0][js], grads[1][js])
+            rows = _rows(js)
+            m._gradients = (grads[0][rows], grads[1][rows])
 
     @classmethod
     def place_vectors(cls, p: Profile, wanted: list, vectors: np.ndarray) -> None:
         """Each kind's ready taught-face vectors (:meth:`kind_rows`)."""
         for m, js in cls.kind_rows(p, wanted):
-            m._vectors = vectors[js]
+            m._vectors = vectors[_rows(js)]
 
     def ready_vectors(self, n: int) -> np.ndarray | None:
         """The examples' taught-face vectors saved ready, if the file has them for all ``n``,
