@@ -42,6 +42,29 @@ def test_what_the_tower_read_in_words_and_the_roll_as_it_came_up():
     assert DICE[0]["face"] is None                      # the reading itself is left alone
 
 
+def test_the_faces_of_the_towers_other_kinds_for_a_die_taken_for_the_wrong_kind():
+    # on other renderers' towers a fifth of the dice the tower was not sure of were taken for
+    # another kind (a pip die for a King of Tokyo die): their face is not among their kind's
+    towers = {"d6": ["1", "2", "3", "4", "5", "6"], "d12": [str(i) for i in range(1, 13)],
+              "kotd": ["CLAW", "HEART"], "unknown": ["?"], "mystery": []}
+    die = {"slot": 0, "kind": "kotd", "face": None, "colour": "white", "status": "unreadable"}
+    row, = v.to_check([die], [0], {0: ["HEART"]}, towers, {})
+    assert row.first == ("HEART",) and row.rest == ("CLAW",)
+    # the tower's other kinds, in its order, in players' words: not the die's own, not a die
+    # of no kind, not a kind whose faces neither the tower nor the app knows
+    assert [(o.kind, o.name) for o in row.others] == [("d6", "d6"), ("d12", "d12")]
+    assert row.others[1].faces == tuple(towers["d12"]) and row.chosen_kind is None
+    # set as a d6 showing 3: a clean d6, keeping what the tower read
+    row, = v.to_check([die], [0], {}, towers, {0: "3"}, {0: "d6"})
+    assert (row.chosen, row.chosen_kind) == ("3", "d6")
+    fixed, = v.corrected([die], {0: "3"}, {0: "d6"})
+    assert fixed == {"slot": 0, "kind": "d6", "face": "3", "colour": "white", "status": "clean",
+                     "read_face": None, "read_status": "unreadable", "read_kind": "kotd"}
+    # a face of its own kind set: the kind stays, nothing more recorded
+    assert "read_kind" not in v.corrected([die], {0: "CLAW"}, {0: "kotd"})[0]
+    assert "read_kind" not in v.corrected([die], {0: "CLAW"})[0]
+
+
 def modal(kind):
     from kivy.core.window import Window
 
@@ -143,6 +166,45 @@ def test_a_die_read_cleanly_disputed_from_the_dice_panel(app):
     assert app.roll_history[0].startswith("red d12 9")
     fix = [x for x in journal_lines(app) if x["type"] == "corrected"][-1]
     assert [d["face"] for d in fix["dice"]] == ["9", "3"] and fix["dice"][0]["read_face"] == "7"
+    tap(sheet.ids.close)
+
+
+@pytest.mark.gui
+def test_a_die_taken_for_the_wrong_kind_is_set_as_the_kind_it_is(app):
+    """A die the tower read as a red d12 is a d6 showing 3: its sheet offers the tower's other
+    kinds one tap further; the roll then has a d6, and its picture cannot be kept as a
+    teaching example (the tower would keep it as a d12)."""
+    from firmware_bridge.host.urlhandlers import protocol_sim
+    from tests.gui_support import TOWER_NAME
+
+    wait_for(lambda: app.tower_state == "connected", what="the simulated tower")
+    assert "d6" in app.tower.kind_faces and "d12" in app.tower.kind_faces
+    app.go("dice")
+    wait_for(lambda: on_screen(app, "dice"), what="the dice panel")
+    panel = app.root.get_screen("dice")
+    protocol_sim.hub(TOWER_NAME).roll("d12:red:7")
+    wait_for(lambda: app.last_roll and app.last_roll[0].get("face") == "7"
+             and app.tower.last is not None, what="the throw")
+    tap(list(reversed(panel.ids.last_roll.children))[0])
+    sheet = modal("CheckDiceSheet")
+    row = sheet.ids.rows.children[0]
+    assert not [w for w in row.walk() if plain(getattr(w, "text", "") or "") == "Or a d6:"]
+    tap(button(row, "Other face"))
+    row = sheet.ids.rows.children[0]
+    labels = [plain(w.text) for w in row.walk() if plain(getattr(w, "text", "") or "").startswith("Or a ")]
+    assert "Or a d6:" in labels and "Or a d12:" not in labels
+    # the 3 under "Or a d6:", not the d12's own 3 above it
+    texts = [w for w in row.walk() if getattr(w, "text", None) is not None]
+    at = next(i for i, w in enumerate(texts) if plain(w.text) == "Or a d6:")
+    tap(next(w for w in texts[at:] if plain(w.text) == "3"))
+    wait_for(lambda: sheet.done and app.last_roll[0]["kind"] == "d6", what="the die set as a d6")
+    assert app.last_roll[0]["face"] == "3"
+    row = sheet.ids.rows.children[0]
+    assert any(plain(getattr(w, "text", "") or "") == "Set to 3, a d6" for w in row.walk())
+    assert not [w for w in row.walk() if "teaching example" in (getattr(w, "text", "") or "")]
+    fix = [x for x in journal_lines(app) if x["type"] == "corrected"][-1]
+    assert (fix["dice"][0]["kind"], fix["dice"][0]["face"], fix["dice"][0]["read_kind"],
+            fix["dice"][0]["read_face"]) == ("d6", "3", "d12", "7")
     tap(sheet.ids.close)
 
 

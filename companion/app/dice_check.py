@@ -3,8 +3,9 @@ or of a die they dispute, in one tap a die (issue 26, item 6).
 
 The sheet only shows and forwards: what it shows comes from :mod:`companion.views.dice_check`
 and what a tap does is the tower controller's (``companion/app/tower.py``): ``on_set`` with
-the faces set once every die asked about has one, ``on_keep`` to keep a die's picture as a
-teaching example, ``on_roll_again`` to leave a held throw out of the game.
+the faces set once every die asked about has one (and the dice set to a face of another kind,
+with that kind), ``on_keep`` to keep a die's picture as a teaching example, ``on_roll_again``
+to leave a held throw out of the game.
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ class CheckDiceSheet(ModalView):
 
     def __init__(self, dice: Sequence[Mapping[str, Any]], slots: Sequence[int], *,
                  kind_faces: Mapping[str, Sequence[str]], held: bool,
-                 on_set: Callable[[dict[int, str]], None],
+                 on_set: Callable[[dict[int, str], dict[int, str]], None],
                  on_roll_again: Callable[[], None] | None = None,
                  on_keep: Callable[[int, str], bool] | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -57,6 +58,7 @@ class CheckDiceSheet(ModalView):
         self.held = held
         self.on_set, self.on_roll_again, self.on_keep = on_set, on_roll_again, on_keep
         self.chosen: dict[int, str] = {}
+        self.kinds: dict[int, str] = {}    # dice set to a face of another kind: that kind
         self.likely: dict[int, tuple[str, ...]] = {}
         self.pictures: dict[int, bytes] = {}
         self.expanded: set[int] = set()
@@ -85,15 +87,21 @@ class CheckDiceSheet(ModalView):
         self.draw()
 
     # -- taps -------------------------------------------------------------------------------
-    def set_face(self, slot: int, face: str) -> None:
+    def set_face(self, slot: int, face: str, kind: str | None = None) -> None:
+        """The player taps ``face`` for die ``slot``: of ``kind`` where it is another kind
+        than the tower took the die for."""
         if self.done:
             return
         self.chosen[slot] = face
+        if kind is None:
+            self.kinds.pop(slot, None)
+        else:
+            self.kinds[slot] = kind
         self.expanded.discard(slot)
         if view.complete(self.slots, self.chosen):
             self.done = True
             self.auto_dismiss = True
-            self.on_set(dict(self.chosen))
+            self.on_set(dict(self.chosen), dict(self.kinds))
             self.title = _("Dice set")
             self.note = (_("Keep a die's picture as a teaching example: the tower learns the "
                            "dice of this table.") if self.can_keep else "")
@@ -104,7 +112,9 @@ class CheckDiceSheet(ModalView):
         self.draw()
 
     def keep(self, slot: int) -> None:
-        if slot in self.kept or slot not in self.chosen or self.on_keep is None:
+        # (not a die set to another kind: the tower keeps a picture under the kind it read)
+        if slot in self.kept or slot not in self.chosen or slot in self.kinds \
+                or self.on_keep is None:
             return
         if self.on_keep(slot, self.chosen[slot]):
             self.kept.add(slot)
@@ -120,7 +130,7 @@ class CheckDiceSheet(ModalView):
         rows = self.ids.rows
         rows.clear_widgets()
         for die in view.to_check(self.dice, self.slots, self.likely, self.kind_faces,
-                                 self.chosen):
+                                 self.chosen, self.kinds):
             rows.add_widget(self._row(die))
 
     def _row(self, die: view.DieToCheck) -> DieRow:
@@ -142,7 +152,8 @@ class CheckDiceSheet(ModalView):
         faces = Factory.Row(row_dp=72, gap_dp=10)
         if self.done:
             faces.add_widget(self._chosen_label(die))
-            if die.slot in self.can_keep and self.on_keep is not None:
+            if die.slot in self.can_keep and self.on_keep is not None \
+                    and die.chosen_kind is None:
                 kept = die.slot in self.kept
                 b = widgets.BigButton(
                     text=_("Kept as a teaching example") if kept else _("Keep as a teaching example"),
@@ -153,30 +164,57 @@ class CheckDiceSheet(ModalView):
             return row
         for face in die.first:
             faces.add_widget(self._face_button(die.slot, face, big=True))
-        if die.rest and die.first:
-            more = widgets.BigButton(text=_("Other face") if die.slot not in self.expanded
-                                     else _("Fewer faces"), font_role="text", bg=C.neutral)
+        expanded = die.slot in self.expanded
+        if (die.rest or die.others) and (die.first or die.others):
+            # with likely faces: the kind's other faces (and other kinds') one tap further;
+            # without, the kind's faces are all shown, and other kinds one tap further
+            more = widgets.BigButton(
+                text=_("Fewer faces") if expanded else _("Other face") if die.first
+                else _("Another kind of die"), font_role="text", bg=C.neutral)
             more.bind(on_release=lambda *_a, s=die.slot: self.other(s))
             faces.add_widget(more)
-        if die.first:           # else nothing likelier than the rest: every face at once
+        own = self._grid(die.slot, die.rest, None, die.chosen_kind is None) \
+            if expanded or not die.first else None
+        if not die.first and own is not None:  # nothing likelier: the kind's faces first
+            choices.add_widget(own)
+            own = None
+        if faces.children:
             choices.add_widget(faces)
-        if die.slot in self.expanded or not die.first:
-            grid = GridLayout(cols=6, spacing=ui.k * dp(8), size_hint_y=None)
-            grid.bind(minimum_height=grid.setter("height"))
-            for face in die.rest:
-                grid.add_widget(self._face_button(die.slot, face, big=False))
-            choices.add_widget(grid)
+        if own is not None:
+            choices.add_widget(own)
+        if expanded:
+            for other in die.others:
+                choices.add_widget(Factory.TallLabel(
+                    text=_("Or a {die}:").format(die=other.name), color=C.text_soft))
+                choices.add_widget(self._grid(die.slot, other.faces, other.kind,
+                                              die.chosen_kind == other.kind))
         return row
 
-    def _face_button(self, slot: int, face: str, big: bool) -> widgets.BigButton:
+    def _grid(self, slot: int, faces: Sequence[str], kind: str | None,
+              this_kind: bool) -> GridLayout:
+        """The faces of a kind as buttons: the die's own (``kind`` None) or another's."""
+        grid = GridLayout(cols=6, spacing=ui.k * dp(8), size_hint_y=None)
+        grid.bind(minimum_height=grid.setter("height"))
+        for face in faces:
+            grid.add_widget(self._face_button(slot, face, big=False, kind=kind,
+                                              chosen=this_kind and self.chosen.get(slot) == face))
+        return grid
+
+    def _face_button(self, slot: int, face: str, big: bool, kind: str | None = None,
+                     chosen: bool | None = None) -> widgets.BigButton:
+        if chosen is None:
+            chosen = slot not in self.kinds and self.chosen.get(slot) == face
         b = widgets.BigButton(text=face_words(face), font_role="heading" if big else "text",
-                              bg=C.chosen if self.chosen.get(slot) == face else C.accent)
-        b.bind(on_release=lambda *_a: self.set_face(slot, face))
+                              bg=C.chosen if chosen else C.accent)
+        b.bind(on_release=lambda *_a: self.set_face(slot, face, kind))
         return b
 
     def _chosen_label(self, die: view.DieToCheck) -> Label:
-        return Label(text=_("Set to {face}").format(face=face_words(die.chosen)),
-                     font_size=ui.heading, bold=True, color=C.green)
+        other = next((o for o in die.others if o.kind == die.chosen_kind), None)
+        text = (_("Set to {face}").format(face=face_words(die.chosen)) if other is None
+                else _("Set to {face}, a {die}").format(face=face_words(die.chosen),
+                                                       die=other.name))
+        return Label(text=text, font_size=ui.heading, bold=True, color=C.green)
 
 
 load_kv(__package__, "dice_check.kv")

@@ -377,7 +377,7 @@ class TowerController:
         dice = [d.to_json() for d in roll.dice]
         sheet = CheckDiceSheet(
             dice, slots, kind_faces=self.kind_faces, held=held,
-            on_set=lambda chosen: self._set(roll, chosen, held=held),
+            on_set=lambda chosen, kinds: self._set(roll, chosen, kinds, held=held),
             on_roll_again=(lambda: self._release_held(
                 _("Thrown again: that throw is in the dice history only"))) if held else None,
             on_keep=lambda slot, face: self.keep(roll, slot, face))
@@ -454,11 +454,13 @@ class TowerController:
         else:
             self.app.toast(tower_message(status.message))
 
-    def _set(self, roll: tower_events.RollEvent, chosen: dict[int, str], *, held: bool) -> None:
-        """The player set the faces ``chosen`` (slot -> face) of ``roll``: kept in the roll
-        journal beside the reading, then the throw goes on as it really came up."""
+    def _set(self, roll: tower_events.RollEvent, chosen: dict[int, str],
+             kinds: dict[int, str] | None = None, *, held: bool) -> None:
+        """The player set the faces ``chosen`` (slot -> face) of ``roll``, some of them of
+        another kind than the tower read (``kinds``: slot -> kind): kept in the roll journal
+        beside the reading, then the throw goes on as it really came up."""
         app = self.app
-        fixed = dice_check.corrected([d.to_json() for d in roll.dice], chosen)
+        fixed = dice_check.corrected([d.to_json() for d in roll.dice], chosen, kinds)
         journal = self._demo_journal if app.tower_demo else self.journal
         try:
             if journal is not None:

@@ -4,9 +4,12 @@
 A throw whose dice the tower was not sure of (``cocked`` or ``unreadable``) is held back from
 the game; each such die is shown with its picture from the tray (when the tower sends one,
 protocol 1.3) and the faces the tower finds likeliest as large buttons, every other face of
-its kind one tap further. A player may also dispute a die the tower read cleanly. What the
-player sets replaces the reading: the die becomes ``clean`` with the face set, and keeps what
-the tower read (``read_face``, ``read_status``) for the record.
+its kind one tap further, and with them the faces of the tower's other kinds of dice (a die
+the tower took for another kind: on other renderers' towers a fifth of the dice it was not
+sure of). A player may also dispute a die the tower read cleanly. What the player sets
+replaces the reading: the die becomes ``clean`` with the face set (and the kind, where the
+player set a face of another kind), and keeps what the tower read (``read_face``,
+``read_status``, ``read_kind``) for the record.
 """
 
 from __future__ import annotations
@@ -20,6 +23,16 @@ from ..dice_words import STATUS_WORDS, die_group_words, face_words
 from ..i18n import _
 
 FIRST = 3   # likeliest faces shown as buttons at once
+UNKNOWN_KIND = "unknown"  # a die of no kind the tower knows (protocol.md, DIE_PICTURE)
+
+
+@dataclass(frozen=True)
+class OtherKind:
+    """A kind of die the tower knows other than the one it took a die for."""
+
+    kind: str
+    name: str                  # in players' words: "d12", "King of Tokyo Duel die"
+    faces: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -31,6 +44,8 @@ class DieToCheck:
     rest: tuple[str, ...]      # every other face of its kind, in the kind's order
     chosen: str | None         # the face the player set (None: not yet)
     unsure: bool               # the tower was not sure of it (not a dispute)
+    others: tuple[OtherKind, ...] = ()  # the tower's other kinds, with their faces
+    chosen_kind: str | None = None      # the other kind the player set it to (None: its own)
 
     @property
     def line(self) -> str:
@@ -82,24 +97,39 @@ def die_name(die: Mapping[str, Any]) -> str:
     return die_group_words(kind, None if colour is None else str(colour))
 
 
+def other_kinds(kind: str, kind_faces: Mapping[str, Sequence[str]]) -> tuple[OtherKind, ...]:
+    """The kinds the tower knows (its HELLO_REPLY, in its order) other than ``kind`` and the
+    die of no known kind, each with its faces: what a player picks from when the tower took a
+    die for the wrong kind."""
+    return tuple(OtherKind(k, die_group_words(k, None), faces_of(k, kind_faces))
+                 for k in kind_faces if k not in (kind, UNKNOWN_KIND) and faces_of(k, kind_faces))
+
+
 def to_check(dice: Sequence[Mapping[str, Any]], slots: Sequence[int],
              likely: Mapping[int, Sequence[str]], kind_faces: Mapping[str, Sequence[str]],
-             chosen: Mapping[int, str]) -> list[DieToCheck]:
-    """The dice of ``slots`` (in the roll's order) as the sheet shows them."""
+             chosen: Mapping[int, str], kinds: Mapping[int, str] | None = None
+             ) -> list[DieToCheck]:
+    """The dice of ``slots`` (in the roll's order) as the sheet shows them. ``kinds``: the
+    slots the player set to a face of another kind, with that kind."""
     out = []
     for i, die in enumerate(dice):
         slot = int(die.get("slot", i))
         if slot not in slots:
             continue
-        first, rest = offer(die, likely.get(slot, ()), faces_of(str(die.get("kind", "")), kind_faces))
+        kind = str(die.get("kind", ""))
+        first, rest = offer(die, likely.get(slot, ()), faces_of(kind, kind_faces))
         out.append(DieToCheck(slot, die_name(die), read_words(die), first, rest,
-                              chosen.get(slot), die.get("status", "clean") != "clean"))
+                              chosen.get(slot), die.get("status", "clean") != "clean",
+                              other_kinds(kind, kind_faces), (kinds or {}).get(slot)))
     return out
 
 
-def corrected(dice: Sequence[Mapping[str, Any]], chosen: Mapping[int, str]) -> list[dict[str, Any]]:
+def corrected(dice: Sequence[Mapping[str, Any]], chosen: Mapping[int, str],
+              kinds: Mapping[int, str] | None = None) -> list[dict[str, Any]]:
     """The roll as it really came up: each die the player set is ``clean`` with that face,
-    keeping what the tower read as ``read_face`` and ``read_status``; the others unchanged."""
+    keeping what the tower read as ``read_face`` and ``read_status``; one set to a face of
+    another kind (``kinds``: slot -> kind) is of that kind, and keeps the kind the tower read
+    as ``read_kind``; the others unchanged."""
     out = []
     for i, die in enumerate(dice):
         d = dict(die)
@@ -108,6 +138,9 @@ def corrected(dice: Sequence[Mapping[str, Any]], chosen: Mapping[int, str]) -> l
             d["read_face"], d["read_status"] = d.get("face"), d.get("status", "clean")
             d["face"], d["status"] = chosen[slot], "clean"
             d.pop("confidence", None)       # the tower's, for the face it read
+            kind = (kinds or {}).get(slot)
+            if kind is not None and kind != d.get("kind"):
+                d["read_kind"], d["kind"] = d.get("kind"), kind
         out.append(d)
     return out
 
