@@ -76,6 +76,23 @@ def button(parent, text):
     return next(w for w in parent.walk() if plain(getattr(w, "text", "") or "") == text)
 
 
+def dispute_first_die(app, throw):
+    """The simulated tower throws ``throw`` (its first die a red d12 read as 7); the player
+    taps that die on the dice panel: its sheet."""
+    from firmware_bridge.host.urlhandlers import protocol_sim
+    from tests.gui_support import TOWER_NAME
+
+    wait_for(lambda: app.tower_state == "connected", what="the simulated tower")
+    app.go("dice")
+    wait_for(lambda: on_screen(app, "dice"), what="the dice panel")
+    panel = app.root.get_screen("dice")
+    protocol_sim.hub(TOWER_NAME).roll(throw)
+    wait_for(lambda: app.last_roll and app.last_roll[0].get("face") == "7"
+             and app.tower.last is not None, what="the throw")
+    tap(list(reversed(panel.ids.last_roll.children))[0])
+    return modal("CheckDiceSheet")
+
+
 def journal_lines(app):
     return [json.loads(x) for x in (app.data_root / "rolls.jsonl").read_text().splitlines()]
 
@@ -144,19 +161,7 @@ def test_a_second_throw_replaces_one_never_set_and_roll_again_leaves_it_out(app,
 
 @pytest.mark.gui
 def test_a_die_read_cleanly_disputed_from_the_dice_panel(app):
-    from firmware_bridge.host.urlhandlers import protocol_sim
-    from tests.gui_support import TOWER_NAME
-
-    wait_for(lambda: app.tower_state == "connected", what="the simulated tower")
-    app.go("dice")
-    wait_for(lambda: on_screen(app, "dice"), what="the dice panel")
-    panel = app.root.get_screen("dice")
-    protocol_sim.hub(TOWER_NAME).roll("d12:red:7 d12:yellow:3")
-    wait_for(lambda: app.last_roll and app.last_roll[0].get("face") == "7"
-             and app.tower.last is not None, what="the throw")
-    faces = list(reversed(panel.ids.last_roll.children))
-    tap(faces[0])
-    sheet = modal("CheckDiceSheet")
+    sheet = dispute_first_die(app, "d12:red:7 d12:yellow:3")
     assert sheet.title == "Set this die's face" and not sheet.held
     row = sheet.ids.rows.children[0]
     assert row.line == "red d12: read as 7"
@@ -174,19 +179,8 @@ def test_a_die_taken_for_the_wrong_kind_is_set_as_the_kind_it_is(app):
     """A die the tower read as a red d12 is a d6 showing 3: its sheet offers the tower's other
     kinds one tap further; the roll then has a d6, and its picture cannot be kept as a
     teaching example (the tower would keep it as a d12)."""
-    from firmware_bridge.host.urlhandlers import protocol_sim
-    from tests.gui_support import TOWER_NAME
-
-    wait_for(lambda: app.tower_state == "connected", what="the simulated tower")
+    sheet = dispute_first_die(app, "d12:red:7")
     assert "d6" in app.tower.kind_faces and "d12" in app.tower.kind_faces
-    app.go("dice")
-    wait_for(lambda: on_screen(app, "dice"), what="the dice panel")
-    panel = app.root.get_screen("dice")
-    protocol_sim.hub(TOWER_NAME).roll("d12:red:7")
-    wait_for(lambda: app.last_roll and app.last_roll[0].get("face") == "7"
-             and app.tower.last is not None, what="the throw")
-    tap(list(reversed(panel.ids.last_roll.children))[0])
-    sheet = modal("CheckDiceSheet")
     row = sheet.ids.rows.children[0]
     assert not [w for w in row.walk() if plain(getattr(w, "text", "") or "") == "Or a d6:"]
     tap(button(row, "Other face"))
