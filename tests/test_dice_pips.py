@@ -100,6 +100,20 @@ def test_the_networks_run_in_onnx_runtime_where_it_is_installed_else_in_opencv(m
     assert isinstance(netrun.load(MODELS / "faces.npz"), netrun.OrtNet)
     monkeypatch.setattr(netrun, "has_onnxruntime", lambda: False)  # a 32-bit ARM board
     assert isinstance(netrun.load(MODELS / "faces.npz"), netrun.OnnxNet)
+    # installed but not loadable (its native library refused): OpenCV runs them, and asking
+    # for ONNX Runtime names the file and why
+    monkeypatch.undo()
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)   # import fails
+    netrun._onnxruntime.cache_clear()
+    try:
+        assert not netrun.has_onnxruntime()
+        assert isinstance(netrun.load(MODELS / "faces.npz"), netrun.OnnxNet)
+        with pytest.raises(ModelError, match="faces.onnx: ONNX Runtime is not installed"):
+            netrun.load(MODELS / "faces.npz", runtime="onnxruntime")
+    finally:
+        monkeypatch.undo()
+        netrun._onnxruntime.cache_clear()
+    assert netrun.has_onnxruntime()
     with pytest.raises(ValueError, match="runtime: one of onnxruntime, opencv, numpy"):
         netrun.load(MODELS / "faces.npz", runtime="torch")
 

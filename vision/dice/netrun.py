@@ -19,6 +19,7 @@ import json
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -147,8 +148,9 @@ class OrtNet:
     time is the read's: bench/dice_read_speed_bench.py counts it so)."""
 
     def __init__(self, path: Path, meta: dict[str, Any]) -> None:
-        import onnxruntime as ort
-
+        ort = _onnxruntime()
+        if ort is None:
+            raise ModelError(f"{path}: ONNX Runtime is not installed, or cannot be loaded here")
         options = ort.SessionOptions()
         options.intra_op_num_threads = 1
         options.inter_op_num_threads = 1
@@ -171,11 +173,20 @@ Runnable = Net | OnnxNet | OrtNet
 RUNTIMES = ("onnxruntime", "opencv", "numpy")
 
 
-def has_onnxruntime() -> bool:
-    """Whether ONNX Runtime is installed (it has no wheels for some boards: 32-bit ARM)."""
-    import importlib.util
+@lru_cache(maxsize=1)
+def _onnxruntime() -> Any:
+    """The onnxruntime module, or None where it is not installed or does not load (a wheel
+    whose shared library this system cannot load)."""
+    try:
+        import onnxruntime
+    except Exception:  # noqa: BLE001 - ImportError, OSError from its native library, ...
+        return None
+    return onnxruntime
 
-    return importlib.util.find_spec("onnxruntime") is not None
+
+def has_onnxruntime() -> bool:
+    """Whether ONNX Runtime is there to use (it has no wheels for some boards: 32-bit ARM)."""
+    return _onnxruntime() is not None
 
 
 def load(path: Path, classic: bool = False, runtime: str | None = None) -> Runnable:
