@@ -181,6 +181,9 @@ def test_a_die_taken_for_the_wrong_kind_is_set_as_the_kind_it_is(app):
     teaching example (the tower would keep it as a d12)."""
     sheet = dispute_first_die(app, "d12:red:7")
     assert "d6" in app.tower.kind_faces and "d12" in app.tower.kind_faces
+    # as a camera tower's picture of the die would make it, one it could keep
+    sheet.picture(sheet.slots[0], b"", ["7"], keepable=True)
+    assert sheet.can_keep == {sheet.slots[0]}
     row = sheet.ids.rows.children[0]
     assert not [w for w in row.walk() if plain(getattr(w, "text", "") or "") == "Or a d6:"]
     tap(button(row, "Other face"))
@@ -196,6 +199,7 @@ def test_a_die_taken_for_the_wrong_kind_is_set_as_the_kind_it_is(app):
     row = sheet.ids.rows.children[0]
     assert any(plain(getattr(w, "text", "") or "") == "Set to 3, a d6" for w in row.walk())
     assert not [w for w in row.walk() if "teaching example" in (getattr(w, "text", "") or "")]
+    assert "teaching example" not in sheet.note
     fix = [x for x in journal_lines(app) if x["type"] == "corrected"][-1]
     assert (fix["dice"][0]["kind"], fix["dice"][0]["face"], fix["dice"][0]["read_kind"],
             fix["dice"][0]["read_face"]) == ("d6", "3", "d12", "7")

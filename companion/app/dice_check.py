@@ -103,8 +103,9 @@ class CheckDiceSheet(ModalView):
             self.auto_dismiss = True
             self.on_set(dict(self.chosen), dict(self.kinds))
             self.title = _("Dice set")
+            keepable = self.can_keep - set(self.kinds)  # (not a die set to another kind)
             self.note = (_("Keep a die's picture as a teaching example: the tower learns the "
-                           "dice of this table.") if self.can_keep else "")
+                           "dice of this table.") if keepable else "")
         self.draw()
 
     def other(self, slot: int) -> None:
