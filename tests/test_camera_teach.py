@@ -91,9 +91,11 @@ def test_teaching_a_new_kind_over_a_pty_saves_a_profile_that_reads_it(tmp_path, 
         hello = rec.of(Connected)[0]
         assert hello.proto == "1.3" and "spawn" not in hello.kinds
         assert link.teaching_unavailable() == ""
-        link.teach_start("spawn")
-        rec.wait(lambda: statuses(rec) and statuses(rec)[-1].state == "teaching",
-                 what="teaching")
+        # a player taps Teach again only if the host gave its four sends up (a quarter of
+        # host writes lost: all four, one time in 256; it failed so once in CI)
+        tap_until_taken(rec, link, lambda: link.teach_start("spawn"),
+                        lambda: statuses(rec) and statuses(rec)[-1].state == "teaching",
+                        "teaching")
         assert counts(statuses(rec)[-1]) == dict.fromkeys(
             ("TILE_UNDER_YOU", "POWER_UP_ON_SPAWN", "TILE_ON_SPAWN", "TILE_ON_SPAWN_2",
              "NO_SPAWN", "NO_SPAWN_2"), 0)
