@@ -252,12 +252,13 @@ VECTOR_LEAD_SCALE = 0.08
 # better (44 in 47 where they did not), on the flat dice read clean of 33 tuning towers of
 # three independent renderers (b100-b103, b107, b116-b119, c10-c15, d9000-d9011, a8100,
 # a8200, a8620-a8623). One the edges are sure of alone stands as before (54 of 54 and 5 of 7).
+
 # A die the reader is not sure of whose colour belies the kind it read (_colour_refutes), and
 # that only one kind was taught in, is offered to a player as that kind (_kind_of_colour). On
 # the 62 rendered towers of five renderers measured since 2026-11-30 (11,137 dice), of the
 # 4,789 dice not read clean the kind was right for 3,913, and is so for 4,311: 451 set to
-# their kind, 27 away from it (a symbol die of a colour only the pip dice were taught in);
-# no clean reading, status or colour changed
+# their kind, 27 away from it (21 of them symbol dice or D12s of a colour only the pip dice
+# were taught in); no clean reading, status or colour changed
 KIND_OF_COLOUR = True
 SHORTLIST = 3  # faces compared upright after the polar shortlist
 EXAMPLES_VERIFIED = 1  # examples of each of those faces compared upright (2: no better since
