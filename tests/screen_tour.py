@@ -193,6 +193,10 @@ def dice(app: Any, at: Callable[[str], None]) -> None:
     settle(app, lambda: app.tower.sheet is not None)
     wait(0.2)
     at("dice-check")
+    # its faces, and the tower's other kinds' (a die taken for the wrong kind), one tap on
+    app.tower.sheet.other(app.tower.sheet.slots[0])
+    wait(0.2)
+    at("dice-check-kinds")
     app.tower.sheet.dismiss(animation=False)
     settle(app, lambda: app.tower.sheet is None)
     for screen in ("teach", "tray"):    # with this tower they only say why they cannot

@@ -32,6 +32,8 @@ from .kv import load_kv
 from .scale import ui
 from .theme import C
 
+LONG_FACE = 7  # characters: a face's name longer than this gets a wider button
+
 
 class DieRow(BoxLayout):
     """One die to check: its picture (or its name on a plain square until the picture
@@ -193,8 +195,12 @@ class CheckDiceSheet(ModalView):
 
     def _grid(self, slot: int, faces: Sequence[str], kind: str | None,
               this_kind: bool) -> GridLayout:
-        """The faces of a kind as buttons: the die's own (``kind`` None) or another's."""
-        grid = GridLayout(cols=6, spacing=ui.k * dp(8), size_hint_y=None)
+        """The faces of a kind as buttons: the die's own (``kind`` None) or another's; six a
+        row, or three where a face's name is long (a King of Tokyo die's DESTRUCTION, a spawn
+        die's: at 800 dp, six a row broke them mid-word)."""
+        words = [face_words(f) for f in faces]
+        cols = 6 if all(len(w) <= LONG_FACE for w in words) else 3
+        grid = GridLayout(cols=cols, spacing=ui.k * dp(8), size_hint_y=None)
         grid.bind(minimum_height=grid.setter("height"))
         for face in faces:
             grid.add_widget(self._face_button(slot, face, big=False, kind=kind,
