@@ -176,8 +176,7 @@ class CheckDiceSheet(ModalView):
                 else _("Another kind of die"), font_role="text", bg=C.neutral)
             more.bind(on_release=lambda *_a, s=die.slot: self.other(s))
             faces.add_widget(more)
-        own = self._grid(die.slot, die.rest, None, die.chosen_kind is None) \
-            if expanded or not die.first else None
+        own = self._grid(die.slot, die.rest, None) if expanded or not die.first else None
         if not die.first and own is not None:  # nothing likelier: the kind's faces first
             choices.add_widget(own)
             own = None
@@ -189,12 +188,10 @@ class CheckDiceSheet(ModalView):
             for other in die.others:
                 choices.add_widget(Factory.TallLabel(
                     text=_("Or a {die}:").format(die=other.name), color=C.text_soft))
-                choices.add_widget(self._grid(die.slot, other.faces, other.kind,
-                                              die.chosen_kind == other.kind))
+                choices.add_widget(self._grid(die.slot, other.faces, other.kind))
         return row
 
-    def _grid(self, slot: int, faces: Sequence[str], kind: str | None,
-              this_kind: bool) -> GridLayout:
+    def _grid(self, slot: int, faces: Sequence[str], kind: str | None) -> GridLayout:
         """The faces of a kind as buttons: the die's own (``kind`` None) or another's; six a
         row, or three where a face's name is long (a King of Tokyo die's DESTRUCTION, a spawn
         die's: at 800 dp, six a row broke them mid-word)."""
@@ -203,14 +200,14 @@ class CheckDiceSheet(ModalView):
         grid = GridLayout(cols=cols, spacing=ui.k * dp(8), size_hint_y=None)
         grid.bind(minimum_height=grid.setter("height"))
         for face in faces:
-            grid.add_widget(self._face_button(slot, face, big=False, kind=kind,
-                                              chosen=this_kind and self.chosen.get(slot) == face))
+            grid.add_widget(self._face_button(slot, face, big=False, kind=kind))
         return grid
 
-    def _face_button(self, slot: int, face: str, big: bool, kind: str | None = None,
-                     chosen: bool | None = None) -> widgets.BigButton:
-        if chosen is None:
-            chosen = slot not in self.kinds and self.chosen.get(slot) == face
+    def _face_button(self, slot: int, face: str, big: bool,
+                     kind: str | None = None) -> widgets.BigButton:
+        """A face to tap: of the die's own kind (``kind`` None) or of another; marked where
+        it is the one set."""
+        chosen = self.chosen.get(slot) == face and self.kinds.get(slot) == kind
         b = widgets.BigButton(text=face_words(face), font_role="heading" if big else "text",
                               bg=C.chosen if chosen else C.accent)
         b.bind(on_release=lambda *_a: self.set_face(slot, face, kind))

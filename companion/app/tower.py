@@ -429,7 +429,7 @@ class TowerController:
         roll = self.held if self.held is not None and self.held.key == pic.key else self.last
         die = next((d for d in roll.dice if d.slot == pic.slot), None) \
             if roll is not None and roll.key == pic.key else None
-        return (self.link is not None and self.speaks(3) and pic.kind != "unknown"
+        return (self.link is not None and self.speaks(3) and pic.kind != dice_check.UNKNOWN_KIND
                 and (die is None or die.status != "cocked"))
 
     def keep(self, roll: tower_events.RollEvent, slot: int, face: str) -> bool:

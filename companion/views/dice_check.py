@@ -101,8 +101,12 @@ def other_kinds(kind: str, kind_faces: Mapping[str, Sequence[str]]) -> tuple[Oth
     """The kinds the tower knows (its HELLO_REPLY, in its order) other than ``kind`` and the
     die of no known kind, each with its faces: what a player picks from when the tower took a
     die for the wrong kind."""
-    return tuple(OtherKind(k, die_group_words(k, None), faces_of(k, kind_faces))
-                 for k in kind_faces if k not in (kind, UNKNOWN_KIND) and faces_of(k, kind_faces))
+    out = []
+    for k in kind_faces:
+        faces = faces_of(k, kind_faces)
+        if k not in (kind, UNKNOWN_KIND) and faces:
+            out.append(OtherKind(k, die_group_words(k, None), faces))
+    return tuple(out)
 
 
 def to_check(dice: Sequence[Mapping[str, Any]], slots: Sequence[int],

@@ -176,7 +176,8 @@ COLOUR_REFUTES = 3.0
 # symbol die's HEART, 1.0 sure, 101 from purple and 5.3 from the black of the pip dice (fresh
 # tower c87); on the 62 towers of five renderers measured since 2026-11-30 (11,137 dice) the
 # wider reach took that wrong reading and no right one. A player who owns such a die teaches
-# its kind that colour (one tap on the tablet when it is set by hand).
+# its kind that colour: one tap on the tablet when it is set by hand as its own kind, else
+# Dice tower -> Teach a die (a die offered as another kind, KIND_OF_COLOUR, is not kept).
 PIPS_SURE = 0.9  # a pip reading this sure is not compared with the taught faces
 # ... nor is a die whose outline looks round (a well-rounded pip die, or a cube with a side
 # face seen) whose pips count one of these faces this sure. A D12's numeral and its dot count
