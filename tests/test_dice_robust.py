@@ -107,6 +107,21 @@ def test_a_teaching_picture_with_a_hard_shadow_is_one_die_of_its_size(plain, sha
     assert len(blobs) == 1
 
 
+def test_a_black_die_is_cut_from_the_hard_shadow_it_casts():
+    # a black die's body and its shadow made one dark region, which the die's symbol kept
+    # whole: the die was found a sixth larger, its centre 9 pixels into its shadow (on a
+    # fifth renderer's light tray, e313, every black die so). The shadow, half the tray's
+    # light, is lighter than the die
+    black = teach(STYLE, shadows=False, colour="black")
+    s = dataclasses.replace(STYLE, seed=11)
+    frame, t = single_die("kotd", "FAME", "black", 11, s)
+    shaded = with_hard_shadows(frame, s, depth=0.5)
+    (plain_blob,), _ = teaching_blobs(frame, Background(black.background))
+    (b,), _ = teaching_blobs(shaded, Background(black.background))
+    assert b.size == pytest.approx(plain_blob.size, rel=0.02)
+    assert math.hypot(b.cx - t.x, b.cy - t.y) < 1.5
+
+
 def four_symbol_dice(colour: str) -> list[SceneDie]:
     """Four King of Tokyo dice, apart, one in each quarter of the tray."""
     return [SceneDie("kotd", face, colour, x, y, yaw) for face, x, y, yaw in

@@ -37,6 +37,15 @@ SHADOW_TINT = 25.0  # (a, b) this far from the line from grey to the tray's colo
 SHADOW_FEATURES = 0.03  # share of a dark region lighter, coloured or inked: a die, not shadow
 SHADOW_LEAST = 0.15  # of the part: a shadow is this large
 LIT_OF_TRAY = 0.8  # inside a dark region, this share of the tray's lightness is no shadow
+# A black die's body and the hard shadow it casts make one dark region, which the die's marks
+# keep whole (_without_shadow): the die was found with its shadow, its centre in it. The
+# shadow is the tray lit by all but the lamp; a black die is darker. So the dark region's
+# part lighter than DEEP_RATIO of the tray's light is a shadow where it is broad and holds no
+# mark, as a dark region is. On the fifth renderer's light tray e313 its shadows are 0.40 to
+# 0.56 of the tray's light, its black dice 0.03 to 0.37. Chosen on the 17 tuning towers from
+# 0.35, 0.4 and 0.45 (flat dice clean and right 1,823, 1,831, 1,829 of 2,692; 1,834 without),
+# then measured on the 45 others (docs/vision.md, "A black die cut from its shadow")
+DEEP_RATIO = 0.4
 # ink on a die's shaded side: a mark this much darker than around it, and than the side
 INK_RATIO, INK_FLOOR, INK_SHADE = 0.3, 6.0, 0.6
 TEXTURE_WINDOW = 9  # pixels: the tray's texture compared over squares this large
@@ -692,31 +701,47 @@ def _without_shadow(sil: np.ndarray, shown: np.ndarray, L: np.ndarray, ink: np.n
     shadow has none). Lighter is lighter than the tray, or (``Lbg``: the tray's L at the
     frame's light) nearly as light as the tray inside the dark region: no shadow holds that,
     a black die's light symbol on a light tray does. A shadow is broad: a share of the part,
-    or of a die (``die_area``, when known) where the part holds several."""
+    or of a die (``die_area``, when known) where the part holds several. A black die's marks
+    keep the dark region of its hard shadow too: there the shadow is what is lighter than
+    DEEP_RATIO of the tray's light, and is cut as a dark region is."""
     # broad, not a seam or a pip: what a 7-pixel disc fits in
     dark = cv2.morphologyEx(cv2.bitwise_and(sil, cv2.bitwise_not(shown)), cv2.MORPH_OPEN,
                             _ELLIPSE7)
-    n, lab, st, _ = cv2.connectedComponentsWithStats(dark, connectivity=8)
     total = cv2.countNonZero(sil)
-    out = sil
+    broad = SHADOW_LEAST * (min(total, die_area) if die_area else total)
+    out = _cut_unmarked(sil, dark, broad, shown, L, ink, Lbg)
+    if Lbg is not None:
+        lit = cv2.compare(L, DEEP_RATIO * Lbg, cv2.CMP_GT)
+        shallow = cv2.bitwise_and(cv2.bitwise_and(out, cv2.bitwise_not(shown)), lit)
+        out = _cut_unmarked(out, cv2.morphologyEx(shallow, cv2.MORPH_OPEN, _ELLIPSE7), broad,
+                            shown, L, ink, Lbg)
+    if out is sil:
+        return sil
+    out = _fill(cv2.morphologyEx(out, cv2.MORPH_OPEN, _ELLIPSE3))  # pips and ink go back
+    # what is left must still be a die: a tilted die's shaded sides can look like a shadow
+    return out if cv2.countNonZero(out) >= least else sil
+
+
+def _cut_unmarked(out: np.ndarray, dark: np.ndarray, broad: float, shown: np.ndarray,
+                  L: np.ndarray, ink: np.ndarray, Lbg: np.ndarray | None) -> np.ndarray:
+    """``out`` without the regions of ``dark`` at least ``broad`` that hold no mark
+    (:func:`_marked`); ``out`` itself where none is cut, else a copy."""
+    n, lab, st, _ = cv2.connectedComponentsWithStats(dark, connectivity=8)
+    cut = out
     for j in range(1, n):
         x, y, w, h, area = st[j]
         # ink, not a shadow: shadows are broad (beside one die, or round several)
-        if area < SHADOW_LEAST * (min(total, die_area) if die_area else total):
+        if area < broad:
             continue
         box = (slice(y, y + h), slice(x, x + w))
         region = _fill((lab[box] == j).astype(np.uint8) * 255)
         # what lies inside it, off its edge (where a shadow's edge meets a die, it looks
         # like ink)
         if not _marked(region, box, shown, L, ink, Lbg):
-            if out is sil:
-                out = sil.copy()
-            out[box][region > 0] = 0
-    if out is sil:
-        return sil
-    out = _fill(cv2.morphologyEx(out, cv2.MORPH_OPEN, _ELLIPSE3))  # pips and ink go back
-    # what is left must still be a die: a tilted die's shaded sides can look like a shadow
-    return out if cv2.countNonZero(out) >= least else sil
+            if cut is out:
+                cut = out.copy()
+            cut[box][region > 0] = 0
+    return cut
 
 
 def teaching_blobs(frame: np.ndarray, bg: Background, name: str = "frame"
