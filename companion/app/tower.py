@@ -25,6 +25,7 @@ from kivy.clock import Clock
 from firmware_bridge.host import events as tower_events
 from firmware_bridge.host.link import Link
 from firmware_bridge.host.rolls import RollJournal, deliver_undelivered
+from firmware_bridge.wire.messages import UNKNOWN_KIND
 
 from .. import registry, tower_routes
 from ..errors import IllegalActionError
@@ -429,7 +430,7 @@ class TowerController:
         roll = self.held if self.held is not None and self.held.key == pic.key else self.last
         die = next((d for d in roll.dice if d.slot == pic.slot), None) \
             if roll is not None and roll.key == pic.key else None
-        return (self.link is not None and self.speaks(3) and pic.kind != dice_check.UNKNOWN_KIND
+        return (self.link is not None and self.speaks(3) and pic.kind != UNKNOWN_KIND
                 and (die is None or die.status != "cocked"))
 
     def keep(self, roll: tower_events.RollEvent, slot: int, face: str) -> bool:

@@ -18,12 +18,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from firmware_bridge.wire.messages import UNKNOWN_KIND
+
 from ..dice_stats import KNOWN_FACES
 from ..dice_words import STATUS_WORDS, die_group_words, face_words
 from ..i18n import _
 
 FIRST = 3   # likeliest faces shown as buttons at once
-UNKNOWN_KIND = "unknown"  # a die of no kind the tower knows (protocol.md, DIE_PICTURE)
 
 
 @dataclass(frozen=True)

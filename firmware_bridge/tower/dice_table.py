@@ -19,7 +19,6 @@ from .errors import CameraTowerError
 VERSION = "1.3.0"
 FIRMWARE = f"camera-tower {VERSION}"
 CAMERA_MISSING = "camera missing"
-UNKNOWN_KIND = "unknown"
 N_SLOTS = 16  # dice in one throw; more are left out of the roll (and said on stderr)
 WIRE_KIND = {"d6pips": "d6"}  # profile kind -> the name every tower uses on the wire
 MAX_HELLO_REPLY = 1024  # a packet's limit (protocol.md, 2)
@@ -46,8 +45,8 @@ class DiceTable:
         for name, model in profile.kinds.items():
             wire = WIRE_KIND.get(name, name)
             faces = tuple(model.faces)
-            if wire == UNKNOWN_KIND:
-                raise CameraTowerError(f"{source}: kind {name!r}: the name {UNKNOWN_KIND!r} is "
+            if wire == m.UNKNOWN_KIND:
+                raise CameraTowerError(f"{source}: kind {name!r}: the name {m.UNKNOWN_KIND!r} is "
                                        "the tower's, for dice of no known kind; rename the kind")
             if wire in (k.name for k in kinds):
                 raise CameraTowerError(f"{source}: kind {name!r} is another name of kind "
@@ -60,7 +59,7 @@ class DiceTable:
                 _check_str(source, f"kind {name!r} face", face)
             kinds.append(m.DieKind(wire, faces))
             names.append(name)
-        kinds.append(m.DieKind(UNKNOWN_KIND, ()))
+        kinds.append(m.DieKind(m.UNKNOWN_KIND, ()))
         colours = tuple(str(c) for c in profile.colours)
         if len(colours) >= m.NONE:
             raise CameraTowerError(f"{source}: {len(colours)} colours; the protocol carries at "

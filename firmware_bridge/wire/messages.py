@@ -59,6 +59,8 @@ TEACH_STATES = ("off", "teaching", "saved", "refused")
 NO_CONFIDENCE = 255
 MAX_LIKELY = 3
 """Faces a DIE_PICTURE offers (the tower's likeliest, likeliest first)."""
+UNKNOWN_KIND = "unknown"
+"""The kind a roll and a DIE_PICTURE name for a die of no kind the tower knows."""
 
 DROP_OVERFLOW = 1
 DROP_REBOOT = 2

@@ -24,6 +24,7 @@ from kivy.properties import BooleanProperty, ListProperty, NumericProperty, Stri
 from kivy.uix.screenmanager import Screen
 
 from companion.i18n import N_, _, ngettext
+from firmware_bridge.wire.messages import UNKNOWN_KIND
 
 from .. import widgets  # noqa: F401  (its rules first)
 from ..dice_look import face_words
@@ -55,7 +56,7 @@ def kinds_to_teach(tower_kinds: list[str] | tuple[str, ...]) -> list[tuple[str, 
                 name = _(GAME_DIE[kind]) if kind in GAME_DIE else "{game} " + kind
                 out.append((kind, name.format(game=_(entry.tile.title))))
     for kind in tower_kinds:
-        if kind not in ("d6", "unknown") and kind not in (k for k, _label in out):
+        if kind not in ("d6", UNKNOWN_KIND) and kind not in (k for k, _label in out):
             out.append((kind, kind))
     return out
 
