@@ -105,18 +105,22 @@ class CheckDiceSheet(ModalView):
             self.auto_dismiss = True
             self.on_set(dict(self.chosen), dict(self.kinds))
             self.title = _("Dice set")
-            keepable = self.can_keep - set(self.kinds)  # (not a die set to another kind)
             self.note = (_("Keep a die's picture as a teaching example: the tower learns the "
-                           "dice of this table.") if keepable else "")
+                           "dice of this table.") if any(map(self._keepable, self.can_keep))
+                         else "")
         self.draw()
 
     def other(self, slot: int) -> None:
         self.expanded ^= {slot}
         self.draw()
 
+    def _keepable(self, slot: int) -> bool:
+        """Die ``slot``'s picture may be kept: the tower sent one it can keep, and the die
+        was not set to another kind (the tower keeps a picture under the kind it read)."""
+        return slot in self.can_keep and slot not in self.kinds
+
     def keep(self, slot: int) -> None:
-        # (not a die set to another kind: the tower keeps a picture under the kind it read)
-        if slot in self.kept or slot not in self.chosen or slot in self.kinds \
+        if slot in self.kept or slot not in self.chosen or not self._keepable(slot) \
                 or self.on_keep is None:
             return
         if self.on_keep(slot, self.chosen[slot]):
@@ -155,8 +159,7 @@ class CheckDiceSheet(ModalView):
         faces = Factory.Row(row_dp=72, gap_dp=10)
         if self.done:
             faces.add_widget(self._chosen_label(die))
-            if die.slot in self.can_keep and self.on_keep is not None \
-                    and die.chosen_kind is None:
+            if self._keepable(die.slot) and self.on_keep is not None:
                 kept = die.slot in self.kept
                 b = widgets.BigButton(
                     text=_("Kept as a teaching example") if kept else _("Keep as a teaching example"),
