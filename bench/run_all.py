@@ -11,7 +11,7 @@ HERE = Path(__file__).resolve().parent
 BENCHES = ["replay_bench.py", "cold_start_bench.py", "startup_scale_bench.py",
            "log_panel_bench.py", "soak_bench.py", "vision_bench.py", "dice_bench.py",
            "camera_tower_bench.py", "independent_dice_bench.py", "webcam_dice_bench.py",
-           "dice_read_speed_bench.py"]
+           "webcam_dice_bench.py --renderer b", "dice_read_speed_bench.py"]
 
 
 def main() -> int:
@@ -19,7 +19,9 @@ def main() -> int:
     failed = False
     for name in BENCHES:
         print(f"== {name}", flush=True)
-        proc = subprocess.run([sys.executable, str(HERE / name)], capture_output=True, text=True)
+        script, *args = name.split()
+        proc = subprocess.run([sys.executable, str(HERE / script), *args], capture_output=True,
+                              text=True)
         sys.stdout.write(proc.stdout)
         sys.stderr.write(proc.stderr[-3000:] if proc.returncode else "")
         lines = proc.stdout.strip().splitlines()

@@ -8,7 +8,8 @@ Usage
 Writes OUT_DIR/img-0001.jpg ... and OUT_DIR/truth.json::
 
     {"seed": N, "size": [W, H], "images": {"img-0001.jpg": [
-        {"face": "4", "x": 312.5, "y": 220.1, "tilted": false, "colour": "ivory"}, ...], ...}}
+        {"face": "4", "x": 312.5, "y": 220.1, "tilted": false, "colour": "ivory",
+         "box": [290.1, 195.0, 336.8, 248.3]}, ...], ...}}
 
 face    number of pips on the face pointing most upward ("1".."6")
 x, y    image position (output pixels) of the centre of that face, projected through the
@@ -16,6 +17,9 @@ x, y    image position (output pixels) of the centre of that face, projected thr
         (the centre of the top-left pixel is (0, 0)).
 tilted  true for "cocked" dice (leaning on another die or on an object, 15-40 deg)
 colour  body colour of the die: ivory, white, red, black, blue or green
+box     the die's outline's bounding box (x0, y0, x1, y1): its eight corners projected (added
+        2026-12-01 for learning from its images; the corners of a rounded die, so a little
+        larger than its outline)
 
 Only dice that are fully inside the frame, whose silhouette and whose top face are each
 at least two thirds visible are listed (placement already avoids most other cases).
@@ -1817,8 +1821,13 @@ def render_image(S, index):
         if st['vis'] / st['own'] < 2 / 3 or st['vis_top'] / st['own_top'] < 2 / 3:
             continue
         uv, _ = S.cam.project(d.top_centre()[None])
+        # the die's outline's box: its eight corners projected (for learning from; the
+        # benchmark reads the top face's centre)
+        corners = d.c + (np.array(list(itertools.product((-1, 1), repeat=3)), float) * d.s / 2) @ d.R.T
+        cuv, _ = S.cam.project(corners)
+        box = [round(float(v), 1) for v in (*cuv.min(axis=0), *cuv.max(axis=0))]
         truth.append({"face": str(d.face), "x": round(float(uv[0, 0]), 2), "y": round(float(uv[0, 1]), 2),
-                      "tilted": bool(d.tilted), "colour": d.ph['colour']})
+                      "tilted": bool(d.tilted), "colour": d.ph['colour'], "box": box})
     return bgr, truth
 
 

@@ -390,6 +390,47 @@ def rendered_trays(n: int, seed: int, oblique: bool = False) -> Photos:
     return Photos(photos, images, upright=oblique)
 
 
+def seed_range(text: str) -> list[int]:
+    """``"20000-20099,20200"``: those seeds."""
+    out: list[int] = []
+    for part in text.split(","):
+        lo, _, hi = part.partition("-")
+        out += list(range(int(lo), int(hi or lo) + 1))
+    return out
+
+
+def webcam_setups(seeds: list[int], images: int, cache: Path) -> Photos:
+    """Setups of the independent webcam renderer (bench/webcam_renderer.py: pip dice on a desk
+    seen by a webcam 25 to 65 degrees up), rendered into ``cache`` where missing. Only seeds
+    its benchmark never measures on (bench/webcam_dice_bench.py: below 10000) are learned from.
+    A die is labelled by its outline's box (its centre, its longer side), as the real
+    photographs are; a cocked die has no face to learn."""
+    import subprocess
+
+    from vision.dice.realphotos import LabelledDie
+
+    bad = [s for s in seeds if s < 10000]
+    if bad:
+        raise SystemExit(f"--webcam: seeds under 10000 measure the reader, not teach it: {bad[:3]}")
+    renderer = ROOT / "bench" / "webcam_renderer.py"
+    photos, images_ = [], []
+    for seed in seeds:
+        folder = cache / f"webcam-{seed}-{images}"
+        if not (folder / "truth.json").exists():
+            subprocess.run([sys.executable, str(renderer), str(folder), "--seed", str(seed),
+                            "--images", str(images), "--quiet"], check=True, capture_output=True)
+        truth = json.loads((folder / "truth.json").read_text())["images"]
+        for name, dice in sorted(truth.items()):
+            labelled = []
+            for t in dice:
+                x0, y0, x1, y1 = t["box"]
+                labelled.append(LabelledDie("?" if t["tilted"] else t["face"], (x0 + x1) / 2,
+                                            (y0 + y1) / 2, max(x1 - x0, y1 - y0)))
+            photos.append(LabelledPhoto(folder / name, tuple(labelled)))
+            images_.append(_imread(folder / name))
+    return Photos(photos, images_, upright=True)
+
+
 # ----------------------------------------------------------------------------- training
 
 def focal(pred: torch.Tensor, heat: torch.Tensor) -> torch.Tensor:
@@ -419,7 +460,8 @@ def fit(name: str, net: nn.Module, steps: int, lr: float, weight_decay: float,
     return net.eval()
 
 
-def train_finder(data: Photos | Mix, rng: np.random.Generator, steps: int) -> nn.Module:
+def train_finder(data: Photos | Mix, rng: np.random.Generator, steps: int,
+                 init: Path | None = None, lr: float = 3e-3) -> nn.Module:
     def batch_loss(net: nn.Module) -> torch.Tensor:
         ex = [data.finder_example(rng) for _ in range(16)]
         heat, sz, mask = (torch.from_numpy(np.stack([e[k] for e in ex])) for k in (1, 2, 3))
@@ -427,16 +469,66 @@ def train_finder(data: Photos | Mix, rng: np.random.Generator, steps: int) -> nn
         size_loss = (F.l1_loss(out[:, 1], sz, reduction="none") * mask).sum() / mask.sum().clamp(min=1)
         return focal(out[:, 0], heat) + size_loss
 
-    return fit("finder", Finder(), steps, 3e-3, 1e-4, batch_loss)
+    net = Finder()
+    if init is not None:
+        start_from(net, init)
+        frozen_norms(net)
+    return fit("finder", net, steps, lr, 1e-4, batch_loss)
 
 
-def train_faces(data: Photos | Mix, rng: np.random.Generator, steps: int) -> nn.Module:
+def train_faces(data: Photos | Mix, rng: np.random.Generator, steps: int,
+                init: Path | None = None, lr: float = 2e-3) -> nn.Module:
+    """A face classifier learned from ``data``; from the saved network ``init`` where given
+    (its batch norms kept as they were: they add its folded biases and nothing else)."""
     def batch_loss(net: nn.Module) -> torch.Tensor:
         ex = [data.face_example(rng) for _ in range(96)]
         y = torch.tensor([e[1] for e in ex])
         return F.cross_entropy(net(to_tensor([e[0] for e in ex])), y, label_smoothing=0.05)
 
-    return fit("faces", Faces(), steps, 2e-3, 5e-4, batch_loss)
+    net = Faces()
+    if init is not None:
+        start_from(net, init)
+        frozen_norms(net)
+    return fit("faces", net, steps, lr, 5e-4, batch_loss)
+
+
+def start_from(net: nn.Module, path: Path) -> None:
+    """``net`` given the weights saved in ``path`` (vision/dice/netrun.py's format, batch norm
+    folded into each convolution: each batch norm is set to add the folded bias alone). Its
+    last layer (the classifier's linear layer, the finder's head) has no batch norm."""
+    from vision.dice.netrun import Net
+
+    saved = Net.load(path)
+    convs = [m for m in net.modules() if isinstance(m, nn.Conv2d)]
+    norms = [m for m in net.modules() if isinstance(m, nn.BatchNorm2d)]
+    last = [m for m in net.modules() if isinstance(m, nn.Linear)] or [convs.pop()]
+    layers = [layer for layer in saved.layers if layer["op"] in ("conv", "linear")]
+    if len(layers) != len(convs) + 1 or len(norms) != len(convs):
+        raise SystemExit(f"{path}: not a network of this shape")
+    with torch.no_grad():
+        for conv, bn, layer in zip(convs, norms, layers):
+            w = torch.from_numpy(saved.weights[layer["w"]].astype(np.float32))
+            if w.shape != conv.weight.shape:
+                raise SystemExit(f"{path}: a layer of {tuple(w.shape)}, not {tuple(conv.weight.shape)}")
+            conv.weight.copy_(w)
+            bn.running_mean.zero_()
+            bn.running_var.fill_(1.0)
+            bn.weight.fill_(math.sqrt(1.0 + bn.eps))
+            bn.bias.copy_(torch.from_numpy(saved.weights[layer["b"]].astype(np.float32)))
+        w = torch.from_numpy(saved.weights[layers[-1]["w"]].astype(np.float32))
+        if w.shape != last[0].weight.shape:
+            raise SystemExit(f"{path}: a last layer of {tuple(w.shape)}, not "
+                             f"{tuple(last[0].weight.shape)}")
+        last[0].weight.copy_(w)
+        last[0].bias.copy_(torch.from_numpy(saved.weights[layers[-1]["b"]].astype(np.float32)))
+
+
+def frozen_norms(net: nn.Module) -> nn.Module:
+    """``net`` with its batch norms' statistics kept while it learns on (:func:`start_from`)."""
+    for m in net.modules():
+        if isinstance(m, nn.BatchNorm2d):
+            m.eval()
+    return net
 
 
 def calibrate_finder(out: Path, calib: list[LabelledPhoto]) -> int:
@@ -480,6 +572,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--yolo", type=Path, help="a labelled set in YOLO's format (its tuning part)")
     ap.add_argument("--yolo-share", type=float, default=0.25, help="the finder's")
     ap.add_argument("--faces-yolo-share", type=float, default=0.25)
+    # the independent webcam renderer's setups (bench/webcam_renderer.py), from seeds its
+    # benchmark never reads: dice seen from the side by another hand than render.py's
+    ap.add_argument("--webcam", type=seed_range, default=[],
+                    help="webcam renderer seeds to learn from, e.g. 20000-20099 (none: 0 share)")
+    ap.add_argument("--webcam-images", type=int, default=12, help="images a setup")
+    ap.add_argument("--webcam-cache", type=Path, default=Path("/tmp/train-dice-webcam"),
+                    help="where the setups are rendered (never in the repository)")
+    ap.add_argument("--webcam-share", type=float, default=0.2, help="the finder's")
+    ap.add_argument("--faces-webcam-share", type=float, default=0.2)
+    ap.add_argument("--faces-init", type=Path,
+                    help="a faces.npz to go on learning from (with --folds 0): the threshold "
+                         "beside it (threshold.json) is kept, and checked on the photographs "
+                         "kept apart")
+    ap.add_argument("--faces-lr", type=float, default=2e-3)
+    ap.add_argument("--finder-init", type=Path, help="a finder.npz to go on learning from")
+    ap.add_argument("--finder-lr", type=float, default=3e-3)
     ap.add_argument("--finder-from", type=Path,
                     help="a finder.npz this script trained with the same arguments: only the "
                          "face classifiers are trained (the result is the same: each network "
@@ -514,24 +622,29 @@ def main(argv: list[str] | None = None) -> int:
     renders = rendered_trays(args.renders, args.seed) if args.renders else Photos([], [])
     oblique = (rendered_trays(args.oblique_renders, args.seed, oblique=True)
                 if args.oblique_renders else Photos([], []))
+    webcam = (webcam_setups(args.webcam, args.webcam_images, args.webcam_cache)
+              if args.webcam else Photos([], []))
     shares = {net: (share if args.renders else 0.0, side if args.oblique_renders else 0.0,
-                    yolo if args.yolo else 0.0)
-              for net, share, side, yolo in (
-                  ("finder", args.render_share, args.oblique_share, args.yolo_share),
+                    yolo if args.yolo else 0.0, cam if args.webcam else 0.0)
+              for net, share, side, yolo, cam in (
+                  ("finder", args.render_share, args.oblique_share, args.yolo_share,
+                   args.webcam_share),
                   ("faces", args.faces_render_share, args.faces_oblique_share,
-                   args.faces_yolo_share))}
-    print(f"{len(renders.photos)} rendered trays, {len(oblique.photos)} seen from the side; "
-          f"shares of the examples (from above, from the side): {shares}", flush=True)
+                   args.faces_yolo_share, args.faces_webcam_share))}
+    print(f"{len(renders.photos)} rendered trays, {len(oblique.photos)} seen from the side, "
+          f"{len(webcam.photos)} webcam renders; shares of the examples (from above, from the "
+          f"side, second real set, webcam renders): {shares}", flush=True)
 
     def mixed(real: Photos, net: str, real2: Photos = other_learn) -> Mix:
-        share, side, yolo = shares[net]
-        return Mix([(real, 1.0 - share - side - yolo), (real2, yolo), (renders, share),
-                    (oblique, side)])
+        share, side, yolo, cam = shares[net]
+        return Mix([(real, 1.0 - share - side - yolo - cam), (real2, yolo), (renders, share),
+                    (oblique, side), (webcam, cam)])
 
     if args.finder_from:
         finder_file = args.finder_from
     else:
-        finder = train_finder(mixed(learn, "finder"), rng, args.finder_steps)
+        finder = train_finder(mixed(learn, "finder"), rng, args.finder_steps, args.finder_init,
+                              args.finder_lr)
         finder_file = args.out / "finder-new.npz"
         args.out.mkdir(parents=True, exist_ok=True)
         export(finder, finder_file, {"work": WORK, "stride": STRIDE})
@@ -571,24 +684,32 @@ def main(argv: list[str] | None = None) -> int:
         oof2 += pairs
         oof2_total += total
     (args.out / "faces-fold.npz").unlink(missing_ok=True)
-    faces = train_faces(mixed(learn, "faces"), rng, args.faces_steps)
+    if args.faces_init and args.folds:
+        raise SystemExit("--faces-init: with --folds 0 (what it learned from cannot be read "
+                         "out of fold; its threshold is kept)")
+    faces = train_faces(mixed(learn, "faces"), rng, args.faces_steps, args.faces_init,
+                        args.faces_lr)
     args.out.mkdir(parents=True, exist_ok=True)
     def trained_on(net: str) -> str:
-        share, side, yolo = shares[net]
+        share, side, yolo, cam = shares[net]
         return (f"{args.data.name}: tuning part, {len(learn.photos)} photographs"
                 + (f"; {args.yolo.name} (YOLO format): tuning part, {len(other_learn.photos)} "
                    f"photographs, {yolo:.0%} of the examples" if args.yolo else "")
                 + (f"; {args.renders} trays of vision/dice/render.py, {share:.0%} of the examples"
                    if args.renders else "")
                 + (f"; {args.oblique_renders} of its trays seen from the side, {side:.0%}"
-                   if args.oblique_renders and side else ""))
+                   if args.oblique_renders and side else "")
+                + (f"; {len(webcam.photos)} images of bench/webcam_renderer.py (seeds "
+                   f"{args.webcam[0]}-{args.webcam[-1]}), {cam:.0%}" if args.webcam and cam else ""))
 
     provenance = {"calibrated_on": f"{len(learn.photos)} photographs read out of fold, "
                                    f"{len(calib)} more kept apart"
                                    + (f"; of {args.yolo.name}, {len(other_learn.photos)} and "
                                       f"{len(other_calib)}" if args.yolo else ""),
                   "seed": args.seed, "finder_steps": args.finder_steps,
-                  "faces_steps": args.faces_steps, "torch": torch.__version__}
+                  "faces_steps": args.faces_steps, "torch": torch.__version__,
+                  **({"faces_init": f"{args.faces_init.name} (lr {args.faces_lr})"}
+                     if args.faces_init else {})}
     if args.finder_from:       # kept as it was trained, with its own provenance
         with np.load(finder_file) as f:
             finder_meta = json.loads(str(f["spec"]))["meta"]
@@ -609,7 +730,11 @@ def main(argv: list[str] | None = None) -> int:
     # least 99 times in 100 (the labels' own mistakes count against it)
     # With a second set, the threshold is the higher of the two sets' own: a clean face is
     # right 99 times in 100 on each camera, not only on the two together
-    threshold = threshold_for(oof, args.precision)
+    if args.faces_init:       # kept from the network it went on from (no out-of-fold reads)
+        kept = json.loads((args.faces_init.parent / "threshold.json").read_text())
+        threshold = float(kept["clean_confidence"])
+    else:
+        threshold = threshold_for(oof, args.precision)
     if oof2:
         threshold = max(threshold, threshold_for(oof2, args.precision))
     reader = PipReader.load(args.out)
