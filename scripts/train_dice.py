@@ -469,11 +469,7 @@ def train_finder(data: Photos | Mix, rng: np.random.Generator, steps: int,
         size_loss = (F.l1_loss(out[:, 1], sz, reduction="none") * mask).sum() / mask.sum().clamp(min=1)
         return focal(out[:, 0], heat) + size_loss
 
-    net = Finder()
-    if init is not None:
-        start_from(net, init)
-        frozen_norms(net)
-    return fit("finder", net, steps, lr, 1e-4, batch_loss)
+    return fit("finder", begun(Finder(), init), steps, lr, 1e-4, batch_loss)
 
 
 def train_faces(data: Photos | Mix, rng: np.random.Generator, steps: int,
@@ -485,17 +481,14 @@ def train_faces(data: Photos | Mix, rng: np.random.Generator, steps: int,
         y = torch.tensor([e[1] for e in ex])
         return F.cross_entropy(net(to_tensor([e[0] for e in ex])), y, label_smoothing=0.05)
 
-    net = Faces()
-    if init is not None:
-        start_from(net, init)
-        frozen_norms(net)
-    return fit("faces", net, steps, lr, 5e-4, batch_loss)
+    return fit("faces", begun(Faces(), init), steps, lr, 5e-4, batch_loss)
 
 
-def start_from(net: nn.Module, path: Path) -> None:
+def start_from(net: nn.Module, path: Path) -> dict:
     """``net`` given the weights saved in ``path`` (vision/dice/netrun.py's format, batch norm
     folded into each convolution: each batch norm is set to add the folded bias alone). Its
-    last layer (the classifier's linear layer, the finder's head) has no batch norm."""
+    last layer (the classifier's linear layer, the finder's head) has no batch norm. Returns
+    the saved network's provenance (its ``meta``)."""
     from vision.dice.netrun import Net
 
     saved = Net.load(path)
@@ -521,6 +514,7 @@ def start_from(net: nn.Module, path: Path) -> None:
                              f"{tuple(last[0].weight.shape)}")
         last[0].weight.copy_(w)
         last[0].bias.copy_(torch.from_numpy(saved.weights[layers[-1]["b"]].astype(np.float32)))
+    return saved.meta
 
 
 def frozen_norms(net: nn.Module) -> nn.Module:
@@ -529,6 +523,15 @@ def frozen_norms(net: nn.Module) -> nn.Module:
         if isinstance(m, nn.BatchNorm2d):
             m.eval()
     return net
+
+
+def begun(net: nn.Module, init: Path | None) -> nn.Module:
+    """``net`` as it starts learning: from scratch, or from the saved network ``init`` with
+    its batch norms kept as they were (they add its folded biases and nothing else)."""
+    if init is None:
+        return net
+    start_from(net, init)
+    return frozen_norms(net)
 
 
 def calibrate_finder(out: Path, calib: list[LabelledPhoto]) -> int:

@@ -61,7 +61,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from train_dice import block, export  # noqa: E402
+from train_dice import block, export, frozen_norms, start_from  # noqa: E402
 from train_taught import (  # noqa: E402
     DEFAULT_B_SEEDS,
     DEFAULT_D_SEEDS,
@@ -71,7 +71,6 @@ from train_taught import (  # noqa: E402
 )
 
 from vision.dice.model import DiceError  # noqa: E402
-from vision.dice.netrun import Net  # noqa: E402
 from vision.dice.taught import C_MEASURED_SEEDS, seeds_of  # noqa: E402
 from vision.dice.tilt import MODEL, SIDE, tilt_input  # noqa: E402
 
@@ -159,33 +158,6 @@ class Tilt(nn.Module):
         return self.fc(self.body(x).mean(dim=(2, 3)))
 
 
-def start_from(net: Tilt, path: Path) -> dict:
-    """``net`` given the weights of the network saved in ``path`` (vision/dice/netrun.py's
-    format, batch norm folded into each convolution: each batch norm is set to add the
-    folded bias and nothing else, and is kept so while learning goes on). Returns the saved
-    network's provenance."""
-    saved = Net.load(path)
-    convs = [m for m in net.body if isinstance(m, nn.Conv2d)]
-    norms = [m for m in net.body if isinstance(m, nn.BatchNorm2d)]
-    layers = [layer for layer in saved.layers if layer["op"] in ("conv", "linear")]
-    if len(layers) != len(convs) + 1 or layers[-1]["op"] != "linear":
-        raise SystemExit(f"--init {path}: not a tilt network of this shape")
-    with torch.no_grad():
-        for conv, bn, layer in zip(convs, norms, layers):
-            w = torch.from_numpy(saved.weights[layer["w"]].astype(np.float32))
-            if w.shape != conv.weight.shape:
-                raise SystemExit(f"--init {path}: a layer of {tuple(w.shape)}, not "
-                                 f"{tuple(conv.weight.shape)}")
-            conv.weight.copy_(w)
-            bn.running_mean.zero_()
-            bn.running_var.fill_(1.0)
-            bn.weight.fill_(math.sqrt(1.0 + bn.eps))
-            bn.bias.copy_(torch.from_numpy(saved.weights[layer["b"]].astype(np.float32)))
-        net.fc.weight.copy_(torch.from_numpy(saved.weights[layers[-1]["w"]].astype(np.float32)))
-        net.fc.bias.copy_(torch.from_numpy(saved.weights[layers[-1]["b"]].astype(np.float32)))
-    return saved.meta
-
-
 def augment(x: np.ndarray, rng: np.random.Generator, canonical: bool) -> np.ndarray:
     """Another view of one input (3 x SIDE x SIDE, -0.5..0.5): turned and mirrored (a tilt has
     no direction; ``canonical``: mirrored about the way from the frame's middle, and turned a
@@ -261,10 +233,7 @@ def main() -> int:
     init_meta = None
     if args.init is not None:
         init_meta = start_from(net, args.init)
-        for m in net.body:  # the saved network's statistics are folded in: kept
-            if isinstance(m, nn.BatchNorm2d):
-                m.eval()
-                m.momentum = 0.0
+        frozen_norms(net)  # the saved network's statistics are folded in: kept
     opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
     t0 = time.monotonic()
     for step in range(args.steps):
