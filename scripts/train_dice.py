@@ -57,7 +57,7 @@ import torch.nn.functional as F
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from vision.dice.pips import CROP, CROP_SCALE, FACES, STRIDE, WORK  # noqa: E402
+from vision.dice.pips import CROP, CROP_SCALE, FACES, STRIDE, TOWER_FACES, WORK  # noqa: E402
 from vision.dice.realphotos import (  # noqa: E402
     DEFAULT_SET,
     LabelledPhoto,
@@ -705,8 +705,11 @@ def main(argv: list[str] | None = None) -> int:
                 + (f"; {len(webcam.photos)} images of bench/webcam_renderer.py (seeds "
                    f"{args.webcam[0]}-{args.webcam[-1]}), {cam:.0%}" if args.webcam and cam else ""))
 
-    provenance = {"calibrated_on": f"{len(learn.photos)} photographs read out of fold, "
-                                   f"{len(calib)} more kept apart"
+    provenance = {"calibrated_on": (f"the threshold of {args.faces_init} (the network it "
+                                    f"went on learning from) kept; {len(calib)} photographs "
+                                    "kept apart read again" if args.faces_init else
+                                    f"{len(learn.photos)} photographs read out of fold, "
+                                    f"{len(calib)} more kept apart")
                                    + (f"; of {args.yolo.name}, {len(other_learn.photos)} and "
                                       f"{len(other_calib)}" if args.yolo else ""),
                   "seed": args.seed, "finder_steps": args.finder_steps,
@@ -735,6 +738,8 @@ def main(argv: list[str] | None = None) -> int:
     # right 99 times in 100 on each camera, not only on the two together
     if args.faces_init:       # kept from the network it went on from (no out-of-fold reads)
         kept = json.loads((args.faces_init.parent / "threshold.json").read_text())
+        if args.faces_init.name == TOWER_FACES and "tower" in kept:   # the tower's own
+            kept = kept["tower"]
         threshold = float(kept["clean_confidence"])
     else:
         threshold = threshold_for(oof, args.precision)
@@ -743,7 +748,11 @@ def main(argv: list[str] | None = None) -> int:
     reader = PipReader.load(args.out)
     calib_pairs, calib_total = reading_pairs(reader, calib)
     report = {"clean_confidence": round(threshold, 4), "precision_asked": args.precision,
-              "out_of_fold": clean_figures(oof, oof_total, threshold),
+              # with --faces-init nothing is read out of fold: the figures the kept threshold
+              # was set by are the network's it went on from, and say so
+              "out_of_fold": (clean_figures(oof, oof_total, threshold) if not args.faces_init
+                              else {"of_the_network_it_went_on_from": kept["out_of_fold"].get(
+                                  "of_the_network_it_went_on_from", kept["out_of_fold"])}),
               "kept_apart": clean_figures(calib_pairs, calib_total, threshold),
               "calibrated_on": provenance["calibrated_on"]}
     if oof2:
@@ -751,10 +760,13 @@ def main(argv: list[str] | None = None) -> int:
         report[f"{args.yolo.name}_threshold"] = round(threshold_for(oof2, args.precision), 4)
         report[f"{args.yolo.name}_out_of_fold"] = clean_figures(oof2, oof2_total, threshold)
         report[f"{args.yolo.name}_kept_apart"] = clean_figures(pairs, total, threshold)
-    try:   # the classifier of views from above (faces-above.npz) is not trained here: kept
-        report["above"] = json.loads((args.out / "threshold.json").read_text())["above"]
-    except (OSError, ValueError, KeyError):
-        pass
+    # the classifier of views from above (faces-above.npz) and the tower's (faces-tower.npz,
+    # vision/dice/pips.py's TOWER_FACES) are not trained here: their thresholds are kept
+    try:
+        before = json.loads((args.out / "threshold.json").read_text())
+    except (OSError, ValueError):
+        before = {}
+    report.update({key: before[key] for key in ("above", "tower") if key in before})
     (args.out / "threshold.json").write_text(json.dumps(report, indent=1) + "\n")
     print(f"clean confidence threshold {threshold:.3f}: {report}", flush=True)
     calibrate_finder(args.out, calib)

@@ -72,9 +72,11 @@ def test_the_tower_installs_without_kivy(installed, tmp_path):
     # machines it has wheels for (pyproject.toml's marker); elsewhere in OpenCV
     runner = "OrtNet" if platform.machine() in ("x86_64", "AMD64", "aarch64", "arm64") else "OnnxNet"
     code = ("from vision.dice import pips; r = pips.shipped_reader(); "
-            "print(type(r.finder).__name__, type(r.faces).__name__)")
+            "t = pips.shipped_reader(tower=True); print(type(r.finder).__name__, "
+            "type(r.faces).__name__, type(t.faces).__name__, t.faces.meta != r.faces.meta)")
     out = run(py, "-c", code, cwd=tmp_path, env=env, timeout=60)
-    assert out.returncode == 0 and out.stdout.split() == [runner, runner], out.stdout + out.stderr
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert out.stdout.split() == [runner, runner, runner, "True"], out.stdout
     out = run(env_dir / "bin" / "companion", cwd=tmp_path, env=env, timeout=120)
     assert out.returncode != 0 and "tabletop-companion[app]" in out.stderr, out.stderr
     assert "Traceback" not in out.stderr
@@ -99,6 +101,7 @@ def test_the_wheel_holds_the_shipped_files(installed):
             "companion/locale/en/LC_MESSAGES/companion.mo",
             "vision/dice/models/finder.npz", "vision/dice/models/faces.onnx",
             "vision/dice/models/tilt.npz", "vision/dice/models/tilt.onnx",
+            "vision/dice/models/faces-tower.npz", "vision/dice/models/faces-tower.onnx",
             "vision/dice/models/threshold.json", "vision/dice/models/README.md"} <= names
     assert not any(n.startswith(("tests/", "config/")) for n in names)
     # the link's test and bench tools stay out: neither the app nor the tower imports them

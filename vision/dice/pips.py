@@ -53,6 +53,13 @@ VIEWS = 3            # each die classified from three crops (see PipReader.class
 # 1.15: most of the real photographs' gain, and fewer wrong faces than 1.1 where the dice are
 # seen from the side
 WIDER = 1.15
+# the face classifier the reader with a profile asks about the pip dice its count leaves
+# unsure (vision/dice/reader.py, ``_second_look``): the one it was tuned with, which learned
+# real photographs from above and this project's renders from above and from the side.
+# ``faces.npz`` went on to learn webcam renders and a second real set, for photographs read
+# without a profile; asked in the tower, it read more side faces of dice under a tilted camera
+# as their tops (docs/vision.md, "The face classifier learned webcam renders and Rune55")
+TOWER_FACES = "faces-tower.npz"
 FIND_THRESHOLD = 0.3   # the finder's least score for a peak (threshold.json's find_score keeps)
 # how sure the classifier of all views must be of the face the classifier of views from above
 # reads clean, for it to count (chosen on the tuning photographs kept apart and on webcam
@@ -237,14 +244,17 @@ class PipReader:
         self.above = above
 
     @classmethod
-    def load(cls, folder: Path = MODELS, onnx: bool = True) -> PipReader:
+    def load(cls, folder: Path = MODELS, onnx: bool = True, tower: bool = False) -> PipReader:
+        """The networks in ``folder``. ``tower``: the face classifier the reader with a
+        profile asks for its second look (:data:`TOWER_FACES`, threshold.json's ``tower``),
+        where the folder has one; else the one that reads photographs without a profile."""
         def net(name: str) -> Runnable:
             # in ONNX Runtime where it is installed; else the face classifiers, which run
             # many crops at once, on OpenCV's classic engine, the faster there (netrun.OnnxNet)
             return (load(folder / name, classic=name.startswith("faces")) if onnx
                     else Net.load(folder / name))
 
-        finder, faces = net("finder.npz"), net("faces.npz")
+        faces_file = "faces.npz"
         threshold, find = 1.01, FIND_THRESHOLD    # uncalibrated: nothing is called clean
         above = None
         path = folder / "threshold.json"
@@ -253,14 +263,17 @@ class PipReader:
                 data = json.loads(path.read_text())
                 threshold = float(data["clean_confidence"])
                 find = float(data.get("find_score", FIND_THRESHOLD))
+                if tower and "tower" in data and (folder / TOWER_FACES).exists():
+                    faces_file, threshold = TOWER_FACES, float(data["tower"]["clean_confidence"])
                 top = data.get("above")
                 if top is not None and (folder / "faces-above.npz").exists():
                     above = Above(net("faces-above.npz"), float(top["clean_confidence"]),
                                   float(top.get("agree", ABOVE_AGREE)))
             except (ValueError, KeyError, TypeError, AttributeError):
-                raise ModelError(f"{path}: clean_confidence and find_score (and above's "
-                                 "clean_confidence and agree): numbers from 0 to 1") from None
-        return cls(finder, faces, threshold, find, above)
+                raise ModelError(f"{path}: clean_confidence and find_score (and above's and "
+                                 "tower's clean_confidence, above's agree): numbers from 0 to "
+                                 "1") from None
+        return cls(net("finder.npz"), net(faces_file), threshold, find, above)
 
     # -- where the dice are ------------------------------------------------------------------
     def find(self, frame: np.ndarray, scale: float | None = None) -> list[Found]:
@@ -533,10 +546,11 @@ def _views(net: Runnable, x: np.ndarray, dice: int) -> list[tuple[np.ndarray, fl
     return out
 
 
-@lru_cache(maxsize=1)
-def shipped_reader() -> PipReader:
-    """The networks shipped with the package (loaded once)."""
-    return PipReader.load(MODELS)
+@lru_cache(maxsize=2)
+def shipped_reader(tower: bool = False) -> PipReader:
+    """The networks shipped with the package (loaded once); ``tower``: with the face
+    classifier of the reader with a profile's second look (:meth:`PipReader.load`)."""
+    return PipReader.load(MODELS, tower=tower)
 
 
 def reading_pairs(reader: PipReader, photos: Iterable[object]) -> tuple[list[tuple[float, bool]], int]:

@@ -873,11 +873,12 @@ SHADOW_KEEPS = 0.6  # of the smallest taught die: what a part cut free of a shad
 @lru_cache(maxsize=1)
 def _learned():
     """The pip reader without a profile (its finder cuts touching dice apart, its face
-    classifier takes a second look at unsure square dice), or None without its networks."""
+    classifier for the tower, pips.TOWER_FACES, takes a second look at unsure square dice), or
+    None without its networks."""
     from .netrun import ModelError
     from .pips import shipped_reader
     try:
-        return shipped_reader()
+        return shipped_reader(tower=True)
     except ModelError:
         return None
 
@@ -947,7 +948,7 @@ def network_problems() -> list[str]:
 
     out = []
     try:
-        shipped_reader()
+        shipped_reader(tower=True)
     except ModelError as exc:
         out.append(f"{exc}: touching dice are cut by their area alone, and pip dice counted "
                    f"without the face classifier's second look")
