@@ -11,6 +11,18 @@ import pytest
 # the tests read the app's English words: the system's language must not change them (the
 # language tests switch it themselves)
 os.environ["LANGUAGE"] = "en"
+# Kivy's own folder (config.ini, logs) for each test process its own, made before Kivy is
+# imported: on a fresh machine two processes importing Kivy at once both try to make
+# ~/.kivy (and its mods folder) and one fails with FileExistsError; and a player's settings
+# there must not reach the tests. The xdist workers inherit the first process's variables,
+# so a folder this file made is replaced, one that somebody set is kept.
+if os.environ.get("KIVY_HOME") in (None, os.environ.get("COMPANION_TESTS_KIVY_HOME")):
+    import atexit
+    import shutil
+    import tempfile
+    os.environ["KIVY_HOME"] = os.environ["COMPANION_TESTS_KIVY_HOME"] = \
+        tempfile.mkdtemp(prefix="kivy-home-")
+    atexit.register(shutil.rmtree, os.environ["KIVY_HOME"], ignore_errors=True)
 
 from tests.gui_support import TOWER_URL, stop_drawing, wait_for
 
