@@ -310,15 +310,18 @@ class Photos:
         return patch, heat, sz, mask
 
     # -- the classifier's examples: a crop around a die, or around no die ------------------
-    def face_example(self, rng: np.random.Generator) -> tuple[np.ndarray, int]:
+    def face_example(self, rng: np.random.Generator, pips: float = 0.0) -> tuple[np.ndarray, int]:
+        """``pips``: the share of crops of a die's pip as a die would be cut (centred on it
+        or near it, a quarter to half the die's size), as "no die": the finder takes the pips
+        of a die photographed close for dice, and a lone pip looks like a 1."""
         k = int(rng.integers(len(self.photos)))
         photo, img = self.photos[k], self.images[k]
         h, w = img.shape[:2]
         if not photo.dice:
-            return self.face_example(rng)
+            return self.face_example(rng, pips)
         d = photo.dice[int(rng.integers(len(photo.dice)))]
         if d.face == "?":                       # cocked: no face to learn
-            return self.face_example(rng)
+            return self.face_example(rng, pips)
         label = int(d.face) - 1 if d.face else NO_DIE
         size = d.size * rng.uniform(0.85, 1.15)             # the finder's size is not exact
         cx = d.x + rng.normal(0, 0.08) * d.size
@@ -332,11 +335,17 @@ class Photos:
         elif r < 0.2:                                       # the tray, anywhere
             cx, cy = rng.uniform(0, w), rng.uniform(0, h)
             label = NO_DIE
+        elif r < 0.2 + pips and label != NO_DIE:            # a pip of the die, as a die
+            a = rng.uniform(0, 2 * math.pi)
+            dist = rng.uniform(0, 0.35) * d.size
+            cx, cy = d.x + dist * math.cos(a), d.y + dist * math.sin(a)
+            size = d.size * rng.uniform(0.25, 0.5)
+            label = NO_DIE
         if label == NO_DIE and r < 0.2:
             near = min((math.hypot(e.x - cx, e.y - cy) / e.size for e in photo.dice if e.face),
                        default=9)
             if near < 0.5:
-                return self.face_example(rng)
+                return self.face_example(rng, pips)
         side = size * CROP_SCALE
         scale = CROP / side
         angle = rng.uniform(-15, 15) if self.upright else rng.uniform(0, 360)
@@ -347,8 +356,9 @@ class Photos:
 class Mix:
     """Examples drawn from several sets, each with its share."""
 
-    def __init__(self, parts: list[tuple[Photos, float]]) -> None:
+    def __init__(self, parts: list[tuple[Photos, float]], pips: float = 0.0) -> None:
         self.parts = [(p, w) for p, w in parts if p.photos and w > 0]
+        self.pips = pips
         total = sum(w for _, w in self.parts)
         self.weights = [w / total for _, w in self.parts]
 
@@ -359,7 +369,7 @@ class Mix:
         return self._pick(rng).finder_example(rng)
 
     def face_example(self, rng: np.random.Generator):
-        return self._pick(rng).face_example(rng)
+        return self._pick(rng).face_example(rng, self.pips)
 
 
 # a die seen from the side is labelled this much larger than its edge: its outline holds the
@@ -589,6 +599,8 @@ def main(argv: list[str] | None = None) -> int:
                          "beside it (threshold.json) is kept, and checked on the photographs "
                          "kept apart")
     ap.add_argument("--faces-lr", type=float, default=2e-3)
+    ap.add_argument("--faces-pips", type=float, default=0.0,
+                    help="the face classifier's share of crops of a die's pip, as 'no die'")
     ap.add_argument("--finder-init", type=Path, help="a finder.npz to go on learning from")
     ap.add_argument("--finder-lr", type=float, default=3e-3)
     ap.add_argument("--finder-from", type=Path,
@@ -641,7 +653,7 @@ def main(argv: list[str] | None = None) -> int:
     def mixed(real: Photos, net: str, real2: Photos = other_learn) -> Mix:
         share, side, yolo, cam = shares[net]
         return Mix([(real, 1.0 - share - side - yolo - cam), (real2, yolo), (renders, share),
-                    (oblique, side), (webcam, cam)])
+                    (oblique, side), (webcam, cam)], args.faces_pips if net == "faces" else 0.0)
 
     if args.finder_from:
         finder_file = args.finder_from
@@ -714,6 +726,7 @@ def main(argv: list[str] | None = None) -> int:
                                       f"{len(other_calib)}" if args.yolo else ""),
                   "seed": args.seed, "finder_steps": args.finder_steps,
                   "faces_steps": args.faces_steps, "torch": torch.__version__,
+                  **({"faces_pips": args.faces_pips} if args.faces_pips else {}),
                   **({"faces_init": f"{args.faces_init.name} (lr {args.faces_lr})"}
                      if args.faces_init else {})}
     if args.finder_from:       # kept as it was trained, with its own provenance
