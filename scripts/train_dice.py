@@ -29,7 +29,10 @@ and a calibration part that sets how sure the reader must be to call a face ``cl
 wide, 35 % renders). The shipped ``finder.npz`` is also that commit's; this script's defaults
 train it the same way but for what fills its patches beyond a photograph's edge (the
 photograph's median colour since 2026-11-29, reflected before: ``view``), and
-``--finder-from`` keeps it while the classifiers are trained.
+``--finder-from`` keeps it while the classifiers are trained. ``--finder-only`` is the
+other way round: the finder alone learns (from ``--finder-init`` where given), beside the face
+classifiers and threshold.json already in ``--out``, and its score is set again (the shipped
+finder since 2026-12-02: docs/vision.md, "The finder learned webcam renders and Rune55").
 
 Heavy augmentation stands in for more photographs: any rotation, mirror, scale (dice of 10 to
 45 pixels at the finder's resolution), centre offsets as large as the finder's, colour, light,
@@ -558,6 +561,34 @@ def calibrate_finder(out: Path, calib: list[LabelledPhoto]) -> int:
     return 0
 
 
+def set_clean_confidence(out: Path, threshold: float, calib: list[LabelledPhoto],
+                         other: tuple[str, list[LabelledPhoto]] | None) -> int:
+    """threshold.json's clean confidence set to ``threshold`` (a choice made on the tuning sets
+    of other cameras, where the one set on byler-train's photographs let more wrong faces be
+    clean), its figures on the photographs kept apart (and the second set's) read again; then
+    the finder's score set again (:func:`calibrate_finder`)."""
+    from vision.dice.pips import PipReader, clean_figures, reading_pairs
+
+    if not 0 < threshold < 1:
+        raise SystemExit(f"--clean-confidence: a number between 0 and 1, not {threshold}")
+    path = out / "threshold.json"
+    report = json.loads(path.read_text())
+    before = report["clean_confidence"]
+    report["clean_confidence"] = round(threshold, 4)
+    reader = PipReader.load(out)
+    report["kept_apart"] = clean_figures(*reading_pairs(reader, calib), threshold)
+    if other is not None:
+        name, photos = other
+        report[f"{name}_kept_apart"] = clean_figures(*reading_pairs(reader, photos), threshold)
+    report["calibrated_on"] += (f"; the clean confidence then set from {before} to "
+                                f"{threshold} (train_dice.py --clean-confidence), chosen on the "
+                                "tuning sets of other cameras (docs/vision.md)")
+    path.write_text(json.dumps(report, indent=1) + "\n")
+    print(f"clean confidence {before} -> {threshold}: kept apart {report['kept_apart']}",
+          flush=True)
+    return calibrate_finder(out, calib)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", type=Path, default=DEFAULT_SET)
@@ -607,6 +638,13 @@ def main(argv: list[str] | None = None) -> int:
                     help="a finder.npz this script trained with the same arguments: only the "
                          "face classifiers are trained (the result is the same: each network "
                          "has its own random seed)")
+    ap.add_argument("--finder-only", action="store_true",
+                    help="train the finder alone: the face classifiers and threshold.json in "
+                         "--out are kept, and the finder's score is set again")
+    ap.add_argument("--clean-confidence", type=float,
+                    help="the networks in --out kept: their clean threshold set to this (one "
+                         "chosen on the tuning sets of other cameras: docs/vision.md), read "
+                         "again on the photographs kept apart, and the finder's score set again")
     ap.add_argument("--calibrate-only", action="store_true",
                     help="keep the networks in --out, set the finder's score again")
     ap.add_argument("--precision", type=float, default=0.99,
@@ -634,6 +672,9 @@ def main(argv: list[str] | None = None) -> int:
               "apart; its held-out part is not read", flush=True)
     if args.calibrate_only:
         return calibrate_finder(args.out, calib)
+    if args.clean_confidence is not None:
+        return set_clean_confidence(args.out, args.clean_confidence, calib,
+                                    (args.yolo.name, other_calib) if args.yolo else None)
     renders = rendered_trays(args.renders, args.seed) if args.renders else Photos([], [])
     oblique = (rendered_trays(args.oblique_renders, args.seed, oblique=True)
                 if args.oblique_renders else Photos([], []))
@@ -650,11 +691,28 @@ def main(argv: list[str] | None = None) -> int:
           f"{len(webcam.photos)} webcam renders; shares of the examples (from above, from the "
           f"side, second real set, webcam renders): {shares}", flush=True)
 
+    def trained_on(net: str) -> str:
+        share, side, yolo, cam = shares[net]
+        return (f"{args.data.name}: tuning part, {len(learn.photos)} photographs"
+                + (f"; {args.yolo.name} (YOLO format): tuning part, {len(other_learn.photos)} "
+                   f"photographs, {yolo:.0%} of the examples" if args.yolo else "")
+                + (f"; {args.renders} trays of vision/dice/render.py, {share:.0%} of the examples"
+                   if args.renders else "")
+                + (f"; {args.oblique_renders} of its trays seen from the side, {side:.0%}"
+                   if args.oblique_renders and side else "")
+                + (f"; {len(webcam.photos)} images of bench/webcam_renderer.py (seeds "
+                   f"{args.webcam[0]}-{args.webcam[-1]}), {cam:.0%}" if args.webcam and cam else ""))
+
     def mixed(real: Photos, net: str, real2: Photos = other_learn) -> Mix:
         share, side, yolo, cam = shares[net]
         return Mix([(real, 1.0 - share - side - yolo - cam), (real2, yolo), (renders, share),
                     (oblique, side), (webcam, cam)], args.faces_pips if net == "faces" else 0.0)
 
+    if args.finder_only and (args.finder_from or not (args.out / "faces.npz").exists()
+                             or not (args.out / "threshold.json").exists()):
+        raise SystemExit("--finder-only: trains the finder beside the face classifiers and "
+                         f"threshold.json already in {args.out} (copy them there first), and "
+                         "not with --finder-from")
     if args.finder_from:
         finder_file = args.finder_from
     else:
@@ -663,6 +721,19 @@ def main(argv: list[str] | None = None) -> int:
         finder_file = args.out / "finder-new.npz"
         args.out.mkdir(parents=True, exist_ok=True)
         export(finder, finder_file, {"work": WORK, "stride": STRIDE})
+    if args.finder_only:
+        with_meta(finder_file, args.out / "finder.npz", {
+            "work": WORK, "stride": STRIDE, "trained_on": trained_on("finder"),
+            "seed": args.seed, "finder_steps": args.finder_steps, "torch": torch.__version__,
+            **({"finder_init": f"{args.finder_init.name} (lr {args.finder_lr})"}
+               if args.finder_init else {})})
+        finder_file.unlink()
+        from npz_to_onnx import convert
+
+        convert(args.out / "finder.npz", args.out / "finder.onnx")
+        print(f"wrote {args.out}/finder.npz and its .onnx twin; the face classifiers kept",
+              flush=True)
+        return calibrate_finder(args.out, calib)
     # the face classifiers draw from a generator of their own, so that training them alone
     # (--finder-from) gives what a whole run gives
     torch.manual_seed(args.seed + 1000)
@@ -705,18 +776,6 @@ def main(argv: list[str] | None = None) -> int:
     faces = train_faces(mixed(learn, "faces"), rng, args.faces_steps, args.faces_init,
                         args.faces_lr)
     args.out.mkdir(parents=True, exist_ok=True)
-    def trained_on(net: str) -> str:
-        share, side, yolo, cam = shares[net]
-        return (f"{args.data.name}: tuning part, {len(learn.photos)} photographs"
-                + (f"; {args.yolo.name} (YOLO format): tuning part, {len(other_learn.photos)} "
-                   f"photographs, {yolo:.0%} of the examples" if args.yolo else "")
-                + (f"; {args.renders} trays of vision/dice/render.py, {share:.0%} of the examples"
-                   if args.renders else "")
-                + (f"; {args.oblique_renders} of its trays seen from the side, {side:.0%}"
-                   if args.oblique_renders and side else "")
-                + (f"; {len(webcam.photos)} images of bench/webcam_renderer.py (seeds "
-                   f"{args.webcam[0]}-{args.webcam[-1]}), {cam:.0%}" if args.webcam and cam else ""))
-
     provenance = {"calibrated_on": (f"the threshold of {args.faces_init} (the network it "
                                     f"went on learning from) kept; {len(calib)} photographs "
                                     "kept apart read again" if args.faces_init else

@@ -60,6 +60,12 @@ WIDER = 1.15
 # without a profile; asked in the tower, it read more side faces of dice under a tilted camera
 # as their tops (docs/vision.md, "The face classifier learned webcam renders and Rune55")
 TOWER_FACES = "faces-tower.npz"
+# and the die finder it cuts a part of several dice with (vision/dice/reader.py, ``_guided``):
+# the one it was tuned with. ``finder.npz`` went on to learn webcam renders and a second real
+# set (docs/vision.md, "The finder learned webcam renders and Rune55"); the tower's towers
+# were not read with it, so the tower keeps this one (with its score, threshold.json's
+# ``tower``'s ``find_score``)
+TOWER_FINDER = "finder-tower.npz"
 FIND_THRESHOLD = 0.3   # the finder's least score for a peak (threshold.json's find_score keeps)
 # how sure the classifier of all views must be of the face the classifier of views from above
 # reads clean, for it to count (chosen on the tuning photographs kept apart and on webcam
@@ -246,15 +252,17 @@ class PipReader:
     @classmethod
     def load(cls, folder: Path = MODELS, onnx: bool = True, tower: bool = False) -> PipReader:
         """The networks in ``folder``. ``tower``: the face classifier the reader with a
-        profile asks for its second look (:data:`TOWER_FACES`, threshold.json's ``tower``),
-        where the folder has one; else the one that reads photographs without a profile."""
+        profile asks for its second look (:data:`TOWER_FACES`, threshold.json's ``tower``)
+        and the finder it cuts parts with (:data:`TOWER_FINDER`, with the ``tower``'s
+        ``find_score``), where the folder has them; else the ones that read photographs
+        without a profile."""
         def net(name: str) -> Runnable:
             # in ONNX Runtime where it is installed; else the face classifiers, which run
             # many crops at once, on OpenCV's classic engine, the faster there (netrun.OnnxNet)
             return (load(folder / name, classic=name.startswith("faces")) if onnx
                     else Net.load(folder / name))
 
-        faces_file = "faces.npz"
+        faces_file, finder_file = "faces.npz", "finder.npz"
         threshold, find = 1.01, FIND_THRESHOLD    # uncalibrated: nothing is called clean
         above = None
         path = folder / "threshold.json"
@@ -265,15 +273,17 @@ class PipReader:
                 find = float(data.get("find_score", FIND_THRESHOLD))
                 if tower and "tower" in data and (folder / TOWER_FACES).exists():
                     faces_file, threshold = TOWER_FACES, float(data["tower"]["clean_confidence"])
+                if tower and "tower" in data and (folder / TOWER_FINDER).exists():
+                    finder_file, find = TOWER_FINDER, float(data["tower"]["find_score"])
                 top = data.get("above")
                 if top is not None and (folder / "faces-above.npz").exists():
                     above = Above(net("faces-above.npz"), float(top["clean_confidence"]),
                                   float(top.get("agree", ABOVE_AGREE)))
             except (ValueError, KeyError, TypeError, AttributeError):
                 raise ModelError(f"{path}: clean_confidence and find_score (and above's and "
-                                 "tower's clean_confidence, above's agree): numbers from 0 to "
-                                 "1") from None
-        return cls(net("finder.npz"), net(faces_file), threshold, find, above)
+                                 "tower's clean_confidence and find_score, above's agree): "
+                                 "numbers from 0 to 1") from None
+        return cls(net(finder_file), net(faces_file), threshold, find, above)
 
     # -- where the dice are ------------------------------------------------------------------
     def find(self, frame: np.ndarray, scale: float | None = None) -> list[Found]:
