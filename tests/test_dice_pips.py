@@ -153,33 +153,46 @@ def test_a_threshold_file_without_the_pairs_numbers_is_named(tmp_path):
 def test_the_reader_with_a_profile_asks_the_tower_classifier_where_the_folder_has_one(tmp_path):
     import shutil
 
-    from vision.dice.pips import TOWER_FACES
+    from vision.dice.pips import TOWER_FACES, TOWER_FINDER
     from vision.dice.reader import _learned
 
     threshold = json.loads((MODELS / "threshold.json").read_text())
     plain, tower = PipReader.load(MODELS, onnx=False), PipReader.load(MODELS, onnx=False, tower=True)
     assert plain.faces.meta == Net.load(MODELS / "faces.npz").meta
     assert tower.faces.meta == Net.load(MODELS / TOWER_FACES).meta != plain.faces.meta
+    assert plain.finder.meta == Net.load(MODELS / "finder.npz").meta
+    assert tower.finder.meta == Net.load(MODELS / TOWER_FINDER).meta != plain.finder.meta
     assert plain.clean_confidence == threshold["clean_confidence"]
     assert tower.clean_confidence == threshold["tower"]["clean_confidence"]
-    assert tower.finder.meta == plain.finder.meta and tower.above is not None
+    assert plain.find_score == threshold["find_score"]
+    assert tower.find_score == threshold["tower"]["find_score"] != plain.find_score
+    assert tower.above is not None
     assert _learned() is shipped_reader(tower=True) is not shipped_reader()
 
-    # a folder without the tower's classifier, or whose threshold file does not name it: the
-    # one face classifier for both
+    # a folder without the tower's networks, or whose threshold file does not name them: the
+    # same networks for both
+    tower_files = (TOWER_FACES, TOWER_FINDER)
     for f in MODELS.glob("*.np*"):
-        if f.name != TOWER_FACES:
+        if f.name not in tower_files:
             shutil.copy(f, tmp_path / f.name)
     (tmp_path / "threshold.json").write_text(json.dumps(threshold))
-    assert PipReader.load(tmp_path, onnx=False, tower=True).faces.meta == plain.faces.meta
-    shutil.copy(MODELS / TOWER_FACES, tmp_path / TOWER_FACES)
-    assert PipReader.load(tmp_path, onnx=False, tower=True).faces.meta == tower.faces.meta
-    (tmp_path / "threshold.json").write_text(json.dumps({**threshold, "tower": {}}))
-    with pytest.raises(ModelError, match=r"threshold.json: .*tower's clean_confidence"):
-        PipReader.load(tmp_path, onnx=False, tower=True)
+    alone = PipReader.load(tmp_path, onnx=False, tower=True)
+    assert (alone.faces.meta, alone.finder.meta) == (plain.faces.meta, plain.finder.meta)
+    assert alone.find_score == plain.find_score
+    for name in tower_files:
+        shutil.copy(MODELS / name, tmp_path / name)
+    both = PipReader.load(tmp_path, onnx=False, tower=True)
+    assert (both.faces.meta, both.finder.meta) == (tower.faces.meta, tower.finder.meta)
+    assert both.find_score == tower.find_score
+    for broken in ({}, {"clean_confidence": threshold["tower"]["clean_confidence"]}):
+        (tmp_path / "threshold.json").write_text(json.dumps({**threshold, "tower": broken}))
+        with pytest.raises(ModelError, match=r"threshold.json: .*tower's clean_confidence and "
+                                             r"find_score"):
+            PipReader.load(tmp_path, onnx=False, tower=True)
     del threshold["tower"]
     (tmp_path / "threshold.json").write_text(json.dumps(threshold))
-    assert PipReader.load(tmp_path, onnx=False, tower=True).faces.meta == plain.faces.meta
+    alone = PipReader.load(tmp_path, onnx=False, tower=True)
+    assert (alone.faces.meta, alone.finder.meta) == (plain.faces.meta, plain.finder.meta)
 
 
 def test_the_shipped_networks_say_where_they_come_from():
@@ -449,8 +462,12 @@ def test_a_die_seen_from_the_side_is_read_by_its_top_face():
     """A webcam on a desk sees each die's top face and one or two side faces, as large. The
     classifier learned side views from this project's renderer (scripts/train_dice.py); these
     trays are not among the ones it learned from (seeds from 930000). Before it did, it read
-    6 of these 113 flat dice clean and right, and 6 dice clean by a side face; now 24 and 5,
-    of which 3 cocked dice (the networks have no notion of a cocked die yet: docs/vision.md)."""
+    6 of these 113 flat dice clean and right, and 6 dice clean by a side face; then 24 and 5,
+    of which 3 cocked dice (the networks have no notion of a cocked die yet: docs/vision.md);
+    44 and 2 with the classifier of 2026-12-02. Since the finder learned webcam renders and
+    Rune55 (2026-12-02) it finds more of them: 60 and 4 (a 6 read as 5, a 2 as 3, a 3 as 5
+    and a small 5 as 6, from 0.68 to 0.83 sure; docs/vision.md, "The finder learned webcam
+    renders and Rune55")."""
     reader = shipped_reader()
     flat = right = wrong_flat = 0
     for seed in range(930_000, 930_030):
@@ -465,7 +482,7 @@ def test_a_die_seen_from_the_side_is_read_by_its_top_face():
             right += any(r.face == t.face for r in near)
             wrong_flat += sum(r.face != t.face for r in near)
     assert flat == 113
-    assert right >= 20 and wrong_flat <= 3, (right, wrong_flat)
+    assert right >= 50 and wrong_flat <= 5, (right, wrong_flat)
 
 
 def test_the_classifier_of_views_from_above_counts_only_where_the_other_agrees():

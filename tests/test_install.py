@@ -102,6 +102,7 @@ def test_the_wheel_holds_the_shipped_files(installed):
             "vision/dice/models/finder.npz", "vision/dice/models/faces.onnx",
             "vision/dice/models/tilt.npz", "vision/dice/models/tilt.onnx",
             "vision/dice/models/faces-tower.npz", "vision/dice/models/faces-tower.onnx",
+            "vision/dice/models/finder-tower.npz", "vision/dice/models/finder-tower.onnx",
             "vision/dice/models/threshold.json", "vision/dice/models/README.md"} <= names
     assert not any(n.startswith(("tests/", "config/")) for n in names)
     # the link's test and bench tools stay out: neither the app nor the tower imports them
