@@ -569,8 +569,6 @@ def set_clean_confidence(out: Path, threshold: float, calib: list[LabelledPhoto]
     the finder's score set again (:func:`calibrate_finder`)."""
     from vision.dice.pips import PipReader, clean_figures, reading_pairs
 
-    if not 0 < threshold < 1:
-        raise SystemExit(f"--clean-confidence: a number between 0 and 1, not {threshold}")
     path = out / "threshold.json"
     report = json.loads(path.read_text())
     before = report["clean_confidence"]
@@ -650,6 +648,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--precision", type=float, default=0.99,
                     help="how often a clean face must be right, out of fold")
     args = ap.parse_args(argv)
+    # wrong arguments are refused before minutes of photographs and renders are loaded
+    if args.finder_only and (args.finder_from or not (args.out / "faces.npz").exists()
+                             or not (args.out / "threshold.json").exists()):
+        raise SystemExit("--finder-only: trains the finder beside the face classifiers and "
+                         f"threshold.json already in {args.out} (copy them there first), and "
+                         "not with --finder-from")
+    if args.clean_confidence is not None and not 0 < args.clean_confidence < 1:
+        raise SystemExit(f"--clean-confidence: a number between 0 and 1, not "
+                         f"{args.clean_confidence}")
     torch.manual_seed(args.seed)
     torch.set_num_threads(2)
     rng = np.random.default_rng(args.seed)
@@ -708,11 +715,6 @@ def main(argv: list[str] | None = None) -> int:
         return Mix([(real, 1.0 - share - side - yolo - cam), (real2, yolo), (renders, share),
                     (oblique, side), (webcam, cam)], args.faces_pips if net == "faces" else 0.0)
 
-    if args.finder_only and (args.finder_from or not (args.out / "faces.npz").exists()
-                             or not (args.out / "threshold.json").exists()):
-        raise SystemExit("--finder-only: trains the finder beside the face classifiers and "
-                         f"threshold.json already in {args.out} (copy them there first), and "
-                         "not with --finder-from")
     if args.finder_from:
         finder_file = args.finder_from
     else:

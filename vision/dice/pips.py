@@ -271,10 +271,12 @@ class PipReader:
                 data = json.loads(path.read_text())
                 threshold = float(data["clean_confidence"])
                 find = float(data.get("find_score", FIND_THRESHOLD))
-                if tower and "tower" in data and (folder / TOWER_FACES).exists():
-                    faces_file, threshold = TOWER_FACES, float(data["tower"]["clean_confidence"])
-                if tower and "tower" in data and (folder / TOWER_FINDER).exists():
-                    finder_file, find = TOWER_FINDER, float(data["tower"]["find_score"])
+                if tower and "tower" in data:
+                    own = data["tower"]
+                    if (folder / TOWER_FACES).exists():
+                        faces_file, threshold = TOWER_FACES, float(own["clean_confidence"])
+                    if (folder / TOWER_FINDER).exists():
+                        finder_file, find = TOWER_FINDER, float(own["find_score"])
                 top = data.get("above")
                 if top is not None and (folder / "faces-above.npz").exists():
                     above = Above(net("faces-above.npz"), float(top["clean_confidence"]),
