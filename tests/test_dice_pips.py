@@ -330,11 +330,13 @@ def test_a_group_of_small_dice_a_coarser_level_took_for_one_is_read_die_by_die()
     assert got == [(f.x, face, "clean") for f, face in zip(fine, faces)]
 
 
-def test_the_pips_of_a_die_whose_face_is_not_sure_are_still_not_read_as_dice():
+def test_the_pips_of_a_die_whose_face_is_not_sure_are_not_read_and_the_die_is_set_by_hand():
     """Where every one of them reads as a 1, they are the pips of the coarser die: none is
-    reported (the coarser die, not sure, is not either)."""
+    reported, and the coarser die is, unreadable, for a player to set (before, it was not
+    reported either: a die found and lost)."""
     reader, _ = _group_of_six(("1",) * 6)
-    assert reader.read(np.zeros((480, 640, 3), np.uint8)) == []
+    got = [(r.x, r.face, r.status, r.likely[:1]) for r in reader.read(np.zeros((480, 640, 3), np.uint8))]
+    assert got == [(489.0, None, "unreadable", ("5",))]
 
 
 def test_a_die_whose_pips_the_finest_level_is_sure_of_is_read_whole():
@@ -374,6 +376,17 @@ def test_sure_pips_that_read_as_dice_of_other_faces_are_a_group_of_dice():
     assert [(r.x, r.face) for r in reader("1", "1", "1").read(frame)] == [(442.0, "3")]
     assert [(r.x, r.face) for r in reader("1", "4", "1").read(frame)] == [
         (400.0, "1"), (440.0, "4"), (480.0, "1")]
+
+
+def test_more_sure_ones_on_a_die_than_a_die_has_pips_are_dice():
+    """Seven small dice showing 1 under one coarser die: no face has seven pips, so they are
+    a group of dice (GROUP), each read, not the pips of one die."""
+    fine = [Found(380.0 + 20 * k, 300.0 + 6 * (k % 2), 24.0, 0.85) for k in range(7)]
+    group = Found(441.0, 304.0, 200.0, 0.7)
+    table = {(f.x, f.y): ((("1", 0.95), ("6", 0.01)), 0.01) for f in fine}
+    table[group.x, group.y] = ((("3", 0.95), ("2", 0.01)), 0.01)
+    got = _Pyramid({0.5: fine, 0.125: [group]}, table).read(np.zeros((480, 640, 3), np.uint8))
+    assert [(r.x, r.face) for r in got] == [(f.x, "1") for f in fine]
 
 
 def test_a_tray_of_small_dice_is_found_at_the_finest_level_alone():
