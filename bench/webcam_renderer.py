@@ -26,7 +26,8 @@ at least two thirds visible are listed (placement already avoids most other case
 
 Model (all parameters drawn from the seed; one seed = one "setup")
 -----------------------------------------------------------------
-* camera: pinhole + radial distortion (k1, k2), diagonal FOV 55-78 deg, 25-65 deg elevation,
+* camera: pinhole + radial distortion (k1, k2), diagonal FOV 55-78 deg, 25-65 deg elevation
+  (--elevation: another range),
   25-60 cm from the dice, slight roll, principal point offset, fixed-focus or autofocus
   defocus (depth dependent), lens softness, vignetting, lateral chromatic aberration,
   optional camera-shake motion blur, auto exposure with error and gain-dependent noise
@@ -1037,7 +1038,7 @@ class Setup:
     pass
 
 
-def build_setup(seed, W, H, ss):
+def build_setup(seed, W, H, ss, elevation=(25, 65)):
     rng = np.random.default_rng([seed, 1])
     S = Setup()
     S.seed, S.W, S.H, S.ss = seed, W, H, ss
@@ -1059,7 +1060,7 @@ def build_setup(seed, W, H, ss):
         D = f * 1.55 * s0 / target
         if 0.25 <= D <= 0.60:
             break
-    el = math.radians(rng.uniform(25, 65))
+    el = math.radians(rng.uniform(*elevation))
     C = np.array([0.0, -D * math.cos(el), D * math.sin(el)])
     aim = np.array([rng.uniform(-0.015, 0.015), rng.uniform(-0.015, 0.015), 0.0])
     fwd = nrm(aim - C)
@@ -1840,10 +1841,19 @@ def main(argv=None):
     ap.add_argument('--height', type=int, default=480)
     ap.add_argument('--ss', type=int, default=2, help='supersampling factor (default 2)')
     ap.add_argument('--quiet', action='store_true')
+    ap.add_argument('--elevation', default='25,65',
+                    help="the camera's elevation above the desk, degrees: LO,HI (default 25,65; "
+                         "added 2026-12-02 to learn from lower webcams)")
     a = ap.parse_args(argv)
+    try:
+        elevation = tuple(float(v) for v in a.elevation.split(','))
+        if len(elevation) != 2 or not 5 <= elevation[0] <= elevation[1] <= 85:
+            raise ValueError
+    except ValueError:
+        ap.error(f"--elevation: LO,HI in degrees from 5 to 85, LO <= HI, not {a.elevation!r}")
     os.makedirs(a.out_dir, exist_ok=True)
     t0 = time.time()
-    S = build_setup(a.seed, a.width, a.height, max(1, a.ss))
+    S = build_setup(a.seed, a.width, a.height, max(1, a.ss), elevation)
     if not a.quiet:
         ci = S.cam_info
         print(f"setup seed={a.seed}: desk={S.desk_kind} light={S.light_spec['key']}"

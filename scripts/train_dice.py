@@ -412,12 +412,17 @@ def seed_range(text: str) -> list[int]:
     return out
 
 
-def webcam_setups(seeds: list[int], images: int, cache: Path) -> Photos:
+# the elevation of the webcams of --webcam-low, degrees (bench/webcam_renderer.py's default
+# is 25 to 65): a webcam low on the desk shows a die's front face larger than its top
+LOW_ELEVATION = (12, 28)
+
+
+def webcam_setups(seeds: list[int], images: int, cache: Path, low: bool = False) -> Photos:
     """Setups of the independent webcam renderer (bench/webcam_renderer.py: pip dice on a desk
-    seen by a webcam 25 to 65 degrees up), rendered into ``cache`` where missing. Only seeds
-    its benchmark never measures on (bench/webcam_dice_bench.py: below 10000) are learned from.
-    A die is labelled by its outline's box (its centre, its longer side), as the real
-    photographs are; a cocked die has no face to learn."""
+    seen by a webcam 25 to 65 degrees up; ``low``: LOW_ELEVATION), rendered into ``cache``
+    where missing. Only seeds its benchmark never measures on (bench/webcam_dice_bench.py:
+    below 10000) are learned from. A die is labelled by its outline's box (its centre, its
+    longer side), as the real photographs are; a cocked die has no face to learn."""
     import subprocess
 
     from vision.dice.realphotos import LabelledDie
@@ -428,10 +433,12 @@ def webcam_setups(seeds: list[int], images: int, cache: Path) -> Photos:
     renderer = ROOT / "bench" / "webcam_renderer.py"
     photos, images_ = [], []
     for seed in seeds:
-        folder = cache / f"webcam-{seed}-{images}"
+        folder = cache / f"webcam-{'low-' if low else ''}{seed}-{images}"
         if not (folder / "truth.json").exists():
             subprocess.run([sys.executable, str(renderer), str(folder), "--seed", str(seed),
-                            "--images", str(images), "--quiet"], check=True, capture_output=True)
+                            "--images", str(images), "--quiet"]
+                           + (["--elevation", "%g,%g" % LOW_ELEVATION] if low else []),
+                           check=True, capture_output=True)
         truth = json.loads((folder / "truth.json").read_text())["images"]
         for name, dice in sorted(truth.items()):
             labelled = []
@@ -618,6 +625,9 @@ def main(argv: list[str] | None = None) -> int:
     # benchmark never reads: dice seen from the side by another hand than render.py's
     ap.add_argument("--webcam", type=seed_range, default=[],
                     help="webcam renderer seeds to learn from, e.g. 20000-20099 (none: 0 share)")
+    ap.add_argument("--webcam-low", type=seed_range, default=[],
+                    help="more webcam renderer seeds, their webcams low on the desk "
+                         "(LOW_ELEVATION), learned from with --webcam's share")
     ap.add_argument("--webcam-images", type=int, default=12, help="images a setup")
     ap.add_argument("--webcam-cache", type=Path, default=Path("/tmp/train-dice-webcam"),
                     help="where the setups are rendered (never in the repository)")
@@ -657,6 +667,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.clean_confidence is not None and not 0 < args.clean_confidence < 1:
         raise SystemExit(f"--clean-confidence: a number between 0 and 1, not "
                          f"{args.clean_confidence}")
+    if args.webcam_low and not args.webcam:
+        raise SystemExit("--webcam-low: learned from with --webcam's share: give --webcam too")
     torch.manual_seed(args.seed)
     torch.set_num_threads(2)
     rng = np.random.default_rng(args.seed)
@@ -687,6 +699,9 @@ def main(argv: list[str] | None = None) -> int:
                 if args.oblique_renders else Photos([], []))
     webcam = (webcam_setups(args.webcam, args.webcam_images, args.webcam_cache)
               if args.webcam else Photos([], []))
+    if args.webcam_low:
+        low = webcam_setups(args.webcam_low, args.webcam_images, args.webcam_cache, low=True)
+        webcam = Photos(webcam.photos + low.photos, webcam.images + low.images, upright=True)
     shares = {net: (share if args.renders else 0.0, side if args.oblique_renders else 0.0,
                     yolo if args.yolo else 0.0, cam if args.webcam else 0.0)
               for net, share, side, yolo, cam in (
@@ -708,7 +723,10 @@ def main(argv: list[str] | None = None) -> int:
                 + (f"; {args.oblique_renders} of its trays seen from the side, {side:.0%}"
                    if args.oblique_renders and side else "")
                 + (f"; {len(webcam.photos)} images of bench/webcam_renderer.py (seeds "
-                   f"{args.webcam[0]}-{args.webcam[-1]}), {cam:.0%}" if args.webcam and cam else ""))
+                   f"{args.webcam[0]}-{args.webcam[-1]}"
+                   + (f", and {args.webcam_low[0]}-{args.webcam_low[-1]} from "
+                      f"{LOW_ELEVATION[0]}-{LOW_ELEVATION[1]} degrees up" if args.webcam_low else "")
+                   + f"), {cam:.0%}" if args.webcam and cam else ""))
 
     def mixed(real: Photos, net: str, real2: Photos = other_learn) -> Mix:
         share, side, yolo, cam = shares[net]

@@ -127,3 +127,14 @@ def test_webcam_dice_bench_small():
     assert one["dice"] == one["flat_dice"] + one["tilted_dice"] > 0
     assert 0 <= figures["flat_clean_right"] <= 1 and 0 <= figures["wrong_clean"] <= 1
     assert proc.returncode == (0 if figures["meets_targets"] else 1)
+
+
+def test_the_webcam_renderer_refuses_an_elevation_it_cannot_render(tmp_path):
+    """`--elevation LO,HI` (degrees above the desk; the pip networks learn from lower webcams
+    with it): a range outside 5 to 85, reversed or not two numbers is refused, naming the
+    flag, before anything is rendered."""
+    for bad in ("3,20", "30,20", "20", "low,high"):
+        proc = subprocess.run([sys.executable, str(BENCH / "webcam_renderer.py"), str(tmp_path / "out"),
+                               "--elevation", bad], capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 2 and "--elevation" in proc.stderr, (bad, proc.stderr[-500:])
+        assert not (tmp_path / "out" / "truth.json").exists()
