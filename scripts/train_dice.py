@@ -437,7 +437,7 @@ def webcam_setups(seeds: list[int], images: int, cache: Path, low: bool = False)
         if not (folder / "truth.json").exists():
             subprocess.run([sys.executable, str(renderer), str(folder), "--seed", str(seed),
                             "--images", str(images), "--quiet"]
-                           + (["--elevation", "%g,%g" % LOW_ELEVATION] if low else []),
+                           + (["--elevation", f"{LOW_ELEVATION[0]:g},{LOW_ELEVATION[1]:g}"] if low else []),
                            check=True, capture_output=True)
         truth = json.loads((folder / "truth.json").read_text())["images"]
         for name, dice in sorted(truth.items()):
