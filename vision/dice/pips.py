@@ -367,7 +367,8 @@ class PipReader:
         if not coarse:
             return [(f, None) for f in self._finer(frame, base, fine, find)]
         read = self.classify(frame, [g for _, g in coarse])
-        one_die, looked = self._pips_of_one_die(frame, coarse, read, fine)
+        looked: dict[int, PipReading] = {}   # the finest dice classified, by id() (_read_fine)
+        one_die = self._pips_of_one_die(frame, coarse, read, fine, looked)
         dice = [(level, g, r) for (level, g), r in zip(coarse, read) if r.no_die < r.faces[0][1]
                 and (g.score >= COARSE_SCORE
                      or r.faces[0][1] >= max(self.clean_confidence, WEAK_CLEAN))
@@ -376,10 +377,10 @@ class PipReader:
         sure = sorted(((level, g, r) for level, g, r in dice
                        if r.faces[0][1] >= self.clean_confidence),
                       key=lambda lgr: (-lgr[0], -lgr[1].score))
-        dice, looked = self._without_groups(frame, dice, sure, fine, looked)
+        sure_ids = {id(g) for _, g, _ in sure}
+        dice = self._without_groups(frame, dice, sure_ids, fine, looked)
         fine = _not_pips(fine, [g for _, g, _ in dice])
-        unsure, known = self._unsure_dice(frame, coarse, read, fine)
-        known = {**looked, **known}
+        unsure = self._unsure_dice(frame, coarse, read, fine, looked)
         sure += unsure
         fine = _not_pips(fine, [g for _, g, _ in unsure])
         if not dice and not unsure:  # no die larger than the finest level's
@@ -387,9 +388,8 @@ class PipReader:
         out: list[tuple[Found, PipReading | None]] = []
         # a coarser die the classifier is not sure of the face of, its pips hidden: a die found
         # but not read, for a player to set (after the finest level's dice: one near it stands)
-        sure_ids = {id(g) for _, g, _ in sure}
         unread = [(g, replace(r, unsure=True)) for _, g, r in dice if id(g) not in sure_ids]
-        for f, r in [(g, r) for _, g, r in sure] + [(f, known.get(id(f))) for f in fine] + unread:
+        for f, r in [(g, r) for _, g, r in sure] + [(f, looked.get(id(f))) for f in fine] + unread:
             if all(not _near(f, g) for g, _ in out):  # one die, one reading: the coarser
                 out.append((f, r))
         return out
@@ -445,73 +445,76 @@ class PipReader:
             finer.append(g if backed else Found(g.x, g.y, g.size, min(g.score, weak)))
         return [f for f in fine if not any(_overlap(f, g) for g in finer)] + finer
 
+    def _read_fine(self, frame: np.ndarray, fine: Iterable[Found],
+                   looked: dict[int, PipReading]) -> dict[int, PipReading]:
+        """``looked`` (the finest level's dice classified, by id(); each reading holds its
+        Found, so no id is reused while it lives) with ``fine`` classified where it lacks
+        them, in one call: a die is classified once however many rules ask of it."""
+        ask = list({id(f): f for f in fine if id(f) not in looked}.values())
+        looked.update(zip(map(id, ask), self.classify(frame, ask)) if ask else ())
+        return looked
+
     def _pips_of_one_die(self, frame: np.ndarray, coarse: list[tuple[int, Found]],
-                         read: list[PipReading], fine: list[Found]
-                         ) -> tuple[set[int], dict[int, PipReading]]:
+                         read: list[PipReading], fine: list[Found],
+                         looked: dict[int, PipReading]) -> set[int]:
         """The coarser level's dice (by id) that hold GROUP or more of the finest level's sure
         dice, but are the die those are the pips of (see GROUP): the classifier takes the
         coarser die for a die, and the finest level's sure dice on it are six at most, each
         smaller than PIP_OF_DIE of it, each read as a 1 (its likeliest face: a pip reads as a
-        1, or as no die). Also the readings of the finest dice looked at, by id()."""
+        1, or as no die). The finest dice it classifies go into ``looked``."""
         ask = []
         for (_, g), r in zip(coarse, read):
             sure = [f for f in fine if _inside(f, g) and f.score >= GROUP_SCORE]
             if GROUP <= len(sure) <= len(FACES) and r.no_die < r.faces[0][1] \
                     and all(f.size < PIP_OF_DIE * g.size for f in sure):
                 ask.append((g, sure))
-        if not ask:
-            return set(), {}
-        on = list({id(f): f for _, sure in ask for f in sure}.values())
-        known = {id(f): r for f, r in zip(on, self.classify(frame, on))}
+        known = self._read_fine(frame, (f for _, sure in ask for f in sure), looked)
         return {id(g) for g, sure in ask
-                if all(known[id(f)].faces[0][0] == "1" for f in sure)}, known
+                if all(known[id(f)].faces[0][0] == "1" for f in sure)}
 
     def _without_groups(self, frame: np.ndarray, dice: list[tuple[int, Found, PipReading]],
-                        sure: list[tuple[int, Found, PipReading]], fine: list[Found],
-                        looked: dict[int, PipReading]
-                        ) -> tuple[list[tuple[int, Found, PipReading]], dict[int, PipReading]]:
+                        sure_ids: set[int], fine: list[Found], looked: dict[int, PipReading]
+                        ) -> list[tuple[int, Found, PipReading]]:
         """``dice`` less the coarser dice whose face the classifier is not sure of that are a
         group of the finest level's dice: one of the finest dice on it, under PIP_OF_DIE of
         its size, reads as a die showing another face than 1 (a pip reads as a 1). Such a
         die used to hide them all as its pips, and was then not read either: every die of
-        the group was lost. Also ``looked`` with the readings of the finest dice looked at."""
-        sure_ids = {id(g) for _, g, _ in sure}
+        the group was lost. ``sure_ids``: the coarser dice it is sure of, by id(). The finest
+        dice it classifies go into ``looked``."""
         on = {id(g): [f for f in fine if _inside(f, g) and f.size < PIP_OF_DIE * g.size]
               for _, g, _ in dice if id(g) not in sure_ids}
-        ask = list({id(f): f for fs in on.values() for f in fs if id(f) not in looked}.values())
-        if ask:
-            looked = {**looked, **{id(f): r for f, r in zip(ask, self.classify(frame, ask))}}
+        self._read_fine(frame, (f for fs in on.values() for f in fs), looked)
 
         def a_die_not_a_pip(f: Found) -> bool:
             r = looked[id(f)]
             return r.faces[0][0] != "1" and r.no_die < r.faces[0][1]
 
         return [(level, g, r) for level, g, r in dice
-                if not any(a_die_not_a_pip(f) for f in on.get(id(g), ()))], looked
+                if not any(a_die_not_a_pip(f) for f in on.get(id(g), ()))]
 
     def _unsure_dice(self, frame: np.ndarray, coarse: list[tuple[int, Found]],
-                     read: list[PipReading], fine: list[Found]
-                     ) -> tuple[list[tuple[int, Found, PipReading]], dict[int, PipReading]]:
+                     read: list[PipReading], fine: list[Found], looked: dict[int, PipReading]
+                     ) -> list[tuple[int, Found, PipReading]]:
         """The coarser level's dice the finder is less sure of, on the finest level's pips
         only, that the classifier takes for a die without being WEAK_CLEAN sure of its face:
         where each of those pips reads as a die showing 1, they are its pips, and the die is
         read in their place, unsure (a player sets it). Where one reads as another face,
-        they are dice (a group of small dice taken for one) and stand. Also the readings of
-        the finest level's dice looked at, by id(), for those that stand."""
+        they are dice (a group of small dice taken for one) and stand. The finest dice it
+        classifies go into ``looked``, for those that stand."""
         unsure = [(level, g, r) for (level, g), r in zip(coarse, read)
                   if g.score < COARSE_SCORE and r.no_die < r.faces[0][1]
                   and r.faces[0][1] < max(self.clean_confidence, WEAK_CLEAN)
                   and _pips_only(g, fine)]
         if not unsure:
-            return [], {}
+            return []
         on = [f for f in fine if any(_inside(f, g) for _, g, _ in unsure)]
-        known = {id(f): r for f, r in zip(on, self.classify(frame, on))}
+        known = self._read_fine(frame, on, looked)
         out = []
         for level, g, r in unsure:
             pips = [f for f in on if _inside(f, g)]
             if pips and all(known[id(f)].faces[0][0] == "1" for f in pips):
                 out.append((level, g, replace(r, unsure=True)))
-        return out, known
+        return out
 
     def _find_at(self, frame: np.ndarray, scale: float, pad: int = 0) -> list[Found]:
         """The finder's dice in ``frame`` resized by ``scale`` (with ``pad`` of its pixels
