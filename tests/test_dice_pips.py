@@ -563,7 +563,7 @@ def test_a_die_seen_from_the_side_is_read_by_its_top_face():
     Rune55 (2026-12-02) it finds more of them: 60 and 4 (a 6 read as 5, a 2 as 3, a 3 as 5
     and a small 5 as 6, from 0.68 to 0.83 sure; docs/vision.md, "The finder learned webcam
     renders and Rune55"); 66 and 2 since the classifier learned lower webcams (2026-12-02,
-    later)."""
+    later); 70 and 1 since it learned them longer (2026-12-03)."""
     reader = shipped_reader()
     flat = right = wrong_flat = 0
     for seed in range(930_000, 930_030):
