@@ -5,14 +5,18 @@ through the command line as a player with a webcam would:
 
     python -m vision dice read img-*.jpg --json
 
-    python bench/webcam_dice_bench.py [--setups 3] [--images 30] [--seed 9000] [--renderer b]
+    python bench/webcam_dice_bench.py [--setups 3] [--images 30] [--seed 9000] [--renderer b|c]
 
 ``--renderer b``: setups of bench/webcam_renderer_b.py instead, a second webcam renderer
 written (2026-12-01) by another hand that had read neither the reader nor the first one
 (cameras 20 to 70 degrees up and 20 to 70 cm away, tables of wood, cloth, mats, paper and
-dark glass, props, translucent and marbled dice). The face classifier and the finder have
-learned from the first renderer's setups from seed 20000 (scripts/train_dice.py --webcam),
-never from its seeds under 10000, which measure; nothing has learned from the second.
+dark glass, props, translucent and marbled dice). ``--renderer c``: setups of
+bench/webcam_renderer_c.py, a third, written (2026-12-03) by another hand that had read none of
+them (cameras 15 to 80 degrees up and 15 to 90 cm away, strong perspective, dice tilted
+against books, trays and pencils). The face classifier and the finder have learned from the
+first renderer's setups from seed 20000 (scripts/train_dice.py --webcam), never from its seeds
+under 10000, which measure; the same holds for the third (--webcam-c); nothing has learned
+from the second.
 
 Prints each setup's figures, then all of them as one JSON object on the last line: flat dice
 read clean with the right face, dice read clean with a wrong face, tilted dice flagged (cocked
@@ -45,7 +49,7 @@ def read(paths: list[str]) -> list[dict]:
     return lines
 
 
-RENDERERS = {"a": "webcam_renderer.py", "b": "webcam_renderer_b.py"}
+RENDERERS = {"a": "webcam_renderer.py", "b": "webcam_renderer_b.py", "c": "webcam_renderer_c.py"}
 
 
 def setup(seed: int, images: int, work: Path, renderer: str = "a") -> dict:
@@ -80,7 +84,7 @@ def main() -> int:
     def total(key: str) -> float:
         return weighted(list(setups.values()), key)
 
-    figures = {"benchmark": "dice_webcam_renders" + ("" if args.renderer == "a" else "_b"),
+    figures = {"benchmark": "dice_webcam_renders" + ("" if args.renderer == "a" else f"_{args.renderer}"),
                "renderer": args.renderer,
                "setups": len(setups), "images": args.images,
                **{k: total(k) for k in ("flat_clean_right", "wrong_clean", "tilted_flagged")},

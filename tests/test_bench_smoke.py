@@ -129,6 +129,19 @@ def test_webcam_dice_bench_small():
     assert proc.returncode == (0 if figures["meets_targets"] else 1)
 
 
+def test_webcam_dice_bench_reads_the_third_renderers_setups():
+    """`--renderer c`: bench/webcam_renderer_c.py's setups (written by a hand that read neither
+    the reader nor the other renderers), read through the command line the same way."""
+    proc = subprocess.run([sys.executable, str(BENCH / "webcam_dice_bench.py"), "--renderer", "c",
+                           "--setups", "1", "--images", "2", "--seed", "9100"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode in (0, 1), proc.stderr[-2000:]
+    figures = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert figures["benchmark"] == "dice_webcam_renders_c" and figures["renderer"] == "c"
+    (one,) = figures["per_setup"].values()
+    assert one["dice"] == one["flat_dice"] + one["tilted_dice"] > 0
+
+
 def test_the_webcam_renderer_refuses_an_elevation_it_cannot_render(tmp_path):
     """`--elevation LO,HI` (degrees above the desk; the pip networks learn from lower webcams
     with it): a range outside 5 to 85, reversed or not two numbers is refused, naming the
