@@ -417,11 +417,18 @@ def seed_range(text: str) -> list[int]:
 LOW_ELEVATION = (12, 28)
 
 
-def webcam_setups(seeds: list[int], images: int, cache: Path, low: bool = False) -> Photos:
-    """Setups of the independent webcam renderer (bench/webcam_renderer.py: pip dice on a desk
-    seen by a webcam 25 to 65 degrees up; ``low``: LOW_ELEVATION), rendered into ``cache``
-    where missing. Only seeds its benchmark never measures on (bench/webcam_dice_bench.py:
-    below 10000) are learned from. A die is labelled by its outline's box (its centre, its
+# the webcam renderers learned from: the first (bench/webcam_renderer.py) and the third
+# (bench/webcam_renderer_c.py, 2026-12-03); the second (webcam_renderer_b.py) only measures
+WEBCAM_RENDERERS = {"a": "webcam_renderer.py", "c": "webcam_renderer_c.py"}
+
+
+def webcam_setups(seeds: list[int], images: int, cache: Path, low: bool = False,
+                  renderer: str = "a") -> Photos:
+    """Setups of an independent webcam renderer (``renderer``, WEBCAM_RENDERERS; the first,
+    bench/webcam_renderer.py: pip dice on a desk seen by a webcam 25 to 65 degrees up;
+    ``low``: LOW_ELEVATION, the first only), rendered into ``cache`` where missing. Only
+    seeds its benchmark never measures on (bench/webcam_dice_bench.py: below 10000) are
+    learned from. A die is labelled by its outline's box (its centre, its
     longer side), as the real photographs are; a cocked die has no face to learn."""
     import subprocess
 
@@ -429,13 +436,15 @@ def webcam_setups(seeds: list[int], images: int, cache: Path, low: bool = False)
 
     bad = [s for s in seeds if s < 10000]
     if bad:
-        raise SystemExit(f"--webcam: seeds under 10000 measure the reader, not teach it: {bad[:3]}")
-    renderer = ROOT / "bench" / "webcam_renderer.py"
+        flag = "--webcam-c" if renderer == "c" else "--webcam"
+        raise SystemExit(f"{flag}: seeds under 10000 measure the reader, not teach it: {bad[:3]}")
+    script = ROOT / "bench" / WEBCAM_RENDERERS[renderer]
     photos, images_ = [], []
     for seed in seeds:
-        folder = cache / f"webcam-{'low-' if low else ''}{seed}-{images}"
+        folder = cache / (f"webcam-{'low-' if low else ''}{seed}-{images}" if renderer == "a"
+                          else f"webcam-{renderer}-{seed}-{images}")
         if not (folder / "truth.json").exists():
-            subprocess.run([sys.executable, str(renderer), str(folder), "--seed", str(seed),
+            subprocess.run([sys.executable, str(script), str(folder), "--seed", str(seed),
                             "--images", str(images), "--quiet"]
                            + (["--elevation", f"{LOW_ELEVATION[0]:g},{LOW_ELEVATION[1]:g}"] if low else []),
                            check=True, capture_output=True)
@@ -628,6 +637,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--webcam-low", type=seed_range, default=[],
                     help="more webcam renderer seeds, their webcams low on the desk "
                          "(LOW_ELEVATION), learned from with --webcam's share")
+    ap.add_argument("--webcam-c", type=seed_range, default=[],
+                    help="seeds of the third webcam renderer (bench/webcam_renderer_c.py: "
+                         "cameras 15 to 80 degrees up, 15 to 90 cm away), learned from with "
+                         "--webcam's share")
     ap.add_argument("--webcam-images", type=int, default=12, help="images a setup")
     ap.add_argument("--webcam-cache", type=Path, default=Path("/tmp/train-dice-webcam"),
                     help="where the setups are rendered (never in the repository)")
@@ -667,8 +680,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.clean_confidence is not None and not 0 < args.clean_confidence < 1:
         raise SystemExit(f"--clean-confidence: a number between 0 and 1, not "
                          f"{args.clean_confidence}")
-    if args.webcam_low and not args.webcam:
-        raise SystemExit("--webcam-low: learned from with --webcam's share: give --webcam too")
+    for flag, given in (("--webcam-low", args.webcam_low), ("--webcam-c", args.webcam_c)):
+        if given and not args.webcam:
+            raise SystemExit(f"{flag}: learned from with --webcam's share: give --webcam too")
     torch.manual_seed(args.seed)
     torch.set_num_threads(2)
     rng = np.random.default_rng(args.seed)
@@ -702,6 +716,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.webcam_low:
         low = webcam_setups(args.webcam_low, args.webcam_images, args.webcam_cache, low=True)
         webcam = Photos(webcam.photos + low.photos, webcam.images + low.images, upright=True)
+    if args.webcam_c:
+        third = webcam_setups(args.webcam_c, args.webcam_images, args.webcam_cache, renderer="c")
+        webcam = Photos(webcam.photos + third.photos, webcam.images + third.images, upright=True)
     shares = {net: (share if args.renders else 0.0, side if args.oblique_renders else 0.0,
                     yolo if args.yolo else 0.0, cam if args.webcam else 0.0)
               for net, share, side, yolo, cam in (
@@ -722,10 +739,12 @@ def main(argv: list[str] | None = None) -> int:
                    if args.renders else "")
                 + (f"; {args.oblique_renders} of its trays seen from the side, {side:.0%}"
                    if args.oblique_renders and side else "")
-                + (f"; {len(webcam.photos)} images of bench/webcam_renderer.py (seeds "
+                + (f"; {len(webcam.photos)} webcam renders (bench/webcam_renderer.py's seeds "
                    f"{args.webcam[0]}-{args.webcam[-1]}"
                    + (f", and {args.webcam_low[0]}-{args.webcam_low[-1]} from "
                       f"{LOW_ELEVATION[0]}-{LOW_ELEVATION[1]} degrees up" if args.webcam_low else "")
+                   + (f"; bench/webcam_renderer_c.py's seeds {args.webcam_c[0]}-"
+                      f"{args.webcam_c[-1]}" if args.webcam_c else "")
                    + f"), {cam:.0%}" if args.webcam and cam else ""))
 
     def mixed(real: Photos, net: str, real2: Photos = other_learn) -> Mix:
