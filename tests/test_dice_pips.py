@@ -346,7 +346,8 @@ def test_a_die_whose_pips_the_finest_level_is_sure_of_is_read_whole():
     showing 1, three of them clean. Each of those is a pip-sized 1 on the coarser die: that
     die is read (PipReader._pips_of_one_die), and the pips are not. What is asked is that it
     is read whole, a 5 first: the classifier of 2026-12-03 (later) is 0.59 sure of the 5, so
-    it is reported unreadable with 5 its likeliest face (clean before, 0.6 and more sure)."""
+    it is reported unreadable with 5 its likeliest face (clean before, 0.6 and more sure);
+    the classifier of 2026-12-03 (evening) reads it clean again, 0.73 sure."""
     if not (DEFAULT_SET / "labels.json").exists():
         missing(f"the labelled dice photographs are not in {DEFAULT_SET}")
     from vision.dice.realphotos import close_cuts
@@ -566,7 +567,8 @@ def test_a_die_seen_from_the_side_is_read_by_its_top_face():
     and a small 5 as 6, from 0.68 to 0.83 sure; docs/vision.md, "The finder learned webcam
     renders and Rune55"); 66 and 2 since the classifier learned lower webcams (2026-12-02,
     later); 70 and 1 since it learned them longer (2026-12-03); 69 and 1 since it learned the
-    third webcam renderer too (2026-12-03, later)."""
+    third webcam renderer too (2026-12-03, later); 71 and 0 since webcams are a larger share
+    of what it learns from (2026-12-03, evening)."""
     reader = shipped_reader()
     flat = right = wrong_flat = 0
     for seed in range(930_000, 930_030):
