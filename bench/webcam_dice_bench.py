@@ -5,7 +5,7 @@ through the command line as a player with a webcam would:
 
     python -m vision dice read img-*.jpg --json
 
-    python bench/webcam_dice_bench.py [--setups 3] [--images 30] [--seed 9000] [--renderer b|c]
+    python bench/webcam_dice_bench.py [--setups 3] [--images 30] [--seed 9000] [--renderer b|c|d]
 
 ``--renderer b``: setups of bench/webcam_renderer_b.py instead, a second webcam renderer
 written (2026-12-01) by another hand that had read neither the reader nor the first one
@@ -13,10 +13,12 @@ written (2026-12-01) by another hand that had read neither the reader nor the fi
 dark glass, props, translucent and marbled dice). ``--renderer c``: setups of
 bench/webcam_renderer_c.py, a third, written (2026-12-03) by another hand that had read none of
 them (cameras 15 to 80 degrees up and 15 to 90 cm away, strong perspective, dice tilted
-against books, trays and pencils). The face classifier and the finder have learned from the
-first renderer's setups from seed 20000 (scripts/train_dice.py --webcam), never from its seeds
-under 10000, which measure; the same holds for the third (--webcam-c); nothing has learned
-from the second.
+against books, trays and pencils). ``--renderer d``: setups of bench/webcam_renderer_d.py, a
+fourth, written (2026-12-03, last) by another hand that had read neither the reader nor the
+other renderers. The face classifier and the finder have learned from the first renderer's
+setups from seed 20000 (scripts/train_dice.py --webcam), never from its seeds under 10000,
+which measure; the same holds for the third (--webcam-c); nothing has learned from the second
+or the fourth.
 
 Prints each setup's figures, then all of them as one JSON object on the last line: flat dice
 read clean with the right face, dice read clean with a wrong face, tilted dice flagged (cocked
@@ -49,7 +51,8 @@ def read(paths: list[str]) -> list[dict]:
     return lines
 
 
-RENDERERS = {"a": "webcam_renderer.py", "b": "webcam_renderer_b.py", "c": "webcam_renderer_c.py"}
+RENDERERS = {"a": "webcam_renderer.py", "b": "webcam_renderer_b.py", "c": "webcam_renderer_c.py",
+             "d": "webcam_renderer_d.py"}
 
 
 def setup(seed: int, images: int, work: Path, renderer: str = "a") -> dict:

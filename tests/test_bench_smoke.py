@@ -129,15 +129,18 @@ def test_webcam_dice_bench_small():
     assert proc.returncode == (0 if figures["meets_targets"] else 1)
 
 
-def test_webcam_dice_bench_reads_the_third_renderers_setups():
-    """`--renderer c`: bench/webcam_renderer_c.py's setups (written by a hand that read neither
-    the reader nor the other renderers), read through the command line the same way."""
-    proc = subprocess.run([sys.executable, str(BENCH / "webcam_dice_bench.py"), "--renderer", "c",
-                           "--setups", "1", "--images", "2", "--seed", "9100"],
+@pytest.mark.parametrize("renderer", ["c", "d"])
+def test_webcam_dice_bench_reads_the_other_renderers_setups(renderer):
+    """`--renderer c` and `d`: bench/webcam_renderer_c.py's and webcam_renderer_d.py's setups
+    (each written by a hand that read neither the reader nor the other renderers), read
+    through the command line the same way."""
+    proc = subprocess.run([sys.executable, str(BENCH / "webcam_dice_bench.py"), "--renderer",
+                           renderer, "--setups", "1", "--images", "2", "--seed", "9100"],
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode in (0, 1), proc.stderr[-2000:]
     figures = json.loads(proc.stdout.strip().splitlines()[-1])
-    assert figures["benchmark"] == "dice_webcam_renders_c" and figures["renderer"] == "c"
+    assert figures["benchmark"] == f"dice_webcam_renders_{renderer}"
+    assert figures["renderer"] == renderer
     (one,) = figures["per_setup"].values()
     assert one["dice"] == one["flat_dice"] + one["tilted_dice"] > 0
 
