@@ -417,9 +417,12 @@ def seed_range(text: str) -> list[int]:
 LOW_ELEVATION = (12, 28)
 
 
-# the webcam renderers learned from: the first (bench/webcam_renderer.py) and the third
-# (bench/webcam_renderer_c.py, 2026-12-03); the second (webcam_renderer_b.py) only measures
-WEBCAM_RENDERERS = {"a": "webcam_renderer.py", "c": "webcam_renderer_c.py"}
+# the webcam renderers that can be learned from (each at seeds its benchmark never reads:
+# from 10000): the first (bench/webcam_renderer.py), the second (webcam_renderer_b.py,
+# --webcam-b) and the third (bench/webcam_renderer_c.py, 2026-12-03). The fourth
+# (webcam_renderer_d.py) only measures
+WEBCAM_RENDERERS = {"a": "webcam_renderer.py", "b": "webcam_renderer_b.py",
+                    "c": "webcam_renderer_c.py"}
 
 
 def webcam_setups(seeds: list[int], images: int, cache: Path, low: bool = False,
@@ -436,7 +439,7 @@ def webcam_setups(seeds: list[int], images: int, cache: Path, low: bool = False,
 
     bad = [s for s in seeds if s < 10000]
     if bad:
-        flag = "--webcam-c" if renderer == "c" else "--webcam"
+        flag = f"--webcam-{renderer}" if renderer != "a" else "--webcam"
         raise SystemExit(f"{flag}: seeds under 10000 measure the reader, not teach it: {bad[:3]}")
     script = ROOT / "bench" / WEBCAM_RENDERERS[renderer]
     photos, images_ = [], []
@@ -445,7 +448,7 @@ def webcam_setups(seeds: list[int], images: int, cache: Path, low: bool = False,
                           else f"webcam-{renderer}-{seed}-{images}")
         if not (folder / "truth.json").exists():
             subprocess.run([sys.executable, str(script), str(folder), "--seed", str(seed),
-                            "--images", str(images), "--quiet"]
+                            "--images", str(images)] + ([] if renderer == "b" else ["--quiet"])
                            + (["--elevation", f"{LOW_ELEVATION[0]:g},{LOW_ELEVATION[1]:g}"] if low else []),
                            check=True, capture_output=True)
         truth = json.loads((folder / "truth.json").read_text())["images"]
@@ -641,6 +644,10 @@ def main(argv: list[str] | None = None) -> int:
                     help="seeds of the third webcam renderer (bench/webcam_renderer_c.py: "
                          "cameras 15 to 80 degrees up, 15 to 90 cm away), learned from with "
                          "--webcam's share")
+    ap.add_argument("--webcam-b", type=seed_range, default=[],
+                    help="seeds of the second webcam renderer (bench/webcam_renderer_b.py: "
+                         "cameras 20 to 70 degrees up, tables of cloth, mats and glass, "
+                         "translucent and marbled dice), learned from with --webcam's share")
     ap.add_argument("--webcam-images", type=int, default=12, help="images a setup")
     ap.add_argument("--webcam-cache", type=Path, default=Path("/tmp/train-dice-webcam"),
                     help="where the setups are rendered (never in the repository)")
@@ -680,7 +687,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.clean_confidence is not None and not 0 < args.clean_confidence < 1:
         raise SystemExit(f"--clean-confidence: a number between 0 and 1, not "
                          f"{args.clean_confidence}")
-    for flag, given in (("--webcam-low", args.webcam_low), ("--webcam-c", args.webcam_c)):
+    for flag, given in (("--webcam-low", args.webcam_low), ("--webcam-b", args.webcam_b),
+                        ("--webcam-c", args.webcam_c)):
         if given and not args.webcam:
             raise SystemExit(f"{flag}: learned from with --webcam's share: give --webcam too")
     torch.manual_seed(args.seed)
@@ -716,9 +724,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.webcam_low:
         low = webcam_setups(args.webcam_low, args.webcam_images, args.webcam_cache, low=True)
         webcam = Photos(webcam.photos + low.photos, webcam.images + low.images, upright=True)
-    if args.webcam_c:
-        third = webcam_setups(args.webcam_c, args.webcam_images, args.webcam_cache, renderer="c")
-        webcam = Photos(webcam.photos + third.photos, webcam.images + third.images, upright=True)
+    for renderer, seeds in (("b", args.webcam_b), ("c", args.webcam_c)):
+        if seeds:
+            more = webcam_setups(seeds, args.webcam_images, args.webcam_cache, renderer=renderer)
+            webcam = Photos(webcam.photos + more.photos, webcam.images + more.images, upright=True)
     shares = {net: (share if args.renders else 0.0, side if args.oblique_renders else 0.0,
                     yolo if args.yolo else 0.0, cam if args.webcam else 0.0)
               for net, share, side, yolo, cam in (
@@ -743,6 +752,8 @@ def main(argv: list[str] | None = None) -> int:
                    f"{args.webcam[0]}-{args.webcam[-1]}"
                    + (f", and {args.webcam_low[0]}-{args.webcam_low[-1]} from "
                       f"{LOW_ELEVATION[0]}-{LOW_ELEVATION[1]} degrees up" if args.webcam_low else "")
+                   + (f"; bench/webcam_renderer_b.py's seeds {args.webcam_b[0]}-"
+                      f"{args.webcam_b[-1]}" if args.webcam_b else "")
                    + (f"; bench/webcam_renderer_c.py's seeds {args.webcam_c[0]}-"
                       f"{args.webcam_c[-1]}" if args.webcam_c else "")
                    + f"), {cam:.0%}" if args.webcam and cam else ""))
