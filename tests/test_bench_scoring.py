@@ -1,0 +1,68 @@
+"""How the benchmarks of renders by other hands pair true dice with readings
+(bench/independent_dice_bench.py's ``score``, which bench/webcam_dice_bench.py uses too)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent.parent / "bench"
+
+
+def _bench():
+    sys.path.insert(0, str(BENCH))
+    try:
+        spec = importlib.util.spec_from_file_location("independent_dice_bench",
+                                                      BENCH / "independent_dice_bench.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+    finally:
+        sys.path.remove(str(BENCH))
+
+
+def _die(x, face, kind="d6pips", tilted=False):
+    return {"x": x, "y": 100.0, "face": face, "kind": kind, "tilted": tilted, "colour": "red"}
+
+
+def _reading(x, face, status="clean", kind="d6pips"):
+    return {"x": x, "y": 100.0, "face": face, "kind": kind, "status": status, "colour": "red"}
+
+
+def test_a_missed_die_does_not_take_its_neighbours_reading():
+    # two touching dice, a 3 at x=100 and a 5 at x=130; the reader found the 5 alone. Taken in
+    # the truth's order, the 3 took the 5's reading (30 px away): a wrong face and a miss
+    bench = _bench()
+    truth = {"a.jpg": [_die(100, "3"), _die(130, "5")]}
+    results = {"a.jpg": {"ok": True, "dice": [_reading(128, "5")]}}
+    figures = bench.score(truth, results, pips_only=True)
+    assert figures["wrong_clean"] == 0
+    assert figures["flat_clean_right"] == 0.5 and figures["missed"] == 1
+
+
+def test_a_face_read_wrong_on_its_own_die_is_still_wrong_and_far_readings_pair_nothing():
+    bench = _bench()
+    truth = {"a.jpg": [_die(100, "3"), _die(300, "5")]}
+    results = {"a.jpg": {"ok": True, "dice": [_reading(104, "2"), _reading(345, "5")]}}
+    figures = bench.score(truth, results, pips_only=True)
+    assert figures["wrong_clean"] == 0.5          # the 3 read as 2: one of two dice
+    assert figures["missed"] == 1                 # 45 px from the 5: not its reading
+    assert figures["flat_clean_right"] == 0
+
+
+def test_nearest_pairs_takes_the_nearest_pair_first_and_each_reading_once():
+    bench = _bench()
+    dice = [_die(100, "1"), _die(120, "2"), _die(500, "3")]
+    readings = [_reading(118, "2"), _reading(103, "1"), _reading(111, "4")]
+    assert bench.nearest_pairs(dice, readings) == {0: 1, 1: 0}
+    assert bench.nearest_pairs(dice, readings, reach=2.5) == {1: 0}
+
+
+def test_a_face_read_clean_on_a_die_of_another_kind_is_counted_apart():
+    bench = _bench()
+    truth = {"a.jpg": [_die(100, "HEART", kind="kotd"), _die(200, "4")]}
+    results = {"a.jpg": {"ok": True, "dice": [_reading(102, "1"), _reading(205, "4")]}}
+    figures = bench.score(truth, results, pips_only=True)
+    assert figures["clean_on_other_kinds"] == 1
+    assert figures["dice"] == 1 and figures["flat_clean_right"] == 1 and figures["wrong_clean"] == 0
