@@ -420,9 +420,10 @@ LOW_ELEVATION = (12, 28)
 # the webcam renderers that can be learned from (each at seeds its benchmark never reads:
 # from 10000): the first (bench/webcam_renderer.py), the second (webcam_renderer_b.py,
 # --webcam-b) and the third (bench/webcam_renderer_c.py, 2026-12-03). The fourth
-# (webcam_renderer_d.py) only measures
-WEBCAM_RENDERERS = {"a": "webcam_renderer.py", "b": "webcam_renderer_b.py",
-                    "c": "webcam_renderer_c.py"}
+# (webcam_renderer_d.py) only measures. Each with the arguments that keep it quiet (the
+# second has no such flag)
+WEBCAM_RENDERERS = {"a": ("webcam_renderer.py", ["--quiet"]), "b": ("webcam_renderer_b.py", []),
+                    "c": ("webcam_renderer_c.py", ["--quiet"])}
 
 
 def webcam_setups(seeds: list[int], images: int, cache: Path, low: bool = False,
@@ -441,14 +442,15 @@ def webcam_setups(seeds: list[int], images: int, cache: Path, low: bool = False,
     if bad:
         flag = f"--webcam-{renderer}" if renderer != "a" else "--webcam"
         raise SystemExit(f"{flag}: seeds under 10000 measure the reader, not teach it: {bad[:3]}")
-    script = ROOT / "bench" / WEBCAM_RENDERERS[renderer]
+    name, quiet = WEBCAM_RENDERERS[renderer]
+    script = ROOT / "bench" / name
     photos, images_ = [], []
     for seed in seeds:
         folder = cache / (f"webcam-{'low-' if low else ''}{seed}-{images}" if renderer == "a"
                           else f"webcam-{renderer}-{seed}-{images}")
         if not (folder / "truth.json").exists():
             subprocess.run([sys.executable, str(script), str(folder), "--seed", str(seed),
-                            "--images", str(images)] + ([] if renderer == "b" else ["--quiet"])
+                            "--images", str(images), *quiet]
                            + (["--elevation", f"{LOW_ELEVATION[0]:g},{LOW_ELEVATION[1]:g}"] if low else []),
                            check=True, capture_output=True)
         truth = json.loads((folder / "truth.json").read_text())["images"]
