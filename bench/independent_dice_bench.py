@@ -72,22 +72,44 @@ def vision(*args: str, images: int = 1) -> list[dict]:
 MATCH_PX = 40.0  # a reading is a true die's when its centre is this near (or nearer)
 
 
+def _anchors(t: dict) -> tuple[list[tuple[float, float]], float]:
+    """Where a true die is (its top face's centre, and where the truth gives its outline's box,
+    the box's centre) and how far from there a reading is still its: MATCH_PX, or half the
+    box's longer side where that is more (as realphotos.match pairs the real photographs).
+    The webcam renderers give the top face's centre as x, y: on a die close to a low camera
+    it lies near the top of the outline, half a die from the outline's centre, where the
+    reader places the die."""
+    box = t.get("box")
+    if not box:
+        return [(t["x"], t["y"])], 0.0
+    x0, y0, x1, y1 = box
+    return [(t["x"], t["y"]), ((x0 + x1) / 2, (y0 + y1) / 2)], max(x1 - x0, y1 - y0) / 2
+
+
 def nearest_pairs(dice: list[dict], readings: list[dict], reach: float = MATCH_PX
                   ) -> dict[int, int]:
     """Each true die's reading (their indices), pairs taken nearest first: a reading goes to
-    the true die it lies nearest, within ``reach`` pixels, and serves one die only. (Taken
-    die by die in the truth's order, until 2026-12-03, a die the reader missed could take the
-    reading of the touching die beside it, counted a wrong face where the two showed
-    different faces, and that die was counted missed: with the shipped networks, 65 wrong
-    faces on the second webcam renderer's setups 300-339 were 51 taken nearest first, 20 on
-    the third's 5000-5011 were 11.)"""
-    pairs = sorted((math.hypot(r["x"] - t["x"], r["y"] - t["y"]), k, i)
-                   for k, t in enumerate(dice) for i, r in enumerate(readings))
+    the true die it lies nearest (its top face's centre or, where the truth gives the die's
+    outline, that outline's centre), within ``reach`` pixels or half the outline's longer
+    side, whichever is more, and serves one die only. (Taken die by die in the truth's order,
+    until 2026-12-03, a die the reader missed could take the reading of the touching die
+    beside it, counted a wrong face where the two showed different faces, and that die was
+    counted missed: with the shipped networks, 65 wrong faces on the second webcam
+    renderer's setups 300-339 were 51 taken nearest first, 20 on the third's 5000-5011 were
+    11. Paired with the top face's centre alone, within ``reach``, until 2026-12-04, a die
+    close to a low camera, read where its outline is, was counted missed, and the face read
+    there was counted nowhere, wrong or right.)"""
+    pairs = []
+    for k, t in enumerate(dice):
+        anchors, half_box = _anchors(t)
+        far = max(reach, half_box)
+        for i, r in enumerate(readings):
+            d = min(math.hypot(r["x"] - x, r["y"] - y) for x, y in anchors)
+            if d < far:
+                pairs.append((d, k, i))
     out: dict[int, int] = {}
     taken: set[int] = set()
-    for d, k, i in pairs:
-        if d >= reach:
-            break
+    for _d, k, i in sorted(pairs):
         if k not in out and i not in taken:
             out[k] = i
             taken.add(i)

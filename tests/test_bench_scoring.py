@@ -66,3 +66,43 @@ def test_a_face_read_clean_on_a_die_of_another_kind_is_counted_apart():
     figures = bench.score(truth, results, pips_only=True)
     assert figures["clean_on_other_kinds"] == 1
     assert figures["dice"] == 1 and figures["flat_clean_right"] == 1 and figures["wrong_clean"] == 0
+
+
+def _seen_close(x, top_y, box, face):
+    # a die close to a low camera: its top face's centre near the top of its outline
+    return {"x": x, "y": top_y, "face": face, "kind": "d6pips", "tilted": False,
+            "colour": "red", "box": box}
+
+
+def test_a_die_read_where_its_outline_is_is_paired_and_its_face_counted():
+    # the top face's centre 60 px above the outline's centre, where the reader puts the die:
+    # paired with the top face alone (within 40 px) the die was missed and its face, wrong
+    # here (its front face read), counted nowhere
+    bench = _bench()
+    truth = {"a.jpg": [_seen_close(100, 50, [40, 30, 160, 170], "2")]}
+    wrong = {"a.jpg": {"ok": True, "dice": [{**_reading(100, "4"), "y": 110.0}]}}
+    figures = bench.score(truth, wrong, pips_only=True)
+    assert figures["missed"] == 0 and figures["wrong_clean"] == 1
+    right = {"a.jpg": {"ok": True, "dice": [{**_reading(100, "2"), "y": 110.0}]}}
+    assert bench.score(truth, right, pips_only=True)["flat_clean_right"] == 1
+
+
+def test_a_reading_beyond_half_the_outline_is_not_the_dies():
+    bench = _bench()
+    dice = [_seen_close(100, 50, [40, 30, 160, 170], "2")]
+    readings = [{**_reading(100, "2"), "y": 171.0}, {**_reading(171, "2"), "y": 100.0}]
+    assert bench.nearest_pairs(dice, readings) == {}
+    # and a small die keeps MATCH_PX around its top face
+    small = [_seen_close(100, 100, [90, 90, 110, 110], "5")]
+    assert bench.nearest_pairs(small, [_reading(139, "5")]) == {0: 0}
+    assert bench.nearest_pairs(small, [_reading(141, "5")]) == {}
+
+
+def test_touching_dice_seen_close_each_take_the_reading_on_their_own_outline():
+    # two large dice side by side, their outlines overlapping by 20 px: each reading, at an
+    # outline's centre, is within half of either outline, and goes to its own die
+    bench = _bench()
+    dice = [_seen_close(100, 60, [40, 40, 160, 160], "3"),
+            _seen_close(200, 60, [140, 40, 260, 160], "6")]
+    readings = [{**_reading(202, "6"), "y": 100.0}, {**_reading(99, "3"), "y": 100.0}]
+    assert bench.nearest_pairs(dice, readings) == {0: 1, 1: 0}
