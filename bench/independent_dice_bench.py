@@ -120,9 +120,12 @@ def score(truth: dict[str, list[dict]], results: dict[str, dict], pips_only: boo
     """The figures of ``results`` (each image's `dice read --json` line) against ``truth``
     (each image's true dice), each die given its reading by :func:`nearest_pairs`.
     ``pips_only``: the reader without a profile, which reads pip dice alone: a face read
-    clean on a die of another kind (or within MATCH_PX of it, unpaired) is counted apart."""
+    clean on a die of another kind (or within MATCH_PX of it, unpaired) is counted apart.
+    ``clean_where_no_die``: faces read clean that are no true die's reading (a print's dots
+    taken for a die, a second reading of one die, a die the truth leaves out as mostly
+    hidden), counted apart from ``wrong_clean``, which is of the true dice."""
     n = {"flat": 0, "tilted": 0, "flat_right": 0, "wrong": 0, "tilted_flagged": 0, "colour_right": 0,
-         "colour_known": 0, "missed": 0, "dice": 0, "clean_on_other_kinds": 0}
+         "colour_known": 0, "missed": 0, "dice": 0, "clean_on_other_kinds": 0, "extra_clean": 0}
     for name, dice in truth.items():
         readings = results[name].get("dice", []) if results[name].get("ok") else []
         paired = nearest_pairs(dice, readings)
@@ -155,13 +158,17 @@ def score(truth: dict[str, list[dict]], results: dict[str, dict], pips_only: boo
                 if not pips_only and r.get("colour") is not None:
                     n["colour_known"] += 1
                     n["colour_right"] += r["colour"] == t["colour"]
+        # a face read clean where no die is (a print's dots, a second reading of one die):
+        # a die the player did not throw
+        n["extra_clean"] += sum(r["status"] == "clean" for i, r in enumerate(readings)
+                                if i not in used)
     return {"dice": n["dice"], "flat_dice": n["flat"], "tilted_dice": n["tilted"],
             "flat_clean_right": round(n["flat_right"] / max(n["flat"], 1), 4),
             "wrong_clean": round(n["wrong"] / max(n["dice"], 1), 4),
             "tilted_flagged": round(n["tilted_flagged"] / max(n["tilted"], 1), 4),
             "colour": round(n["colour_right"] / max(n["colour_known"], 1), 4),
-            "missed": n["missed"], **({"clean_on_other_kinds": n["clean_on_other_kinds"]}
-                                       if pips_only else {})}
+            "missed": n["missed"], "clean_where_no_die": n["extra_clean"],
+            **({"clean_on_other_kinds": n["clean_on_other_kinds"]} if pips_only else {})}
 
 
 RENDERERS = {"a": "tray_renderer.py", "b": "tray_renderer_b.py", "c": "tray_renderer_c.py",

@@ -91,7 +91,9 @@ def main() -> int:
                "renderer": args.renderer,
                "setups": len(setups), "images": args.images,
                **{k: total(k) for k in ("flat_clean_right", "wrong_clean", "tilted_flagged")},
-               "missed": sum(s["missed"] for s in setups.values()), "per_setup": setups}
+               "missed": sum(s["missed"] for s in setups.values()),
+               "clean_where_no_die": sum(s["clean_where_no_die"] for s in setups.values()),
+               "per_setup": setups}
     figures["meets_targets"] = (figures["flat_clean_right"] >= TARGETS["flat_clean_right"]
                                 and figures["wrong_clean"] <= TARGETS["wrong_clean"])
     print(json.dumps(figures))

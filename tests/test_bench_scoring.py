@@ -106,3 +106,15 @@ def test_touching_dice_seen_close_each_take_the_reading_on_their_own_outline():
             _seen_close(200, 60, [140, 40, 260, 160], "6")]
     readings = [{**_reading(202, "6"), "y": 100.0}, {**_reading(99, "3"), "y": 100.0}]
     assert bench.nearest_pairs(dice, readings) == {0: 1, 1: 0}
+
+
+def test_faces_read_clean_where_no_die_is_are_counted_apart():
+    bench = _bench()
+    truth = {"a.jpg": [_die(100, "3")], "b.jpg": [_die(100, "4")]}
+    results = {"a.jpg": {"ok": True, "dice": [_reading(101, "3"), _reading(300, "5"),
+                                              _reading(400, "2", status="unreadable")]},
+               "b.jpg": {"ok": True, "dice": [_reading(99, "4"), _reading(120, "4")]}}
+    figures = bench.score(truth, results, pips_only=True)
+    assert figures["flat_clean_right"] == 1 and figures["wrong_clean"] == 0
+    # a 5 where no die is, and the 4 read a second time 20 px from its first reading
+    assert figures["clean_where_no_die"] == 2

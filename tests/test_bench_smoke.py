@@ -126,6 +126,7 @@ def test_webcam_dice_bench_small():
     (one,) = figures["per_setup"].values()
     assert one["dice"] == one["flat_dice"] + one["tilted_dice"] > 0
     assert 0 <= figures["flat_clean_right"] <= 1 and 0 <= figures["wrong_clean"] <= 1
+    assert figures["clean_where_no_die"] == one["clean_where_no_die"] >= 0
     assert proc.returncode == (0 if figures["meets_targets"] else 1)
 
 
