@@ -96,7 +96,7 @@ def nearest_pairs(dice: list[dict], readings: list[dict], reach: float = MATCH_P
     beside it, counted a wrong face where the two showed different faces, and that die was
     counted missed: with the shipped networks, 65 wrong faces on the second webcam
     renderer's setups 300-339 were 51 taken nearest first, 20 on the third's 5000-5011 were
-    11. Paired with the top face's centre alone, within ``reach``, until 2026-12-04, a die
+    11. Paired with the top face's centre alone, within ``reach``, until 2026-12-03 (night), a die
     close to a low camera, read where its outline is, was counted missed, and the face read
     there was counted nowhere, wrong or right.)"""
     pairs = []
