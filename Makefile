@@ -16,7 +16,7 @@ XVFB   := xvfb-run -a -s "-screen 0 2400x1500x24"
 # the suite runs in two processes (this machine has 2 cores); PYTEST_ARGS="-n 0" runs it in one
 PYTEST_WORKERS ?= 2
 
-.PHONY: run test lint bench screenshots messages system-deps lock train-dice train-taught train-tilt clean
+.PHONY: run test lint bench screenshots messages system-deps lock train-dice train-taught train-tilt train-tower-faces clean
 
 # A venv made from scratch whenever the lock or pyproject.toml changes, so that nothing
 # installed before (another version, a package the lock dropped) stays behind.
@@ -94,6 +94,12 @@ train-taught: $(TRAIN_VENV)/.installed
 # (scripts/train_tilt.py says how).
 train-tilt: $(TRAIN_VENV)/.installed
 	$(TRAIN_VENV)/bin/python scripts/train_tilt.py $(ARGS)
+
+# The tower's face classifier (vision/dice/models/faces-tower.npz) going on learning from the
+# trays of towers of four independent renderers (rendered where missing), each die where the
+# reader finds it; about 10 minutes (scripts/train_tower_faces.py says how).
+train-tower-faces: $(TRAIN_VENV)/.installed
+	$(TRAIN_VENV)/bin/python scripts/train_tower_faces.py $(ARGS)
 
 # the translation catalogues: extract every marked string (Python and .kv), update
 # companion/locale/{en,fr}/LC_MESSAGES/companion.po, compile the .mo files the app reads

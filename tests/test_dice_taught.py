@@ -276,3 +276,28 @@ def test_a_kind_whose_taught_pictures_of_a_face_are_unlike_asks_more_to_be_clean
     monkeypatch.setattr(type(m), "vectors", lambda self: None)
     assert m.pictures_alike() is None
     assert reader._taught_clean("kotd") == TAUGHT_CLEAN_CONFIDENCE
+
+
+def test_towers_to_learn_from_are_named_by_renderer_and_never_those_that_measure():
+    assert taught.towers_of("a:8600-8601, b:200,c:300,d:9040") == [
+        ("a", 8600), ("a", 8601), ("b", 200), ("c", 300), ("d", 9040)]
+    # each renderer's measured towers are refused, named
+    with pytest.raises(ValueError, match="renderer c: seeds 299: the benchmark measures"):
+        taught.towers_of("c:299-300")
+    with pytest.raises(ValueError, match="renderer b: seeds 150"):
+        taught.towers_of("a:8600,b:150")
+    with pytest.raises(ValueError, match="renderer a: seeds 8910"):
+        taught.towers_of("a:8910")
+    # the fifth renderer is never learned from: it measures what the others taught
+    with pytest.raises(ValueError, match="'e' is not a renderer to learn from"):
+        taught.towers_of("e:300")
+
+
+def test_the_towers_face_classifier_learned_from_no_tower_that_measures_it():
+    from vision.dice.pips import MODELS, TOWER_FACES
+
+    meta = meta_of(MODELS / TOWER_FACES)
+    # scripts/train_tower_faces.py writes the towers it learned from; none measures the reader
+    learned = taught.towers_of(meta["towers"])
+    assert {r for r, _ in learned} == {"a", "b", "c", "d"}
+    assert "tray_renderer_e" not in str(meta)

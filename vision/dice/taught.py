@@ -36,6 +36,12 @@ A_FRESH_SEEDS = frozenset(range(8910, 9000))
 C_MEASURED_SEEDS = frozenset(range(0, 300))
 
 
+# the seeds each tray renderer is measured on, by its letter: never learned from (the fifth,
+# bench/tray_renderer_e.py, is never learned from at all)
+MEASURED_BY_RENDERER = {"a": MEASURED_SEEDS | A_FRESH_SEEDS, "b": B_MEASURED_SEEDS,
+                        "c": C_MEASURED_SEEDS, "d": D_MEASURED_SEEDS}
+
+
 def seeds_of(text: str, measured: frozenset[int] = MEASURED_SEEDS) -> list[int]:
     """Tower seeds written as "8600-8605,8700": every one, in order. Refuses the ``measured``
     seeds, naming them."""
@@ -47,6 +53,23 @@ def seeds_of(text: str, measured: frozenset[int] = MEASURED_SEEDS) -> list[int]:
     if bad:
         raise ValueError(f"seeds {', '.join(map(str, bad))}: the benchmark measures on them, "
                          f"never learned from")
+    return out
+
+
+def towers_of(text: str) -> list[tuple[str, int]]:
+    """Towers written as "a:8600-8603,b:200": (renderer letter, seed) of each. Refuses a
+    renderer not in MEASURED_BY_RENDERER (the fifth) and the seeds a renderer is measured on
+    (ValueError, naming them)."""
+    out: list[tuple[str, int]] = []
+    for part in text.split(","):
+        renderer, _, seeds = part.strip().partition(":")
+        if renderer not in MEASURED_BY_RENDERER:
+            raise ValueError(f"{renderer!r} is not a renderer to learn from (one of "
+                             f"{', '.join(MEASURED_BY_RENDERER)})")
+        try:
+            out += [(renderer, s) for s in seeds_of(seeds, MEASURED_BY_RENDERER[renderer])]
+        except ValueError as exc:
+            raise ValueError(f"renderer {renderer}: {exc}") from None
     return out
 
 
