@@ -16,7 +16,7 @@ XVFB   := xvfb-run -a -s "-screen 0 2400x1500x24"
 # the suite runs in two processes (this machine has 2 cores); PYTEST_ARGS="-n 0" runs it in one
 PYTEST_WORKERS ?= 2
 
-.PHONY: run test lint bench screenshots messages system-deps lock train-dice train-taught train-tilt train-tower-faces clean
+.PHONY: run test lint bench screenshots messages system-deps lock train-dice train-taught train-tilt train-tower-faces train-tower-finder clean
 
 # A venv made from scratch whenever the lock or pyproject.toml changes, so that nothing
 # installed before (another version, a package the lock dropped) stays behind.
@@ -100,6 +100,12 @@ train-tilt: $(TRAIN_VENV)/.installed
 # reader finds it; about 10 minutes (scripts/train_tower_faces.py says how).
 train-tower-faces: $(TRAIN_VENV)/.installed
 	$(TRAIN_VENV)/bin/python scripts/train_tower_faces.py $(ARGS)
+
+# The tower's die finder (vision/dice/models/finder-tower.npz), which cuts dice pressed
+# together, going on learning from the same towers' trays with every die of every kind a die;
+# about 5 minutes (scripts/train_tower_finder.py says how).
+train-tower-finder: $(TRAIN_VENV)/.installed
+	$(TRAIN_VENV)/bin/python scripts/train_tower_finder.py $(ARGS)
 
 # the translation catalogues: extract every marked string (Python and .kv), update
 # companion/locale/{en,fr}/LC_MESSAGES/companion.po, compile the .mo files the app reads

@@ -67,17 +67,22 @@ def towers_to_learn(text: str) -> list[tuple[str, int]]:
         raise SystemExit(f"--towers: {exc}") from None
 
 
-def tower_photos(tower: Path) -> Photos:
+def tower_photos(tower: Path, every_die: bool = False) -> Photos:
     """The tower's trays as the reader sees them (balanced against its empty tray), each die
     labelled where the reader finds it: a flat pip die by its face, a tilted one "?" (no face
     to learn), one die of another kind in OTHERS_KEPT "" (no die: the renderers' trays hold
-    about twice as many dice of other kinds as pip dice)."""
+    about twice as many dice of other kinds as pip dice). ``every_die``: for the tower's die
+    finder (scripts/train_tower_finder.py), every die of every kind, flat or tilted, where
+    the truth puts it, "?" (a die, no face), at its kind's taught size: dice pressed
+    together are one part to the reader, and the finder must find each."""
     from vision.dice.cli import read_image
     from vision.dice.model import DiceError
     from vision.dice.reader import DiceReader
     from vision.dice.segment import balanced
 
-    reader = DiceReader(taught_profile(tower))
+    profile = taught_profile(tower)
+    reader = DiceReader(profile)
+    sizes = {kind: m.size_px for kind, m in profile.kinds.items() if m.size_px}
     truth = json.loads((tower / "truth.json").read_text())["trays"]
     photos, images = [], []
     for name, dice in sorted(truth.items()):
@@ -88,6 +93,12 @@ def tower_photos(tower: Path) -> Photos:
         except DiceError:
             continue
         labelled = []
+        if every_die:
+            photos.append(LabelledPhoto(tower / "trays" / name, tuple(
+                LabelledDie("?", t["x"], t["y"], sizes[t["kind"]]) for t in dice
+                if t["kind"] in sizes)))
+            images.append(frame)
+            continue
         for k, t in enumerate(dice):
             if not blobs:
                 break

@@ -301,3 +301,13 @@ def test_the_towers_face_classifier_learned_from_no_tower_that_measures_it():
     learned = taught.towers_of(meta["towers"])
     assert {r for r, _ in learned} == {"a", "b", "c", "d"}
     assert "tray_renderer_e" not in str(meta)
+
+
+def test_the_towers_die_finder_learned_from_no_tower_that_measures_it():
+    from vision.dice.pips import MODELS, TOWER_FINDER
+
+    meta = meta_of(MODELS / TOWER_FINDER)
+    # scripts/train_tower_finder.py writes the towers it learned from; none measures the reader
+    learned = taught.towers_of(meta["towers"])
+    assert {r for r, _ in learned} == {"a", "b", "c", "d"}
+    assert "tray_renderer_e" not in str(meta)
