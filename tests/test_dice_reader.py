@@ -404,19 +404,21 @@ def test_a_die_whose_outline_looks_round_is_a_pip_die_only_where_the_classifier_
     best = [("d12", "9", 0.2, ("9", "6")),   # round, unsure; the classifier sure of a 5
             ("d12", "7", 0.1, ("7", "1")),   # round, unsure; the classifier unsure of a 3
             ("d12", "7", 0.1, ("7", "1")),   # the same, its outline square
-            ("d12", "8", 0.3, ("8", "1")),   # round; the classifier clean, not WEAK_CLEAN sure
-            ("d12", "8", 0.3, ("8", "1"))]   # the same, its outline square
+            ("d12", "8", 0.3, ("8", "1")),   # round; the classifier clean, not sure enough
+            ("d12", "8", 0.3, ("8", "1")),   # the same, its outline square
+            ("d12", "8", 0.3, ("8", "1"))]   # round; the classifier ROUND_PIP_CLEAN sure
     monkeypatch.setattr(reader_module, "_learned", lambda: _Classifier(
-        [("5", 0.99), ("3", 0.3), ("3", 0.3), ("4", 0.8), ("4", 0.8)]))
-    DiceReader._second_look(np.zeros((100, 100, 3), np.uint8), [blob] * 5, list(range(5)),
+        [("5", 0.99), ("3", 0.3), ("3", 0.3), ("4", 0.7), ("4", 0.7), ("4", 0.8)]))
+    DiceReader._second_look(np.zeros((100, 100, 3), np.uint8), [blob] * 6, list(range(6)),
                             best, {"d12"}, square={2, 4})
     assert best[0][:2] == ("d6pips", "5") and best[0][2] >= 0.5
     assert best[1] == ("d12", "7", 0.1, ("7", "1"))
     assert best[2] == ("d6pips", None, 0.0, ("3", "1", "2"))
     # a cube seen from the side has a round outline too: only a sure face makes it a pip die
-    assert 0.55 < 0.8 < reader_module.WEAK_CLEAN
+    assert 0.55 < 0.7 < reader_module.ROUND_PIP_CLEAN < 0.8
     assert best[3] == ("d12", "8", 0.3, ("8", "1"))
-    assert best[4][:3] == ("d6pips", "4", 0.8)
+    assert best[4][:3] == ("d6pips", "4", 0.7)
+    assert best[5][:3] == ("d6pips", "4", 0.8)
 
 
 def test_a_round_outline_is_counted_only_for_three_pips_or_more(reader):
@@ -438,7 +440,7 @@ def test_a_round_outline_is_counted_only_for_three_pips_or_more(reader):
 
 
 def test_a_round_outline_whose_pips_count_what_the_classifier_reads_is_a_pip_die(monkeypatch):
-    # well-rounded pip dice of other renderers: the classifier clean but under WEAK_CLEAN,
+    # well-rounded pip dice of other renderers: the classifier clean but under ROUND_PIP_CLEAN,
     # and the pips of the top face, counted, the same face: two readings agree
     from vision.dice import reader as reader_module
     from vision.dice.segment import Blob
@@ -450,12 +452,12 @@ def test_a_round_outline_whose_pips_count_what_the_classifier_reads_is_a_pip_die
               1: ("4", 0.6),   # agrees, unsure
               2: ("2", 1.0),   # names another face
               3: (None, 0.0)}  # counts nothing
-    monkeypatch.setattr(reader_module, "_learned", lambda: _Classifier([("4", 0.8)] * 4))
+    monkeypatch.setattr(reader_module, "_learned", lambda: _Classifier([("4", 0.7)] * 4))
     best = [("d12", "8", 0.3, ("8", "1")) for _ in range(4)]
     DiceReader._second_look(np.zeros((100, 100, 3), np.uint8), blobs, list(range(4)), best,
                             {"d12"}, square=set(), counts=counts)
-    assert 0.55 < 0.8 < reader_module.WEAK_CLEAN  # clean, not sure enough alone
-    assert best[0][:3] == ("d6pips", "4", 0.8) and best[0][3][0] == "4"
+    assert 0.55 < 0.7 < reader_module.ROUND_PIP_CLEAN  # clean, not sure enough alone
+    assert best[0][:3] == ("d6pips", "4", 0.7) and best[0][3][0] == "4"
     assert best[1:] == [("d12", "8", 0.3, ("8", "1"))] * 3
 
 

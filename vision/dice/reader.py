@@ -41,7 +41,7 @@ from .features import (
     verify,
 )
 from .model import MAX_LIKELY, DiceError, DieReading
-from .pips import WEAK_CLEAN, WORK, Found
+from .pips import WORK, Found
 from .profile import PIPS, KindModel, Profile
 from .segment import (
     MIN_AREA_PX,
@@ -609,9 +609,8 @@ class DiceReader:
         pips are not counted and the taught faces take them for D12s. So does a cube seen
         from the side (near a frame's edge under a camera close above it, its outline a
         hexagon), whose side faces the classifier can read as its top: a die whose outline
-        looks round is a pip die only where the classifier is WEAK_CLEAN sure, as a die the
-        reader without a profile is less sure it found (chosen on webcam renders seen from
-        the side); less sure, it stays what it was taken for (docs/vision.md, step 4), unless
+        looks round is a pip die only where the classifier is ROUND_PIP_CLEAN sure; less
+        sure, it stays what it was taken for (docs/vision.md, step 4), unless
         its pips, counted, are that face PIPS_SURE: two readings of another kind agree (on
         the 33 tuning towers of four independent renderers, 64 flat dice, all pip dice read
         right, 26 of them read no other way). ``counts``: the dice's pips as :meth:`_faces`
@@ -631,7 +630,7 @@ class DiceReader:
                 continue
             face, p = clean
             counted_face, sure = (counts or {}).get(i, (None, 0.0))
-            if square is not None and i not in square and r.faces[0][1] < WEAK_CLEAN \
+            if square is not None and i not in square and r.faces[0][1] < ROUND_PIP_CLEAN \
                     and not (counted_face == face and sure >= PIPS_SURE):
                 continue  # a round outline: perhaps a cube seen from the side
             if kind == PIPS and counted is not None and counted != face:
@@ -860,6 +859,13 @@ class DiceReader:
         return None
 
 
+# A die whose outline looks round (a D12, a well-rounded pip die, a cube seen from the side)
+# is a pip die by the face classifier's second look only where it is this sure of the face
+# (_second_look). It was pips.WEAK_CLEAN (0.9) until the tower's classifier learned the
+# independent renderers' trays (2026-12-03, late); chosen then on the 16 tuning towers and
+# four fresh towers of the fifth renderer (docs/vision.md): 7 and 4 more flat dice, no more
+# wrong faces
+ROUND_PIP_CLEAN = 0.75
 GUIDE_SCORE = 0.4  # the finder's least score for a die's centre
 # a part this many times the largest taught die's area holds more than one die (a single die,
 # tilted, shows its sides: up to about 1.4), cut by area into at most MAX_BY_AREA
