@@ -97,7 +97,7 @@ train-tilt: $(TRAIN_VENV)/.installed
 
 # The tower's face classifier (vision/dice/models/faces-tower.npz) going on learning from the
 # trays of towers of four independent renderers (rendered where missing), each die where the
-# reader finds it; about 10 minutes (scripts/train_tower_faces.py says how).
+# reader finds it; about 12 minutes (scripts/train_tower_faces.py says how).
 train-tower-faces: $(TRAIN_VENV)/.installed
 	$(TRAIN_VENV)/bin/python scripts/train_tower_faces.py $(ARGS)
 

@@ -608,6 +608,18 @@ def set_clean_confidence(out: Path, threshold: float, calib: list[LabelledPhoto]
     return calibrate_finder(out, calib)
 
 
+def begin(seed: int, data: Path) -> tuple[np.random.Generator, Photos, list[LabelledPhoto]]:
+    """Seeded generators (torch's and the returned numpy one) and 2 threads; the tuning part
+    of the labelled set ``data``: the photographs learned from, and those kept apart to
+    calibrate on (the held-out part is not read)."""
+    torch.manual_seed(seed)
+    torch.set_num_threads(2)
+    tune = load(data, "tune")
+    return (np.random.default_rng(seed),
+            Photos([p for p in tune if not calibration_photo(p.path.name)]),
+            [p for p in tune if calibration_photo(p.path.name)])
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", type=Path, default=DEFAULT_SET)
@@ -693,12 +705,7 @@ def main(argv: list[str] | None = None) -> int:
                         ("--webcam-c", args.webcam_c)):
         if given and not args.webcam:
             raise SystemExit(f"{flag}: learned from with --webcam's share: give --webcam too")
-    torch.manual_seed(args.seed)
-    torch.set_num_threads(2)
-    rng = np.random.default_rng(args.seed)
-    tune = load(args.data, "tune")
-    learn = Photos([p for p in tune if not calibration_photo(p.path.name)])
-    calib = [p for p in tune if calibration_photo(p.path.name)]
+    rng, learn, calib = begin(args.seed, args.data)
     print(f"{len(learn.photos)} photographs to learn from ({sum(len(p.dice) for p in learn.photos)} dice), "
           f"{len(calib)} to calibrate on; the held-out part is not read", flush=True)
     # byler's photographs, and every other photograph of its sessions, are left out: moments

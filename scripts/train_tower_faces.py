@@ -1,7 +1,8 @@
 """Teach the tower's face classifier the independent renderers' trays (`make train-tower-faces`).
 
     python scripts/train_tower_faces.py [--out vision/dice/models] [--work /tmp/tower-faces]
-        [--towers a:8600-8603,b:200-203,c:300-303,d:9040-9043] [--steps 3000] [--lr 1e-3]
+        [--towers a:8600-8605,a:8616-8617,b:200-207,c:300-307,d:9040-9047] [--steps 4000]
+        [--lr 1e-3]
         [--tower-share 0.35] [--seed 1]
 
 The reader with a profile counts a pip die's pips; a die the count leaves unsure is looked at
@@ -32,7 +33,6 @@ import math
 import sys
 from pathlib import Path
 
-import numpy as np
 import torch
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -42,7 +42,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 from train_dice import (  # noqa: E402
     Mix,
     Photos,
-    calibration_photo,
+    begin,
     export,
     rendered_trays,
     train_faces,
@@ -50,10 +50,10 @@ from train_dice import (  # noqa: E402
 from train_taught import render, taught_profile  # noqa: E402
 
 from vision.dice.pips import CROP, CROP_SCALE, FACES, TOWER_FACES  # noqa: E402
-from vision.dice.realphotos import DEFAULT_SET, LabelledDie, LabelledPhoto, load  # noqa: E402
+from vision.dice.realphotos import DEFAULT_SET, LabelledDie, LabelledPhoto  # noqa: E402
 from vision.dice.taught import towers_of  # noqa: E402
 
-DEFAULT_TOWERS = "a:8600-8603,b:200-203,c:300-303,d:9040-9043"
+DEFAULT_TOWERS = "a:8600-8605,a:8616-8617,b:200-207,c:300-307,d:9040-9047"
 PIPS = "d6pips"
 OTHERS_KEPT = 3  # one die of another kind in three is learned from (as "no die")
 
@@ -135,33 +135,44 @@ def record(out: Path, calib: list[LabelledPhoto], threshold: float, trained: str
     return figures
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def tower_parser(doc: str, init: str, steps: int, unit: str, share: float
+                 ) -> argparse.ArgumentParser:
+    """The options both tower scripts take (this one and train_tower_finder.py): ``init``,
+    the shipped network to go on from; ``steps`` batches of ``unit``; ``share``, the towers'
+    share of the examples."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     ap.add_argument("--data", type=Path, default=DEFAULT_SET)
     ap.add_argument("--out", type=Path, default=ROOT / "vision" / "dice" / "models")
-    ap.add_argument("--init", type=Path, default=ROOT / "vision" / "dice" / "models" / TOWER_FACES,
-                    help="the face classifier to go on from")
+    ap.add_argument("--init", type=Path, default=ROOT / "vision" / "dice" / "models" / init,
+                    help="the network to go on from")
     ap.add_argument("--work", type=Path, default=Path("/tmp/tower-faces"))
     ap.add_argument("--towers", default=DEFAULT_TOWERS)
-    ap.add_argument("--steps", type=int, default=3000, help="batches of 96 crops")
+    ap.add_argument("--steps", type=int, default=steps, help=f"batches of {unit}")
     ap.add_argument("--lr", type=float, default=1e-3)
-    ap.add_argument("--tower-share", type=float, default=0.35)
+    ap.add_argument("--tower-share", type=float, default=share)
+    ap.add_argument("--seed", type=int, default=1)
+    return ap
+
+
+def tower_trays(text: str, work: Path, every_die: bool = False) -> Photos:
+    """The trays of the towers ``text`` names (``--towers``), rendered into ``work`` where
+    missing, as :func:`tower_photos` labels them."""
+    trays = Photos([], [])
+    for renderer, seed in towers_to_learn(text):
+        more = tower_photos(render(seed, work, renderer), every_die)
+        trays = Photos(trays.photos + more.photos, trays.images + more.images)
+    return trays
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = tower_parser(__doc__ or "", TOWER_FACES, 4000, "96 crops", 0.35)
     ap.add_argument("--render-share", type=float, default=0.1)
     ap.add_argument("--oblique-share", type=float, default=0.1)
     ap.add_argument("--renders", type=int, default=200)
-    ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args(argv)
     towers = towers_to_learn(args.towers)
-    torch.manual_seed(args.seed)
-    torch.set_num_threads(2)
-    rng = np.random.default_rng(args.seed)
-    tune = load(args.data, "tune")
-    learn = Photos([p for p in tune if not calibration_photo(p.path.name)])
-    calib = [p for p in tune if calibration_photo(p.path.name)]
-    trays = Photos([], [])
-    for renderer, seed in towers:
-        more = tower_photos(render(seed, args.work, renderer))
-        trays = Photos(trays.photos + more.photos, trays.images + more.images)
+    rng, learn, calib = begin(args.seed, args.data)
+    trays = tower_trays(args.towers, args.work)
     flat = sum(d.face not in ("", "?") for p in trays.photos for d in p.dice)
     print(f"{len(learn.photos)} photographs, {len(towers)} towers ({len(trays.photos)} trays, "
           f"{flat} flat pip dice)", flush=True)

@@ -21,49 +21,27 @@ kept. Needs PyTorch (CPU; `make train-dice`'s venv).
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
-import numpy as np
 import torch
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from train_dice import Mix, Photos, calibration_photo, export, train_finder  # noqa: E402
-from train_taught import render  # noqa: E402
-from train_tower_faces import DEFAULT_TOWERS, tower_photos, towers_to_learn  # noqa: E402
+from train_dice import Mix, begin, export, train_finder  # noqa: E402
+from train_tower_faces import tower_parser, tower_trays, towers_to_learn  # noqa: E402
 
 from vision.dice.netrun import meta_of  # noqa: E402
 from vision.dice.pips import STRIDE, TOWER_FINDER, WORK  # noqa: E402
-from vision.dice.realphotos import DEFAULT_SET, load  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--data", type=Path, default=DEFAULT_SET)
-    ap.add_argument("--out", type=Path, default=ROOT / "vision" / "dice" / "models")
-    ap.add_argument("--init", type=Path, default=ROOT / "vision" / "dice" / "models" / TOWER_FINDER,
-                    help="the finder to go on from")
-    ap.add_argument("--work", type=Path, default=Path("/tmp/tower-faces"))
-    ap.add_argument("--towers", default=DEFAULT_TOWERS)
-    ap.add_argument("--steps", type=int, default=1500, help="batches of 16 patches")
-    ap.add_argument("--lr", type=float, default=1e-3)
-    ap.add_argument("--tower-share", type=float, default=0.5)
-    ap.add_argument("--seed", type=int, default=1)
-    args = ap.parse_args(argv)
+    args = tower_parser(__doc__ or "", TOWER_FINDER, 1500, "16 patches", 0.5).parse_args(argv)
     towers = towers_to_learn(args.towers)
-    torch.manual_seed(args.seed)
-    torch.set_num_threads(2)
-    rng = np.random.default_rng(args.seed)
-    tune = load(args.data, "tune")
-    learn = Photos([p for p in tune if not calibration_photo(p.path.name)])
-    trays = Photos([], [])
-    for renderer, seed in towers:
-        more = tower_photos(render(seed, args.work, renderer), every_die=True)
-        trays = Photos(trays.photos + more.photos, trays.images + more.images)
+    rng, learn, _ = begin(args.seed, args.data)
+    trays = tower_trays(args.towers, args.work, every_die=True)
     print(f"{len(learn.photos)} photographs, {len(towers)} towers ({len(trays.photos)} trays, "
           f"{sum(len(p.dice) for p in trays.photos)} dice)", flush=True)
     data = Mix([(learn, 1.0 - args.tower_share), (trays, args.tower_share)])
