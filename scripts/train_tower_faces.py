@@ -88,17 +88,17 @@ def tower_photos(tower: Path, every_die: bool = False) -> Photos:
     for name, dice in sorted(truth.items()):
         raw = read_image(str(tower / "trays" / name))
         frame, light = balanced(raw, reader.bg)
-        try:
-            blobs, _ = reader.blobs(frame, name, gain=light if frame is raw else None)
-        except DiceError:
-            continue
-        labelled = []
-        if every_die:
+        if every_die:  # where the truth puts each die: the reader's parts are not asked
             photos.append(LabelledPhoto(tower / "trays" / name, tuple(
                 LabelledDie("?", t["x"], t["y"], sizes[t["kind"]]) for t in dice
                 if t["kind"] in sizes)))
             images.append(frame)
             continue
+        try:
+            blobs, _ = reader.blobs(frame, name, gain=light if frame is raw else None)
+        except DiceError:
+            continue
+        labelled = []
         for k, t in enumerate(dice):
             if not blobs:
                 break
