@@ -538,3 +538,81 @@ def test_a_kinds_rows_of_the_ready_file_are_a_slice_where_they_follow_each_other
     assert _rows([3, 5]) == [3, 5] and _rows([]) == []
     rows = np.arange(10)[:, None] * np.ones(4)
     assert (rows[_rows([3, 4, 5])] == rows[[3, 4, 5]]).all()
+
+
+def _taught(pieces_first: bool, monkeypatch) -> Profile:
+    """A profile taught CLAW and HEART twice each; with ``pieces_first`` the first picture's
+    die is found with a top face a ninth of its area (a die found in pieces, or a light
+    symbol on a dark die taken for the whole face)."""
+    from dataclasses import replace
+
+    from vision.dice import segment
+
+    real = segment.teaching_parts
+    calls = []
+
+    def parts(frame, bg, name="frame"):
+        lit, blobs, gain = real(frame, bg, name)
+        calls.append(name)
+        if pieces_first and len(calls) == 1:
+            blobs = [replace(b, top_area=b.top_area / 9) for b in blobs]
+        return lit, blobs, gain
+
+    monkeypatch.setattr(segment, "teaching_parts", parts)
+    p = Profile()
+    p.add_background(empty_tray(STYLE, seed=0))
+    for i, face in enumerate(("CLAW", "HEART")):
+        for j in range(2):
+            p.add_example("kotd", face, single_die("kotd", face, "black", 10 * i + j, STYLE)[0],
+                          colour="black")
+    monkeypatch.setattr(segment, "teaching_parts", real)
+    return p
+
+
+def test_a_picture_whose_die_is_found_in_pieces_does_not_set_the_kinds_scale(monkeypatch):
+    # Every picture of a kind used to be cut, and every die read, at the first picture's
+    # scale: on an independent renderer's tower whose first picture of a symbol die was found
+    # 21 pixels across (the others 47), every symbol die read at random
+    good, bad = _taught(False, monkeypatch), _taught(True, monkeypatch)
+    g, b = good.kinds["kotd"], bad.kinds["kotd"]
+    assert len(b.patch_radii) == 4
+    assert b.patch_radii[0] == pytest.approx(g.patch_radii[0] / 3, rel=1e-3)
+    # the kind's scale is its pictures' median: the three found whole set it
+    assert b.patch_radius_px == pytest.approx(g.patch_radius_px, rel=0.05)
+    # each picture is cut at its own scale: the others are what they are in a good profile
+    assert np.array_equal(b.examples["CLAW"][1], g.examples["CLAW"][1])
+    assert all(np.array_equal(x, y) for x, y in zip(b.examples["HEART"], g.examples["HEART"]))
+    assert not np.array_equal(b.examples["CLAW"][0], g.examples["CLAW"][0])
+    # and a die is read as in the good profile
+    frame, _ = render_tray([SceneDie("kotd", "HEART", "black", 250, 220, 0.3)], STYLE)
+    read = [(d.kind, d.face, d.status) for d in DiceReader(bad).read(frame)]
+    assert read == [(d.kind, d.face, d.status) for d in DiceReader(good).read(frame)]
+    assert read == [("kotd", "HEART", "clean")]
+
+
+def test_each_pictures_scale_is_kept_and_a_profile_without_them_keeps_its_one(saved, tmp_path):
+    p, path = saved
+    loaded = Profile.load(path)
+    kotd = loaded.kinds["kotd"]
+    assert kotd.patch_radii == pytest.approx(p.kinds["kotd"].patch_radii, abs=1e-3)
+    assert len(kotd.patch_radii) == 4
+    assert kotd.patch_radius_px == pytest.approx(float(np.median(kotd.patch_radii)), abs=1e-3)
+    # one scale too few is named, with its line
+    path = fresh_copy(saved, tmp_path)
+    text = path.read_text()
+    start = text.index("    patch_radii_px:\n") + len("    patch_radii_px:\n")
+    line = text[:start].count("\n")
+    path.write_text(text[:start] + text[text.index("\n", start) + 1:])
+    with pytest.raises(ProfileError, match=re.escape(f"{path}:{line}: kinds.kotd.patch_radii_px: "
+                                                     "expected 4 radii over 0 pixels")):
+        Profile.load(path)
+    # a profile taught before each picture's scale was kept: its pictures were all cut at its
+    # one scale, and a picture taught to it now is cut there too
+    path.write_text(text[:text.index("    patch_radii_px:\n")]
+                    + text[text.index("    colours:", start):])
+    old = Profile.load(path)
+    radius = old.kinds["kotd"].patch_radius_px
+    assert old.kinds["kotd"].patch_radii == [] and radius is not None
+    old.add_example("kotd", "ENERGY", single_die("kotd", "ENERGY", "black", 30, STYLE)[0],
+                    colour="black")
+    assert old.kinds["kotd"].patch_radius_px == radius and old.kinds["kotd"].patch_radii == []

@@ -55,7 +55,13 @@ class KindModel:
     faces: tuple[str, ...]
     shape: str | None = None  # "square" | "round", from the examples
     size_px: float | None = None  # sqrt of a flat die's silhouette area
+    # the compared disc of the top face: the median of ``patch_radii``, or (a profile taught
+    # before they were kept) the first picture's, which every picture is cut at
     patch_radius_px: float | None = None
+    # each taught picture's own disc (PATCH_FACTOR times the radius of a disc of its top face's
+    # area), in the order taught; its crop is cut at it. One picture whose die was found in
+    # pieces or with its shadow no longer sets the scale of every picture and every read
+    patch_radii: list[float] = field(default_factory=list)
     examples: dict[str, list[np.ndarray]] = field(default_factory=dict)  # face -> crops
     sizes: list[float] = field(default_factory=list)
     shapes: list[str] = field(default_factory=list)
@@ -299,9 +305,13 @@ class Profile:
         model.shape = max(set(model.shapes), key=model.shapes.count)
         model.size_px = float(np.median(model.sizes))
         if not model.builtin:
-            if model.patch_radius_px is None:
-                model.patch_radius_px = PATCH_FACTOR * math.sqrt(b.top_area / math.pi)
-            crop = face_crop(b, model.patch_radius_px)
+            own = PATCH_FACTOR * math.sqrt(b.top_area / math.pi)
+            if model.patch_radius_px is None or model.patch_radii:
+                model.patch_radii.append(own)
+                model.patch_radius_px = float(np.median(model.patch_radii))
+            else:  # taught before each picture's disc was kept: its pictures' scale stays
+                own = model.patch_radius_px
+            crop = face_crop(b, own)
             model.examples.setdefault(face, []).append(np.clip(crop * 2.55, 0, 255)
                                                        .astype(np.uint8))
             model._gradients = None
@@ -348,6 +358,8 @@ class Profile:
                     entry["looks_tilted"] = [bool(v) for v in m.looks_tilted]
             if m.patch_radius_px:
                 entry["patch_radius_px"] = round(float(m.patch_radius_px), 3)
+            if m.patch_radii:
+                entry["patch_radii_px"] = [round(float(r), 3) for r in m.patch_radii]
             if m.colours:
                 entry["colours"] = list(m.colours)
             if m.examples:
@@ -750,7 +762,8 @@ class _Loader:
                 raise self.fail(str(exc), keys) from None
             for key in entry:
                 if key not in ("faces", "shape", "sizes_px", "shapes", "sharpness", "leaning",
-                               "looks_tilted", "patch_radius_px", "colours", "examples"):
+                               "looks_tilted", "patch_radius_px", "patch_radii_px", "colours",
+                               "examples"):
                     raise self.fail(f"unknown key {key!r}", keys + (key,))
             if "shape" in entry:
                 m.shape = self.get(entry, "shape", str, keys)
@@ -786,6 +799,12 @@ class _Loader:
             ex = entry.get("examples") or {}
             if ex and m.patch_radius_px is None:
                 raise self.fail("examples without patch_radius_px", keys)
+            if "patch_radii_px" in entry:  # profiles taught before they were kept have none
+                m.patch_radii = self.numbers(entry, "patch_radii_px", keys)
+                taught = sum(len(f) for f in ex.values() if isinstance(f, list))
+                if len(m.patch_radii) != taught or min(m.patch_radii, default=1.0) <= 0:
+                    raise self.fail(f"expected {taught} radii over 0 pixels (one for each "
+                                    f"example), got {m.patch_radii!r}", keys + ("patch_radii_px",))
             for face, files in ex.items():
                 face = str(face)
                 fk = keys + ("examples", face)
