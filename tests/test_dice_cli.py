@@ -155,3 +155,42 @@ def test_teach_leaves_out_a_picture_it_cannot_use_and_keeps_the_others(images):
     assert err["ok"] is False and err["error"].startswith("junk.png: ")
     assert "; tray.jpg: 2 dice found" in err["error"]
     assert (images / "t.yaml").read_text() == before
+
+
+def test_a_picture_whose_die_is_found_oddly_sized_is_pointed_out(images):
+    # a die found with a dark patch beside it (its shadow, a dark wall) is found a third
+    # larger than its kind's other pictures show it: kept, and the player told what helps
+    frame = cv2.imread(str(images / "HEART0.png"))
+    grey = cv2.cvtColor(cv2.absdiff(frame, empty_tray(STYLE, seed=0)), cv2.COLOR_BGR2GRAY)
+    ys, xs = np.nonzero(grey > 40)
+    x1, y0, side = int(xs.max()), int(ys.min()), int(ys.max() - ys.min())
+    frame[y0:y0 + side, x1 - side // 4:x1 - side // 4 + side] = (20, 20, 20)
+    cv2.imwrite(str(images / "HEART-shadow.png"), frame)
+    dice("background", "--profile", "odd.yaml", "empty0.png", cwd=images)
+    r = dice("teach", "--profile", "odd.yaml", "--kind", "kotd", "--face", "HEART", "--json",
+             "HEART0.png", "HEART1.png", "HEART2.png", cwd=images)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["odd_pictures"] == []
+    r = dice("teach", "--profile", "odd.yaml", "--kind", "kotd", "--face", "HEART", "--json",
+             "HEART-shadow.png", "HEART1.png", cwd=images)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["odd_pictures"] == ["HEART-shadow.png"] and out["examples"] == 5
+    r = dice("teach", "--profile", "odd.yaml", "--kind", "kotd", "--face", "HEART",
+             "HEART-shadow.png", cwd=images)
+    assert r.returncode == 0
+    assert "note: HEART-shadow.png: the die was found" in r.stdout
+    assert "found with its shadow or in pieces, perhaps" in r.stdout
+
+
+def test_odd_pictures_are_judged_among_those_taught_with_them():
+    from vision.dice.cli import odd_pictures
+
+    # three pictures of one face: the one found half as large is odd, whatever the kind's
+    # other pictures (another colour of it may be another size)
+    taught = [("a.png", 50.0), ("b.png", 52.0), ("c.png", 26.0)]
+    assert odd_pictures(taught, [100.0] * 9 + [50.0, 52.0, 26.0]) == [("c.png", 26.0, 50.0)]
+    # fewer than three: judged among all the kind's pictures, once there are three
+    assert odd_pictures([("d.png", 70.0)], [50.0, 51.0, 70.0]) == [("d.png", 70.0, 51.0)]
+    assert odd_pictures([("d.png", 70.0)], [50.0, 70.0]) == []
+    assert odd_pictures([("e.png", 60.0)], [50.0, 51.0, 60.0]) == []  # within a quarter

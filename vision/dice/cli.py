@@ -66,10 +66,12 @@ def cmd_teach(args: argparse.Namespace) -> int:
     # each picture on its own: one the reader cannot use (two dice in it, a blurred one) is
     # named and left out, and the others are still taught
     refused: list[str] = []
+    taught: list[tuple[str, float]] = []  # each picture taught, with its die's size
     for path in args.images:
         try:
             profile.add_example(args.kind, args.face, read_image(path), colour=args.colour,
                                 name=path, faces=faces)
+            taught.append((path, profile.kinds[args.kind].sizes[-1]))
         except DiceError as exc:
             refused.append(str(exc))
     if len(refused) == len(args.images):  # nothing taught (an unknown kind fails every one)
@@ -82,9 +84,11 @@ def cmd_teach(args: argparse.Namespace) -> int:
     # very sure (reader.PICTURES_ALIKE): the player is told, and what helps
     from .reader import PICTURES_ALIKE
     alike = m.pictures_alike()
+    odd = odd_pictures(taught, m.sizes)
     result = {"ok": not refused, "profile": str(saved), "kind": args.kind, "face": args.face,
               "examples": n, "missing": missing,
-              "pictures_alike": None if alike is None else round(alike, 3)}
+              "pictures_alike": None if alike is None else round(alike, 3),
+              "odd_pictures": [path for path, _, _ in odd]}
     if refused:
         result["error"] = "; ".join(refused)
     unlike = alike is not None and alike < PICTURES_ALIKE
@@ -95,11 +99,39 @@ def cmd_teach(args: argparse.Namespace) -> int:
          + (f"\nnote: {args.kind}'s pictures of one face look unlike each other ({alike:.2f} "
             f"alike, {PICTURES_ALIKE} or more is usual), so its faces are read clean only when "
             "very sure: check that each picture shows the face it was taught as; more light, "
-            "a plainer tray or more pictures help" if unlike else ""))
+            "a plainer tray or more pictures help" if unlike else "")
+         + "".join(f"\nnote: {path}: the die was found {size:.0f} pixels across, where "
+                   f"{args.kind}'s pictures show it about {usual:.0f}: found with its shadow "
+                   "or in pieces, perhaps. It is kept, and compares poorly: teaching this "
+                   "face again from a clearer picture (more light, the die away from the "
+                   "wall and from anything dark) helps" for path, size, usual in odd))
     if refused and not args.json:
         for message in refused:
             print(f"error: {message} (this picture was not taught)", file=sys.stderr, flush=True)
     return 2 if refused else 0
+
+
+# a taught picture whose die was found this many times larger or smaller than the median
+# of the pictures taught with it (ODD_FROM or more: one face, one colour), else of all its
+# kind's pictures (once there are ODD_FROM), is pointed out: on the independent renderers'
+# towers such pictures were dice found with their shadows or in pieces (docs/vision.md, "A
+# kind's scale is its pictures' median")
+ODD_SIZE = 1.25
+ODD_FROM = 3
+
+
+def odd_pictures(taught: list[tuple[str, float]], sizes: list[float]
+                 ) -> list[tuple[str, float, float]]:
+    """The pictures of ``taught`` (name, its die's size) whose die's size is ODD_SIZE or
+    more times off the median of their own sizes (where there are ODD_FROM of them: a kind
+    taught in two colours may come in two sizes), else of ``sizes`` (all of the kind's
+    pictures), with that median."""
+    ref = [size for _, size in taught] if len(taught) >= ODD_FROM else sizes
+    if len(ref) < ODD_FROM:
+        return []
+    usual = float(np.median(ref))
+    return [(path, size, usual) for path, size in taught
+            if not usual / ODD_SIZE < size < usual * ODD_SIZE]
 
 
 def cmd_read(args: argparse.Namespace) -> int:
