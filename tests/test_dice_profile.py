@@ -616,3 +616,28 @@ def test_each_pictures_scale_is_kept_and_a_profile_without_them_keeps_its_one(sa
     old.add_example("kotd", "ENERGY", single_die("kotd", "ENERGY", "black", 30, STYLE)[0],
                     colour="black")
     assert old.kinds["kotd"].patch_radius_px == radius and old.kinds["kotd"].patch_radii == []
+
+
+def test_a_kinds_taught_state_is_all_that_teaching_changes_and_restores_it(saved):
+    # the camera tower's undo of a picture taught puts the kind back from this state: a field
+    # teaching changes that it left out (patch_radii, once) left the profile unloadable
+    from dataclasses import fields
+
+    from vision.dice.profile import KindModel
+
+    kept = {f.name for f in fields(KindModel) if not f.name.startswith("_")}
+    assert kept - set(KindModel.TAUGHT) == {"name", "faces"}
+    _, path = saved
+    p = Profile.load(path)
+    m = p.kinds["kotd"]
+    before = m.taught_state()
+    p.add_example("kotd", "ENERGY", single_die("kotd", "ENERGY", "black", 30, STYLE)[0],
+                  colour="black")
+    changed = m.taught_state()
+    assert {k for k in before if repr(before[k]) != repr(changed[k])} >= {
+        "patch_radii", "examples", "sizes", "shapes", "sharpness", "leaning", "looks_tilted"}
+    m.restore(before)
+    assert repr(m.taught_state()) == repr(before)
+    p.save(path.parent / "again.yaml")  # loads: one scale per example
+    assert Profile.load(path.parent / "again.yaml").kinds["kotd"].patch_radii == \
+        pytest.approx(before["patch_radii"], abs=1e-3)

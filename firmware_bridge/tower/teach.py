@@ -237,25 +237,16 @@ class Teacher:
 
     def _state_of(self, kind: str) -> tuple:
         """What teaching one picture changes in the profile (undo puts it back): the kind's
-        examples and what is kept of each taught picture, and the colours taught."""
-        model = self.profile.kinds[kind]
-        return (list(model.sizes), list(model.shapes), model.shape, model.size_px,
-                model.patch_radius_px, {f: list(c) for f, c in model.examples.items()},
-                {c: list(v) for c, v in self.profile.colours.items()},
-                list(model.sharpness), list(model.leaning), list(model.colours),
-                list(model.looks_tilted))
+        examples and what is kept of each taught picture (KindModel.taught_state), and the
+        colours taught."""
+        return (self.profile.kinds[kind].taught_state(),
+                {c: list(v) for c, v in self.profile.colours.items()})
 
     def _restore(self, kind: str, state: tuple) -> None:
-        model = self.profile.kinds[kind]
-        (model.sizes, model.shapes, model.shape, model.size_px, model.patch_radius_px,
-         model.examples, colours) = (list(state[0]), list(state[1]), state[2], state[3],
-                                     state[4], {f: list(c) for f, c in state[5].items()},
-                                     state[6])
-        model.sharpness, model.leaning, model.colours = (list(state[7]), list(state[8]),
-                                                         list(state[9]))
-        model.looks_tilted = list(state[10])
+        taught, colours = state
+        self.profile.kinds[kind].restore(taught)
         self.profile.colours.clear()
-        self.profile.colours.update(colours)
+        self.profile.colours.update({c: list(v) for c, v in colours.items()})
 
     def _cancel(self) -> None:
         """Teaching stops unsaved: the profile is as it was before it started."""

@@ -87,6 +87,21 @@ class KindModel:
     _vectors: np.ndarray | None = field(default=None, repr=False, compare=False)
     _alike: tuple[int, float | None] | None = field(default=None, repr=False, compare=False)
 
+    # what teaching a picture changes in a kind (:meth:`Profile.add_example`): every field but
+    # its name and faces, and the caches worked out from them
+    TAUGHT = ("shape", "size_px", "patch_radius_px", "patch_radii", "examples", "sizes",
+              "shapes", "sharpness", "leaning", "looks_tilted", "colours")
+
+    def taught_state(self) -> dict:
+        """A copy of what teaching a picture changes (:meth:`restore` puts it back: the
+        camera tower's undo of a picture taught)."""
+        return {name: _copied(getattr(self, name)) for name in self.TAUGHT}
+
+    def restore(self, state: dict) -> None:
+        for name in self.TAUGHT:
+            setattr(self, name, _copied(state[name]))
+        self._gradients = self._vectors = self._alike = None
+
     def example_crops(self) -> tuple[list[str], list[np.ndarray]]:
         """Every example as (faces, crops), faces repeated: the order the features use."""
         faces, crops = [], []
@@ -152,6 +167,14 @@ class KindModel:
             return {}
         return {f: needed - len(self.examples.get(f, [])) for f in self.faces
                 if len(self.examples.get(f, [])) < needed}
+
+
+def _copied(value):
+    """A copy of a kind's field deep enough that teaching the kind does not change it (its
+    lists, and its examples' lists of crops; the crops themselves are never changed)."""
+    if isinstance(value, dict):
+        return {k: list(v) for k, v in value.items()}
+    return list(value) if isinstance(value, list) else value
 
 
 def _check_name(what: str, name: str) -> None:
