@@ -250,3 +250,19 @@ def test_a_1_1_tower_offers_the_demo_and_says_why(app, pty_tower):
     close_popups(app)
     assert not app.tower_demo
     app.go("home")
+
+
+def test_the_towers_word_on_an_oddly_sized_picture_is_said_in_the_players_language(app):
+    from companion.app.screens.teach import tower_message
+
+    said = "4: thanks; found larger than the others (61 pixels across, usually 44)"
+    assert tower_message(said) == ("4: thanks. That die looked larger than the others: if its "
+                                   "picture shows a shadow or glare, undo and skip it")
+    assert "only part of it" in tower_message("4: thanks; found smaller than the others (20 "
+                                              "pixels across, usually 44)")
+    assert tower_message("4: thanks") == "4: thanks"
+    app.set_language("fr")
+    try:
+        assert tower_message(said).startswith("4 : merci. Ce dé paraissait plus grand")
+    finally:
+        app.set_language("en")

@@ -544,3 +544,52 @@ def test_an_answer_with_its_colour_teaches_the_colour_too_and_undo_takes_both_ba
     assert len(d12.sharpness) == len(d12.leaning) == len(d12.looks_tilted) == len(d12.sizes) == 2
     teacher.command(m.TeachStop())  # nothing saved: the colours are as before teaching
     assert profile.colours == {} and "d12" not in profile.kinds
+
+
+def test_a_picture_whose_die_was_found_oddly_large_is_pointed_out_and_undo_forgets_it(tmp_path):
+    """Teaching from throws: the thanks for a picture whose die was found 1.25 times larger
+    (or smaller) than the other dice of its colour taught since teaching started (its shadow,
+    glare or only part of it found) says so, as `dice teach` does; an undone picture is not
+    compared with any more."""
+    from firmware_bridge.tower.teach import Teacher
+    from tests.camera_tower_support import STYLE
+    from vision.dice.render import throw_sequence
+
+    profile = empty_tray_profile()
+    sent_packets: list[bytes] = []
+    reader = DiceReader(profile)
+    teacher = Teacher(profile, tmp_path / "p.yaml", sent_packets.append, lambda: reader,
+                      lambda saved: None, lambda text: None)
+    teacher.command(m.TeachStart("d12"))
+    frames = throw_sequence(5, n_dice=4, kinds=["d12"], style=STYLE)
+    settled = next(f for f in frames if f.phase == "settled")
+    teacher.throw(settled.image, "throw 5")
+    while teacher.streaming:
+        teacher.tick()
+    pictures = [m.parse(p) for p in sent_packets if p[0] == m.PICTURE]
+    assert len(pictures) == 4
+
+    def face_of(pic) -> str:
+        return min(settled.truth, key=lambda t: (t.x - pic.x) ** 2 + (t.y - pic.y) ** 2).face
+
+    for pic in pictures[:2]:  # two pictures: nothing to compare with yet
+        teacher.command(m.TeachAnswer(pic.picture_id, face_of(pic)))
+        assert teacher.message == f"{face_of(pic)}: thanks"
+    sizes = profile.kinds["d12"].sizes
+    usual = sorted(sizes[:2])
+    original = profile.add_example
+
+    def found_with_its_shadow(*args, **kwargs):
+        original(*args, **kwargs)
+        profile.kinds["d12"].sizes[-1] *= 1.6
+
+    profile.add_example = found_with_its_shadow  # type: ignore[method-assign]
+    odd = pictures[2]
+    teacher.command(m.TeachAnswer(odd.picture_id, face_of(odd)))
+    big = profile.kinds["d12"].sizes[-1]
+    assert teacher.message == (f"{face_of(odd)}: thanks; found larger than the others "
+                               f"({big:.0f} pixels across, usually {usual[1]:.0f})")
+    teacher.command(m.TeachUndo(odd.picture_id))  # taken back: not compared any more
+    profile.add_example = original  # type: ignore[method-assign]
+    teacher.command(m.TeachAnswer(pictures[3].picture_id, face_of(pictures[3])))
+    assert teacher.message == f"{face_of(pictures[3])}: thanks"

@@ -125,6 +125,9 @@ class Teacher:
     answers: list = field(default_factory=list)
     snapshot_out: _Out | None = None
     _start_state: tuple | None = None
+    # each picture taught since teaching started: its colour and its die's size (an oddly
+    # sized one is pointed out: _odd)
+    _taught: list = field(default_factory=list)
     _next_status: float = 0.0
     _next_id: int = 0
     checks: Any = None  # 1.3: the tower's DieChecks (die_check.py), which share its stream
@@ -263,6 +266,7 @@ class Teacher:
 
     def _end(self) -> None:
         self.state = 0
+        self._taught.clear()
         self.waiting.clear()
         self.answers.clear()
         self._start_state = None
@@ -293,12 +297,28 @@ class Teacher:
             return
         self.answers.append(_Answer(picture_id, face, w, before))
         del self.answers[:-UNDO_DEPTH]
-        self.message = f"{face}: thanks"
+        self._taught.append((colour, self.profile.kinds[self.kind].sizes[-1]))
+        self.message = f"{face}: thanks" + self._odd()
         if not self.profile.kinds[self.kind].missing():
             self._save()
             return
         self.on_changed(False)  # the reader learns the example (fewer pictures next throw)
         self._say_status()
+
+    def _odd(self) -> str:
+        """What to add to the thanks for the picture just taught where its die was found
+        oddly larger or smaller than the other dice of its colour taught since teaching
+        started (vision.dice.profile.odd_pictures): found with its shadow or in pieces, it
+        compares poorly, and the player may take it back and skip it."""
+        from vision.dice.profile import odd_pictures
+
+        colour, size = self._taught[-1]
+        odd = odd_pictures([("", size)], [s for c, s in self._taught if c == colour])
+        if not odd:
+            return ""
+        _, _, usual = odd[0]
+        return (f"; found {'larger' if size > usual else 'smaller'} than the others "
+                f"({size:.0f} pixels across, usually {usual:.0f})")
 
     def _undo(self, picture_id: int) -> None:
         if not self.teaching or not self.answers or self.answers[-1].picture_id != picture_id:
@@ -307,6 +327,7 @@ class Teacher:
         a = self.answers.pop()
         assert self.kind is not None
         self._restore(self.kind, a.before)
+        del self._taught[-1:]
         # the picture is asked again under a new id (the host is done with the old one)
         pid = self._id()
         out = _Out(replace(a.waiting.out.header, picture_id=pid), a.waiting.out.jpeg)

@@ -22,7 +22,7 @@ import numpy as np
 
 from .. import measure
 from .model import DiceError
-from .profile import Profile
+from .profile import Profile, odd_pictures
 
 
 def read_image(path: str) -> np.ndarray:
@@ -109,29 +109,6 @@ def cmd_teach(args: argparse.Namespace) -> int:
         for message in refused:
             print(f"error: {message} (this picture was not taught)", file=sys.stderr, flush=True)
     return 2 if refused else 0
-
-
-# a taught picture whose die was found this many times larger or smaller than the median
-# of the pictures taught with it (ODD_FROM or more: one face, one colour), else of all its
-# kind's pictures (once there are ODD_FROM), is pointed out: on the independent renderers'
-# towers such pictures were dice found with their shadows or in pieces (docs/vision.md, "A
-# kind's scale is its pictures' median")
-ODD_SIZE = 1.25
-ODD_FROM = 3
-
-
-def odd_pictures(taught: list[tuple[str, float]], sizes: list[float]
-                 ) -> list[tuple[str, float, float]]:
-    """The pictures of ``taught`` (name, its die's size) whose die's size is ODD_SIZE or
-    more times off the median of their own sizes (where there are ODD_FROM of them: a kind
-    taught in two colours may come in two sizes), else of ``sizes`` (all of the kind's
-    pictures), with that median."""
-    ref = [size for _, size in taught] if len(taught) >= ODD_FROM else sizes
-    if len(ref) < ODD_FROM:
-        return []
-    usual = float(np.median(ref))
-    return [(path, size, usual) for path, size in taught
-            if not usual / ODD_SIZE < size < usual * ODD_SIZE]
 
 
 def cmd_read(args: argparse.Namespace) -> int:

@@ -169,6 +169,30 @@ class KindModel:
                 if len(self.examples.get(f, [])) < needed}
 
 
+# a taught picture whose die was found this many times larger or smaller than the median
+# of the pictures taught with it (ODD_FROM or more: one face, one colour), else of all its
+# kind's pictures (once there are ODD_FROM), is pointed out to the player (`dice teach`, and
+# the tower's teaching from throws): on the independent renderers' towers such pictures were
+# dice found with their shadows or in pieces (docs/vision.md, "A kind's scale is its
+# pictures' median")
+ODD_SIZE = 1.25
+ODD_FROM = 3
+
+
+def odd_pictures(taught: list[tuple[str, float]], sizes: list[float]
+                 ) -> list[tuple[str, float, float]]:
+    """The pictures of ``taught`` (name, its die's size) whose die's size is ODD_SIZE or
+    more times off the median of their own sizes (where there are ODD_FROM of them: a kind
+    taught in two colours may come in two sizes), else of ``sizes`` (all of the kind's
+    pictures), with that median."""
+    ref = [size for _, size in taught] if len(taught) >= ODD_FROM else sizes
+    if len(ref) < ODD_FROM:
+        return []
+    usual = float(np.median(ref))
+    return [(path, size, usual) for path, size in taught
+            if not usual / ODD_SIZE < size < usual * ODD_SIZE]
+
+
 def _copied(value):
     """A copy of a kind's field deep enough that teaching the kind does not change it (its
     lists, and its examples' lists of crops; the crops themselves are never changed)."""

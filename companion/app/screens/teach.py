@@ -110,6 +110,14 @@ _TOWER_MESSAGES: list[tuple[re.Pattern[str], Any]] = [
                         "skipped: {n} pictures still to answer", int(m[1])).format(n=int(m[1]))),
     (re.compile(r"^stopped: nothing saved$"), lambda m: _("stopped: nothing saved")),
     (re.compile(r"^(\S+): thanks$"), lambda m: _("{face}: thanks").format(face=m[1])),
+    # the die of the picture just taught was found oddly large or small (its shadow, glare,
+    # or only part of it): the player may take it back and skip it
+    (re.compile(r"^(\S+): thanks; found larger than the others"),
+     lambda m: _("{face}: thanks. That die looked larger than the others: if its picture "
+                 "shows a shadow or glare, undo and skip it").format(face=m[1])),
+    (re.compile(r"^(\S+): thanks; found smaller than the others"),
+     lambda m: _("{face}: thanks. That die looked smaller than the others: if its picture "
+                 "shows only part of it, undo and skip it").format(face=m[1])),
     (re.compile(r"^(\S+): taken back$"),
      lambda m: _("{face}: taken back").format(face=m[1])),
     (re.compile(r"^(\d+) pictures? sent$"),
