@@ -506,7 +506,9 @@ def test_the_host_says_hello_until_one_is_answered_even_when_a_boot_announcement
     assert sent(host) == [] and host.connected  # answered: no more HELLOs
 
 
-def test_an_answer_with_its_colour_teaches_the_colour_too_and_undo_takes_both_back(tmp_path):
+def d12s_thrown_to_teach(tmp_path, n_dice: int):
+    """A Teacher on an empty tray's profile, teaching the D12 from one throw of ``n_dice``
+    of them (seed 5): the profile, the teacher, the pictures it sent and the settled frame."""
     from firmware_bridge.tower.teach import Teacher
     from tests.camera_tower_support import STYLE
     from vision.dice.render import throw_sequence
@@ -517,12 +519,16 @@ def test_an_answer_with_its_colour_teaches_the_colour_too_and_undo_takes_both_ba
     teacher = Teacher(profile, tmp_path / "p.yaml", sent_packets.append, lambda: reader,
                       lambda saved: None, lambda text: None)
     teacher.command(m.TeachStart("d12"))
-    frames = throw_sequence(5, n_dice=3, kinds=["d12"], style=STYLE)
+    frames = throw_sequence(5, n_dice=n_dice, kinds=["d12"], style=STYLE)
     settled = next(f for f in frames if f.phase == "settled")
     teacher.throw(settled.image, "throw 5")
     while teacher.streaming:
         teacher.tick()
-    pictures = [m.parse(p) for p in sent_packets if p[0] == m.PICTURE]
+    return profile, teacher, [m.parse(p) for p in sent_packets if p[0] == m.PICTURE], settled
+
+
+def test_an_answer_with_its_colour_teaches_the_colour_too_and_undo_takes_both_back(tmp_path):
+    profile, teacher, pictures, settled = d12s_thrown_to_teach(tmp_path, 3)
     assert len(pictures) == 3 and profile.colours == {}
     answers = []
     for pic in pictures:
@@ -551,22 +557,7 @@ def test_a_picture_whose_die_was_found_oddly_large_is_pointed_out_and_undo_forge
     (or smaller) than the other dice of its colour taught since teaching started (its shadow,
     glare or only part of it found) says so, as `dice teach` does; an undone picture is not
     compared with any more."""
-    from firmware_bridge.tower.teach import Teacher
-    from tests.camera_tower_support import STYLE
-    from vision.dice.render import throw_sequence
-
-    profile = empty_tray_profile()
-    sent_packets: list[bytes] = []
-    reader = DiceReader(profile)
-    teacher = Teacher(profile, tmp_path / "p.yaml", sent_packets.append, lambda: reader,
-                      lambda saved: None, lambda text: None)
-    teacher.command(m.TeachStart("d12"))
-    frames = throw_sequence(5, n_dice=4, kinds=["d12"], style=STYLE)
-    settled = next(f for f in frames if f.phase == "settled")
-    teacher.throw(settled.image, "throw 5")
-    while teacher.streaming:
-        teacher.tick()
-    pictures = [m.parse(p) for p in sent_packets if p[0] == m.PICTURE]
+    profile, teacher, pictures, settled = d12s_thrown_to_teach(tmp_path, 4)
     assert len(pictures) == 4
 
     def face_of(pic) -> str:
