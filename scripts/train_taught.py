@@ -92,7 +92,7 @@ RENDERERS = {"a": "tray_renderer.py", "b": "tray_renderer_b.py", "c": "tray_rend
              "d": "tray_renderer_d.py"}
 
 
-def towers_of(seeds: str, d_seeds: str, b_seeds: str = "") -> list[tuple[str, int]]:
+def learning_towers(seeds: str, d_seeds: str, b_seeds: str = "") -> list[tuple[str, int]]:
     """(renderer, seed) of every tower to learn from: the first renderer's ``seeds``, then
     the second's ``b_seeds`` and the fourth's ``d_seeds`` (empty: none). Refuses the seeds
     each is measured on (ValueError, naming them)."""
@@ -222,7 +222,7 @@ def main() -> int:
     args = ap.parse_args()
     torch.set_num_threads(2)
     try:
-        seeds = towers_of(args.seeds, args.d_seeds, args.b_seeds)
+        seeds = learning_towers(args.seeds, args.d_seeds, args.b_seeds)
     except ValueError as exc:
         raise SystemExit(f"--seeds: {exc}") from None
     crops: list[np.ndarray] = []

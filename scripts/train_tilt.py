@@ -65,9 +65,9 @@ from train_dice import block, export, frozen_norms, start_from  # noqa: E402
 from train_taught import (  # noqa: E402
     DEFAULT_B_SEEDS,
     DEFAULT_D_SEEDS,
+    learning_towers,
     render,
     taught_profile,
-    towers_of,
 )
 
 from vision.dice.model import DiceError  # noqa: E402
@@ -209,7 +209,7 @@ def main() -> int:
     torch.set_num_threads(2)
     canonical = args.view == "canonical"
     try:
-        seeds = towers_of(args.seeds, args.d_seeds, args.b_seeds) + [
+        seeds = learning_towers(args.seeds, args.d_seeds, args.b_seeds) + [
             ("c", s) for s in (seeds_of(args.c_seeds, C_MEASURED_SEEDS) if args.c_seeds else [])]
     except ValueError as exc:
         raise SystemExit(f"--seeds: {exc}") from None
