@@ -108,6 +108,29 @@ def test_dice_bench_small():
         assert real["far_twice"]["dice"] == real["far_three_times"]["dice"] == real["dice"]
 
 
+def test_tower_sets_renders_teaches_reads_and_dumps_one_line_per_die(tmp_path):
+    """bench/tower_sets.py on one tower of the fifth renderer with one tray: rendered, taught
+    as `dice background|teach` do, read, scored; a reader threshold set for the run is named
+    in the output; the dump holds each true die once, paired with its reading or None."""
+    dump = tmp_path / "dice.jsonl"
+    figures = last_json([str(BENCH / "tower_sets.py"), "--sets", "e", "--towers", "1",
+                         "--trays", "1", "--work", str(tmp_path), "--dump", str(dump),
+                         "--set", "VECTOR_LIKENESS=0.86"])
+    assert figures["set"] == {"VECTOR_LIKENESS": 0.86}
+    e = figures["e"]
+    assert e["towers"] == 1 and e["dice"] == e["flat_dice"] + e["tilted_dice"] > 0
+    assert 0 <= e["flat_clean_right"] <= 1 and e["wrong_faces"] >= 0
+    lines = [json.loads(line) for line in dump.read_text().splitlines()]
+    assert len(lines) == e["dice"] and {d["tower"] for d in lines} == {"tower-e318"}
+    assert sum(d["read"] is None for d in lines) == e["missed"]
+    assert (tmp_path / "profiles" / "tower-e318.yaml").exists()  # taught once, kept
+    # a name the reader has no number for is refused, named, before anything is rendered
+    proc = subprocess.run([sys.executable, str(BENCH / "tower_sets.py"), "--set", "VECTOR_LIKNESS=1",
+                           "--work", str(tmp_path / "none")], capture_output=True, text=True)
+    assert proc.returncode != 0 and "no number 'VECTOR_LIKNESS'" in proc.stderr
+    assert "Traceback" not in proc.stderr and not (tmp_path / "none").exists()
+
+
 def test_camera_tower_bench_small():
     figures = last_json([str(BENCH / "camera_tower_bench.py"), "2"], target_may_be_missed=True)
     assert figures["benchmark"] == "camera_tower" and figures["throws"] == 2

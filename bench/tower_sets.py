@@ -1,0 +1,178 @@
+"""The tray reader with a profile on the named sets of rendered towers it is tuned and measured
+on, read in this process: the tool to decide a change of the reader with, where
+bench/independent_dice_bench.py is the end-to-end benchmark through the command line.
+
+    python bench/tower_sets.py [--sets tuning,fresh,e] [--work /tmp/tower-sets] [--dump FILE]
+        [--set NAME=VALUE ...] [--reteach] [--trays N]
+
+The sets (docs/vision.md, "Clean that is right" and later sections):
+- ``tuning``: 16 towers of the first four independent renderers (a8100, a8200, a8620, a8621,
+  b100-b103, c10-c13, d9000-d9003). Choices are made on these.
+- ``fresh``: five towers, one of each renderer (a8975, b234, c90, d9147, e317). Read once for
+  each choice, never tuned on.
+- ``e``: e318-e321, the fifth renderer, that no network learned from. Looked at since
+  2026-12-03 (a fault was found there): say so where it is used to decide.
+
+Towers missing from ``--work`` are rendered there (bench/tray_*renderer*.py, 40 trays each,
+10 to 30 s a tower); each tower's profile is taught there once, as `dice background` and `dice
+teach` do (``--reteach`` teaches it again: after a change of what teaching keeps). Each tower's
+trays are then read with a fresh ``DiceReader`` and scored as bench/independent_dice_bench.py
+scores them (its ``score``): flat dice read clean with the right face, wrong faces, tilted
+dice flagged, colour right.
+
+``--set NAME=VALUE`` sets a number of vision/dice/reader.py (a threshold) for this run, to
+try it without editing the code; the names set are in the output. ``--dump FILE`` writes one
+JSON line per true die: its tower, tray, truth and the reading paired with it (None: missed).
+
+Prints each tower's figures, then the sets' totals as one JSON object on the last line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
+from tabletop_base.threads import one_blas_thread  # noqa: E402
+
+one_blas_thread()
+
+from independent_dice_bench import RENDERERS, nearest_pairs, score, weighted  # noqa: E402
+
+SETS: dict[str, list[tuple[str, int]]] = {
+    "tuning": [("a", s) for s in (8100, 8200, 8620, 8621)] + [("b", s) for s in range(100, 104)]
+    + [("c", s) for s in range(10, 14)] + [("d", s) for s in range(9000, 9004)],
+    "fresh": [("a", 8975), ("b", 234), ("c", 90), ("d", 9147), ("e", 317)],
+    "e": [("e", s) for s in range(318, 322)],
+}
+TRAYS = 40
+KEYS = ("flat_clean_right", "wrong_clean", "tilted_flagged", "colour")
+
+
+def parse_sets(text: str) -> list[str]:
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    unknown = [n for n in names if n not in SETS]
+    if unknown or not names:
+        raise SystemExit(f"--sets: {', '.join(unknown) or '(none)'}: not a set (one of "
+                         f"{', '.join(SETS)})")
+    return names
+
+
+def set_constants(pairs: list[str]) -> dict[str, float]:
+    """``NAME=VALUE`` pairs set on vision.dice.reader (numbers it already has only)."""
+    from vision.dice import reader
+
+    done = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        current = getattr(reader, name, None)
+        if not sep or isinstance(current, bool) or not isinstance(current, (int, float)):
+            raise SystemExit(f"--set {pair}: vision/dice/reader.py has no number {name!r}")
+        try:
+            done[name] = float(value)
+        except ValueError:
+            raise SystemExit(f"--set {pair}: {value!r} is not a number") from None
+        setattr(reader, name, done[name])
+    return done
+
+
+def rendered(renderer: str, seed: int, work: Path, trays: int) -> Path:
+    out = work / f"tower-{renderer}{seed}"
+    if not (out / "truth.json").exists():
+        subprocess.run([sys.executable, str(HERE / RENDERERS[renderer]), str(out), "--seed",
+                        str(seed), "--trays", str(trays)], check=True, capture_output=True)
+    return out
+
+
+def dice(*args: str) -> list[dict]:
+    """`python -m vision dice ARGS --json`, run in this process: its JSON lines."""
+    from vision.cli import main as vision
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        vision(["dice", *args, "--json"])
+    return [json.loads(line) for line in out.getvalue().splitlines() if line.startswith("{")]
+
+
+def taught(tower: Path, path: Path, again: bool) -> Path:
+    """The tower's profile, taught as its owner would with `dice background` and `dice teach
+    --colour`, one call a face and colour (bench/independent_dice_bench.py's way)."""
+    if path.exists() and not again:
+        return path
+    path.unlink(missing_ok=True)
+    dice("background", "--profile", str(path), *map(str, sorted((tower / "empty").glob("*.png"))))
+    for kind_dir in sorted((tower / "teach").iterdir()):
+        for colour_dir in sorted(kind_dir.iterdir()):
+            for face in sorted({p.stem.rsplit("-", 1)[0] for p in colour_dir.glob("*.png")}):
+                dice("teach", "--profile", str(path), "--kind", kind_dir.name, "--face", face,
+                     "--colour", colour_dir.name,
+                     *map(str, sorted(colour_dir.glob(f"{face}-*.png"))))
+    return path
+
+
+def read_tower(tower: Path, profile: Path, dump) -> dict:
+    """The tower's trays read with ``profile`` (`dice read --profile`), scored."""
+    truth = json.loads((tower / "truth.json").read_text())["trays"]
+    names = sorted(truth)
+    results = dict(zip(names, dice("read", "--profile", str(profile),
+                                   *(str(tower / "trays" / n) for n in names))))
+    if dump is not None:
+        for name in names:
+            readings = results[name].get("dice", [])
+            pairs = nearest_pairs(truth[name], readings)
+            for k, die in enumerate(truth[name]):
+                dump.write(json.dumps({"tower": tower.name, "tray": name, "truth": die,
+                                       "read": readings[pairs[k]] if k in pairs else None})
+                           + "\n")
+    return score(truth, results)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--sets", default="tuning", help=f"of {', '.join(SETS)}, comma-separated")
+    ap.add_argument("--work", type=Path, default=Path("/tmp/tower-sets"))
+    ap.add_argument("--dump", type=Path, default=None)
+    ap.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
+    ap.add_argument("--reteach", action="store_true")
+    ap.add_argument("--trays", type=int, default=TRAYS,
+                    help="trays a tower is rendered with (a tower already rendered keeps its own)")
+    ap.add_argument("--towers", type=int, default=0, help="the first N towers of each set only")
+    args = ap.parse_args(argv)
+    names = parse_sets(args.sets)
+    constants = set_constants(args.set)
+    (args.work / "profiles").mkdir(parents=True, exist_ok=True)
+    dump = args.dump.open("w") if args.dump else None
+    figures: dict = {"benchmark": "tower_sets", "set": constants}
+    try:
+        for set_name in names:
+            rows = []
+            for renderer, seed in SETS[set_name][:args.towers or None]:
+                tower = rendered(renderer, seed, args.work, args.trays)
+                profile = taught(tower, args.work / "profiles" / f"{tower.name}.yaml",
+                                 args.reteach)
+                row = {"tower": tower.name, **read_tower(tower, profile, dump)}
+                print(f"{set_name} {json.dumps(row)}", flush=True)
+                rows.append(row)
+            figures[set_name] = {
+                "towers": len(rows), "dice": sum(r["dice"] for r in rows),
+                "flat_dice": sum(r["flat_dice"] for r in rows),
+                "tilted_dice": sum(r["tilted_dice"] for r in rows),
+                "wrong_faces": sum(round(r["wrong_clean"] * r["dice"]) for r in rows),
+                "missed": sum(r["missed"] for r in rows),
+                **{k: weighted(rows, k) for k in KEYS}}
+    finally:
+        if dump is not None:
+            dump.close()
+    print(json.dumps(figures))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
