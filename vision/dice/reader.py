@@ -463,6 +463,8 @@ class DiceReader:
                 of_colour = self._kind_of_colour(kind, colour, far)
                 if of_colour != kind:  # (its face and ranking were the other kind's)
                     kind, face, conf, ranked = of_colour, None, 0.0, ()
+                    if kind == PIPS:  # the pip faces offered: the face classifier's
+                        ranked = _pip_faces(frame, b)
             return DieReading(kind, face, colour, status, float(conf), float(x), float(y),
                               ranked)
 
@@ -874,6 +876,17 @@ REST_OF_DIE = 0.6  # of the smallest taught die's area
 MAX_BY_AREA = 4
 GUIDE_PAD = 24  # pixels of tray around a part the finder sees (its field reaches that far)
 SHADOW_KEEPS = 0.6  # of the smallest taught die: what a part cut free of a shadow keeps
+
+
+def _pip_faces(frame: np.ndarray, b: Blob) -> tuple[str, ...]:
+    """The pip faces the face classifier finds likeliest for die ``b`` of ``frame``, for a
+    player to pick from (a die set to the pip kind by its colour, whose ranking was another
+    kind's); () without the classifier."""
+    pips = _learned()
+    if pips is None:
+        return ()
+    r = pips.classify(frame, [Found(b.cx, b.cy, b.size, 1.0)])[0]
+    return tuple(f for f, _ in r.faces[:MAX_LIKELY])
 
 
 @lru_cache(maxsize=1)
