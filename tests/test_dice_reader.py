@@ -567,6 +567,27 @@ def test_a_pip_die_offered_by_its_colour_comes_with_its_pip_faces_likeliest_firs
     assert set(die.likely) <= set(KINDS["d6pips"].faces)
 
 
+def test_a_symbol_die_offered_by_its_colour_comes_with_its_kinds_likeliest_faces(
+        monkeypatch, profile):
+    # the same for a taught kind: a black symbol die taken for a D12 (red and yellow), unsure,
+    # is offered as the one kind taught in black, with that kind's faces ranked by the
+    # taught faces (on the nine held-out towers, 57 symbol dice so offered came with none)
+    reader = DiceReader(profile)
+    one = np.ones(3, np.float32)
+    reader._colours = {"black": (np.array([0, -2.0, 0], np.float32), one),
+                       "red": (np.array([0, 0, 6.0], np.float32), one),
+                       "yellow": (np.array([6.0, 0, 0], np.float32), one)}
+    frame, _ = frame_of([SceneDie("kotd", "CLAW", "black", 320, 240, 0.3)])
+    monkeypatch.setattr(reader_module, "body_feature",
+                        lambda *a: np.array([0, -2.0, 0], np.float32))
+    monkeypatch.setattr(DiceReader, "_faces", lambda self, blobs, shapes, frame=None: [
+        ("d12", "7", 0.4, ("7", "11"))] * len(blobs))
+    (die,) = reader.read(frame)
+    assert (die.kind, die.face, die.status, die.colour) == ("kotd", None, "unreadable", "black")
+    assert die.likely[0] == "CLAW" and len(die.likely) == 3
+    assert set(die.likely) <= set(KINDS["kotd"].faces)
+
+
 def test_a_die_of_the_very_colour_of_another_kinds_dice_and_unlike_its_own_is_not_clean(
         monkeypatch, profile):
     # another renderer's red pip dice were read as a purple and black symbol die's POWER,

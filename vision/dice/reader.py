@@ -465,6 +465,8 @@ class DiceReader:
                     kind, face, conf, ranked = of_colour, None, 0.0, ()
                     if kind == PIPS:  # the pip faces offered: the face classifier's
                         ranked = _pip_faces(frame, b)
+                    elif kind is not None:  # a taught kind's: its taught faces'
+                        ranked = self._faces_of_kind(b, kind)
             return DieReading(kind, face, colour, status, float(conf), float(x), float(y),
                               ranked)
 
@@ -639,6 +641,17 @@ class DiceReader:
                 continue  # two readings of the pips that disagree: a person decides
             best[i] = (PIPS, face, max(CLEAN_CONFIDENCE, min(p, 1.0)),
                        tuple(f for f, _ in r.faces[:MAX_LIKELY]))
+
+    def _faces_of_kind(self, b: Blob, kind: str) -> tuple[str, ...]:
+        """Taught kind ``kind``'s faces die ``b`` looks likeliest to show, likeliest first
+        (the taught-face vectors', else the edge directions'), for a player to pick from: a
+        die offered as that kind by its colour, whose ranking was another kind's."""
+        if kind not in self._grad_kinds:
+            return ()
+        crops = self._kind_crops([b], [0])
+        ranked = self._vector_ranks(crops, [0]).get(0) or \
+            self._gradient_ranks(crops, [0]).get(0) or []
+        return tuple(f for _, k, f in ranked if k == kind)[:MAX_LIKELY]
 
     def _kind_crops(self, blobs: list[Blob], todo: list[int]) -> dict[str, np.ndarray]:
         """Each taught kind's face crops (float32, D x 64 x 64) of the dice ``todo``, in that
