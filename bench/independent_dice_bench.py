@@ -175,19 +175,26 @@ RENDERERS = {"a": "tray_renderer.py", "b": "tray_renderer_b.py", "c": "tray_rend
              "d": "tray_renderer_d.py", "e": "tray_renderer_e.py"}
 
 
+def teach_tower(out: Path, profile: str, dice) -> None:
+    """Rendered tower ``out`` set up as its owner would: `dice background` with its empty
+    trays, then `dice teach --colour` once a face and colour; ``dice(*args)`` runs a `dice`
+    command (:func:`vision`, or bench/tower_sets.py's in this process)."""
+    dice("background", "--profile", profile, *map(str, sorted((out / "empty").glob("*.png"))))
+    for kind_dir in sorted((out / "teach").iterdir()):
+        for colour_dir in sorted(kind_dir.iterdir()):
+            faces = sorted({p.stem.rsplit("-", 1)[0] for p in colour_dir.glob("*.png")})
+            for face in faces:
+                dice("teach", "--profile", profile, "--kind", kind_dir.name, "--face", face,
+                     "--colour", colour_dir.name, *map(str, sorted(colour_dir.glob(f"{face}-*.png"))))
+
+
 def tower(seed: int, trays: int, work: Path, renderer: str = "a") -> dict:
     out = work / f"tower-{seed}"
     subprocess.run([sys.executable, str(HERE / RENDERERS[renderer]), str(out), "--seed", str(seed),
                     "--trays", str(trays)], check=True, capture_output=True)
     truth = json.loads((out / "truth.json").read_text())["trays"]
     profile = str(out / "profile.yaml")
-    vision("background", "--profile", profile, *map(str, sorted((out / "empty").glob("*.png"))))
-    for kind_dir in sorted((out / "teach").iterdir()):
-        for colour_dir in sorted(kind_dir.iterdir()):
-            faces = sorted({p.stem.rsplit("-", 1)[0] for p in colour_dir.glob("*.png")})
-            for face in faces:
-                vision("teach", "--profile", profile, "--kind", kind_dir.name, "--face", face,
-                       "--colour", colour_dir.name, *map(str, sorted(colour_dir.glob(f"{face}-*.png"))))
+    teach_tower(out, profile, vision)
     names = sorted(truth)
     paths = [str(out / "trays" / n) for n in names]
     t0 = time.perf_counter()

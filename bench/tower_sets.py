@@ -44,7 +44,13 @@ from tabletop_base.threads import one_blas_thread  # noqa: E402
 
 one_blas_thread()
 
-from independent_dice_bench import RENDERERS, nearest_pairs, score, weighted  # noqa: E402
+from independent_dice_bench import (  # noqa: E402
+    RENDERERS,
+    nearest_pairs,
+    score,
+    teach_tower,
+    weighted,
+)
 
 SETS: dict[str, list[tuple[str, int]]] = {
     "tuning": [("a", s) for s in (8100, 8200, 8620, 8621)] + [("b", s) for s in range(100, 104)]
@@ -102,18 +108,12 @@ def dice(*args: str) -> list[dict]:
 
 
 def taught(tower: Path, path: Path, again: bool) -> Path:
-    """The tower's profile, taught as its owner would with `dice background` and `dice teach
-    --colour`, one call a face and colour (bench/independent_dice_bench.py's way)."""
+    """The tower's profile, taught as its owner would (bench/independent_dice_bench.py's
+    ``teach_tower``, its commands run in this process)."""
     if path.exists() and not again:
         return path
     path.unlink(missing_ok=True)
-    dice("background", "--profile", str(path), *map(str, sorted((tower / "empty").glob("*.png"))))
-    for kind_dir in sorted((tower / "teach").iterdir()):
-        for colour_dir in sorted(kind_dir.iterdir()):
-            for face in sorted({p.stem.rsplit("-", 1)[0] for p in colour_dir.glob("*.png")}):
-                dice("teach", "--profile", str(path), "--kind", kind_dir.name, "--face", face,
-                     "--colour", colour_dir.name,
-                     *map(str, sorted(colour_dir.glob(f"{face}-*.png"))))
+    teach_tower(tower, str(path), dice)
     return path
 
 
