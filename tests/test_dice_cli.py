@@ -194,3 +194,43 @@ def test_odd_pictures_are_judged_among_those_taught_with_them():
     assert odd_pictures([("d.png", 70.0)], [50.0, 51.0, 70.0]) == [("d.png", 70.0, 51.0)]
     assert odd_pictures([("d.png", 70.0)], [50.0, 70.0]) == []
     assert odd_pictures([("e.png", 60.0)], [50.0, 51.0, 60.0]) == []  # within a quarter
+
+
+def test_a_folder_stands_for_the_images_in_it(images, tmp_path):
+    # `dice background|teach|read FOLDER`: the folder's images, sorted by name, as if each had
+    # been named; what is not an image (a note, a hidden file, a folder in it) is passed over
+    import shutil
+
+    empties, claws, trays = (tmp_path / n for n in ("empty", "claw", "trays"))
+    for folder, names in ((empties, ["empty1.png", "empty0.png"]),
+                          (claws, ["CLAW2.png", "CLAW0.png", "CLAW1.png"]),
+                          (trays, ["tray.jpg", "small.png", "black.png"])):
+        folder.mkdir()
+        for name in names:
+            shutil.copy(images / name, folder / name)
+    (trays / "notes.txt").write_text("the second throw")
+    (trays / ".tray.jpg").write_bytes((images / "tray.jpg").read_bytes())
+    (trays / "more").mkdir()
+    shutil.copy(images / "tray.jpg", trays / "more" / "tray.jpg")
+    (tmp_path / "nothing").mkdir()
+
+    r = dice("background", "--profile", "f.yaml", "--json", str(empties), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["background_frames"] == 2
+    r = dice("teach", "--profile", "f.yaml", "--kind", "kotd", "--face", "CLAW", "--colour",
+             "black", "--json", str(claws), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["examples"] == 3
+
+    r = dice("read", "--profile", "f.yaml", "--json", str(trays), "nothing", cwd=tmp_path)
+    assert r.returncode == 2
+    lines = [json.loads(x) for x in r.stdout.splitlines()]
+    # black.png, small.png, tray.jpg: by name; then the empty folder, named
+    assert [x["ok"] for x in lines] == [False, False, True, False]
+    assert lines[0]["error"].startswith(f"{trays / 'black.png'}: the frame is black")
+    assert lines[1]["error"].startswith(f"{trays / 'small.png'}: the image is 300x200")
+    assert lines[3]["error"].startswith("nothing: a folder with no images in it (looked for png")
+    one = dice("read", "--profile", "f.yaml", "--json", str(trays / "tray.jpg"), cwd=tmp_path)
+    assert json.loads(one.stdout) == lines[2]
+    r = dice("read", "--profile", "f.yaml", str(trays), cwd=tmp_path)
+    assert f"{trays / 'tray.jpg'}: " in r.stdout and "notes.txt" not in r.stdout + r.stderr

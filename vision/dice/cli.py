@@ -5,6 +5,9 @@
     dice read [--profile P.yaml] IMAGE... [--json]      one JSON object per image; without a
                                                         profile: pip D6 dice on any surface
 
+An IMAGE may be a folder: it stands for the images in it (png, jpg, ...: IMAGE_SUFFIXES),
+sorted by name, so ``dice read --json trays/`` prints one line per image in that order.
+
 Every failure exits non-zero and names the file at fault (with ``--json``:
 ``{"ok": false, "error": "..."}`` on stdout). ``teach`` teaches every picture it can use: one
 it cannot (two dice in it, say) is named in the error and left out, the others are saved.
@@ -24,10 +27,33 @@ from .. import measure
 from .model import DiceError
 from .profile import Profile, odd_pictures
 
+# what a folder given for IMAGE stands for: its files of these kinds (not its subfolders)
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp", ".pgm", ".ppm",
+                  ".pnm")
+
+
+def expand_images(paths: list[str]) -> list[str]:
+    """The images named on the command line, a folder standing for the images in it (its
+    files of IMAGE_SUFFIXES, any case, sorted by name, hidden files left out). A folder with
+    none stays itself, for :func:`read_image` to name."""
+    out: list[str] = []
+    for path in paths:
+        if not Path(path).is_dir():
+            out.append(path)
+            continue
+        inside = sorted(p.name for p in Path(path).iterdir()
+                        if p.suffix.lower() in IMAGE_SUFFIXES and not p.name.startswith(".")
+                        and p.is_file())
+        out += [str(Path(path) / name) for name in inside] or [path]
+    return out
+
 
 def read_image(path: str) -> np.ndarray:
     """An image file as 8-bit BGR (any depth, grey or with alpha read alike, as the table
     camera's files); DiceError naming the file when it cannot be read."""
+    if Path(path).is_dir():  # (expand_images found no image in it)
+        raise DiceError(f"{path}: a folder with no images in it (looked for "
+                        f"{', '.join(s[1:] for s in IMAGE_SUFFIXES)})")
     try:
         image = measure.read_image(path)
     except measure.VisionError as exc:
@@ -45,7 +71,7 @@ def _out(args, obj: dict, text: str) -> None:
 
 def cmd_background(args: argparse.Namespace) -> int:
     profile = _load_or_new(args.profile)
-    for path in args.images:
+    for path in expand_images(args.images):
         profile.add_background(read_image(path), name=path)
     saved = profile.save(args.profile)
     size = profile.image_size
@@ -67,14 +93,15 @@ def cmd_teach(args: argparse.Namespace) -> int:
     # named and left out, and the others are still taught
     refused: list[str] = []
     taught: list[tuple[str, float]] = []  # each picture taught, with its die's size
-    for path in args.images:
+    images = expand_images(args.images)
+    for path in images:
         try:
             profile.add_example(args.kind, args.face, read_image(path), colour=args.colour,
                                 name=path, faces=faces)
             taught.append((path, profile.kinds[args.kind].sizes[-1]))
         except DiceError as exc:
             refused.append(str(exc))
-    if len(refused) == len(args.images):  # nothing taught (an unknown kind fails every one)
+    if len(refused) == len(images):  # nothing taught (an unknown kind fails every one)
         raise DiceError("; ".join(refused))
     saved = profile.save(args.profile)
     missing = profile.missing(args.kind)
@@ -132,7 +159,7 @@ def cmd_read(args: argparse.Namespace) -> int:
         for problem in network_problems():  # it reads all the same, less well: said once
             print(f"warning: {problem}", file=sys.stderr, flush=True)
     code = 0
-    for path in args.images:
+    for path in expand_images(args.images):
         try:
             dice = read(read_image(path), name=path)
         except DiceError as exc:
@@ -152,13 +179,16 @@ def cmd_read(args: argparse.Namespace) -> int:
     return code
 
 
+FOLDER_HELP = "an image file, or a folder: the images in it, sorted by name"
+
+
 def add_parser(sub) -> None:
     d = sub.add_parser("dice", help="the dice tower's camera: learn the tray and the dice, "
                                     "read throws")
     ds = d.add_subparsers(dest="dice_command", required=True)
     b = ds.add_parser("background", help="empty-tray images; creates or updates PROFILE")
     b.add_argument("--profile", required=True)
-    b.add_argument("images", nargs="+", metavar="IMAGE")
+    b.add_argument("images", nargs="+", metavar="IMAGE", help=FOLDER_HELP)
     b.add_argument("--json", action="store_true")
     b.set_defaults(dice_func=cmd_background)
     t = ds.add_parser("teach", help="images of the tray with exactly one die, FACE on top")
@@ -167,13 +197,13 @@ def add_parser(sub) -> None:
     t.add_argument("--face", required=True)
     t.add_argument("--colour", help="the die's colour, to tell dice apart by colour")
     t.add_argument("--faces", help="a new kind's faces, comma-separated")
-    t.add_argument("images", nargs="+", metavar="IMAGE")
+    t.add_argument("images", nargs="+", metavar="IMAGE", help=FOLDER_HELP)
     t.add_argument("--json", action="store_true")
     t.set_defaults(dice_func=cmd_teach)
     r = ds.add_parser("read", help="the dice in each image (one JSON object per image); "
                                    "without --profile, pip D6 dice on any plain surface")
     r.add_argument("--profile", help="the tower's profile: its empty tray and taught dice")
-    r.add_argument("images", nargs="+", metavar="IMAGE")
+    r.add_argument("images", nargs="+", metavar="IMAGE", help=FOLDER_HELP)
     r.add_argument("--json", action="store_true")
     r.set_defaults(dice_func=cmd_read)
 
