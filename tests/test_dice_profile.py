@@ -641,3 +641,46 @@ def test_a_kinds_taught_state_is_all_that_teaching_changes_and_restores_it(saved
     p.save(path.parent / "again.yaml")  # loads: one scale per example
     assert Profile.load(path.parent / "again.yaml").kinds["kotd"].patch_radii == \
         pytest.approx(before["patch_radii"], abs=1e-3)
+
+
+def _picture_with(part: str) -> np.ndarray:
+    """A teaching picture of a black symbol die showing CLAW (centre about (399, 288), 51
+    pixels across) with something else on the tray: ``far`` a thin dark-red strip well away
+    from it (as the far end of a long soft shadow looks once its dark core is cut off),
+    ``near`` the same strip beside it (as a piece of the die cut off its body would lie),
+    ``square`` a light square far from it (a thing the die finder takes for a die, a little)."""
+    style = TrayStyle(tray_bgr=(128, 118, 104), perspective=2.5, seed=4, tray_seed=21)
+    frame = single_die("kotd", "CLAW", "black", 40, style)[0].copy()
+    x, y, w, h, colour = {"far": (120, 120, 160, 10, (70, 90, 150)),
+                          "near": (330, 340, 120, 9, (70, 90, 150)),
+                          "square": (120, 120, 80, 30, (70, 90, 150))}[part]
+    frame[y:y + h, x:x + w] = colour
+    return frame
+
+
+@pytest.fixture(scope="module")
+def tray_for_parts():
+    style = TrayStyle(tray_bgr=(128, 118, 104), perspective=2.5, seed=4, tray_seed=21)
+    p = Profile()
+    for k in range(2):
+        p.add_background(empty_tray(style, seed=k))
+    return p
+
+
+def test_a_teaching_picture_is_taught_where_the_die_finder_sees_one_die_clear_of_the_rest(
+        tray_for_parts):
+    # a part the segmentation finds beside the die (the far end of a long shadow) refused
+    # the picture ("2 dice found"): 22 pictures of one tower of the fourth renderer. Where the
+    # die finder sees a die in one part only, and the others lie clear of it, the die is taught
+    from vision.dice import DiceError
+
+    p = tray_for_parts
+    p.add_example("kotd", "CLAW", _picture_with("far"), colour="black", name="far.png")
+    assert p.kinds["kotd"].sizes[-1] == pytest.approx(51, abs=4)  # the die's, not the strip's
+    # a part within the die the finder sees (a piece of it) or one it takes for a die a
+    # little: refused as before, named
+    for part in ("near", "square"):
+        with pytest.raises(DiceError, match=f"{part}.png: 2 dice found"):
+            p.add_example("kotd", "CLAW", _picture_with(part), colour="black",
+                          name=f"{part}.png")
+    assert len(p.kinds["kotd"].sizes) == 1

@@ -29,7 +29,7 @@ import yaml
 from .model import DiceError, ProfileError
 
 if TYPE_CHECKING:
-    from .segment import Background
+    from .segment import Background, Blob
 
 VERSION = 1
 MIN_EXAMPLES = 3  # a face is known when it has been seen this many times
@@ -201,6 +201,53 @@ def _copied(value):
     return list(value) if isinstance(value, list) else value
 
 
+# A teaching picture in which the segmentation finds more than one part (the far end of a
+# long soft shadow, cut off from the die by the shadow's dark core) is still taught where the
+# die finder (vision/dice/pips.py, the tower's: it learned dice of every kind) sees a die in
+# exactly one part, ONE_DIE_SCORE sure, nothing at all in the others, and the others lie
+# beyond the die it sees (ONE_DIE_CLEAR of its size from its centre): pieces of one die (a
+# dark die's symbol cut from its body) lie within it and stay refused (docs/vision.md, "A
+# teaching picture's far shadow")
+ONE_DIE_SCORE = 0.4
+ONE_DIE_CLEAR = 0.9
+
+
+def _the_one_die(frame: np.ndarray, parts: list[Blob]) -> list[Blob]:
+    """``parts`` found in a teaching picture (``frame``, as they were found): the one part the
+    die finder sees a die in, where it sees none in the others and they lie clear of that die;
+    else ``parts`` as they are (refused: a second die, a die in pieces, the finder unsure).
+    Looked at at the finder's own scale and at half of it (a die seen close)."""
+    from .netrun import ModelError
+    from .pips import WORK, Found, shipped_reader
+
+    try:
+        finder = shipped_reader(tower=True)
+    except ModelError:
+        return parts
+    base = WORK / max(frame.shape[:2])
+    best: dict[int, Found] = {}  # each part's surest die the finder sees in it
+    for scale in (base, base / 2):
+        for f in finder.find(frame, scale):
+            for i, b in enumerate(parts):
+                h, w = b.mask.shape
+                x, y = int(f.x) - b.x0, int(f.y) - b.y0
+                if 0 <= y < h and 0 <= x < w and b.mask[y, x] and (
+                        i not in best or f.score > best[i].score):
+                    best[i] = f
+    if len(best) != 1:
+        return parts
+    (i, seen), = best.items()
+    die = parts[i]
+    if seen.score < ONE_DIE_SCORE:
+        return parts
+    for b in parts:
+        ys, xs = np.nonzero(b.mask)
+        if b is not die and np.hypot(xs + b.x0 - seen.x, ys + b.y0 - seen.y).min() \
+                <= ONE_DIE_CLEAR * seen.size:
+            return parts
+    return [die]
+
+
 def _check_name(what: str, name: str) -> None:
     if not isinstance(name, str) or not _NAME.match(name):
         raise DiceError(f"{what} {name!r}: use letters, digits, '_', '-' or '.' (up to 40)")
@@ -326,6 +373,8 @@ class Profile:
         if self.background is None:
             raise DiceError("the profile has no empty tray yet: run `dice background` first")
         lit, blobs, gain = teaching_parts(frame, self.tray(), name)  # lit: as they were found
+        if at is None and len(blobs) > 1:
+            blobs = _the_one_die(lit, blobs)
         if at is not None and blobs:
             near = min(blobs, key=lambda b: math.hypot(b.cx - at[0], b.cy - at[1]))
             if math.hypot(near.cx - at[0], near.cy - at[1]) > near.size:
