@@ -42,6 +42,16 @@ def test_what_the_tower_read_in_words_and_the_roll_as_it_came_up():
     assert DICE[0]["face"] is None                      # the reading itself is left alone
 
 
+def test_what_the_tower_took_for_a_die_and_is_none_is_left_out_of_the_throw():
+    # a long shadow's end, a coin, a crumb: the player says it is not a die
+    row, _ = v.to_check(DICE, [0, 1], {}, {}, {0: v.NOT_A_DIE})
+    assert row.gone and row.chosen == v.NOT_A_DIE and v.complete([0], {0: v.NOT_A_DIE})
+    assert not v.to_check(DICE, [0], {}, {}, {0: "NO_SPAWN"})[0].gone
+    fixed = v.corrected(DICE, {0: v.NOT_A_DIE})
+    assert fixed == [DICE[1]]                           # the other die as it was, its slot kept
+    assert v.corrected(DICE, {0: v.NOT_A_DIE, 1: v.NOT_A_DIE}) == []
+
+
 def test_the_faces_of_the_towers_other_kinds_for_a_die_taken_for_the_wrong_kind():
     # on other renderers' towers a fifth of the dice the tower was not sure of were taken for
     # another kind (a pip die for a King of Tokyo die): their face is not among their kind's
@@ -171,6 +181,48 @@ def test_a_die_read_cleanly_disputed_from_the_dice_panel(app):
     assert app.roll_history[0].startswith("red d12 9")
     fix = [x for x in journal_lines(app) if x["type"] == "corrected"][-1]
     assert [d["face"] for d in fix["dice"]] == ["9", "3"] and fix["dice"][0]["read_face"] == "7"
+    tap(sheet.ids.close)
+
+
+@pytest.mark.gui
+def test_a_throw_held_for_a_die_that_is_none_is_left_out_of_the_game(app, pty_tower):
+    """What the tower took for a die and is none (a shadow's end, a coin): one tap on Not a
+    die. A throw held for it alone is left out of the game (and a die of a delivered throw
+    disputed so leaves the throw with the others, below), as the journal keeps it."""
+    setup = open_from_home(app, "danchie", "danchie_setup", "the race set-up")
+    for field, name in zip(reversed(setup.ids.names.children), ("Aki", "Ben")):
+        field.text = name
+    before = app.session
+    tap(setup.ids.start)
+    wait_for(lambda: app.session is not before and on_screen(app, "danchie_game"), what="the race")
+    s = app.session
+    pty_tower.roll("spawn:white:?unreadable")
+    sheet = modal("CheckDiceSheet")
+    tap(button(sheet.ids.rows.children[0], "Not a die"))
+    wait_for(lambda: "No die in that throw" in app.last_roll_note, what="the throw left out")
+    assert s.state.last_spawn is None and app.tower.held is None and sheet.done
+    assert any(plain(getattr(w, "text", "") or "") == "Not a die: left out of the throw"
+               for w in sheet.ids.rows.children[0].walk())
+    assert app.last_roll == [] and app.roll_history[0] == "no die"
+    lines = journal_lines(app)
+    roll = [x for x in lines if x["type"] == "roll"][-1]
+    fix = [x for x in lines if x["type"] == "corrected"][-1]
+    assert (fix["boot_id"], fix["seq"]) == (roll["boot_id"], roll["seq"]) and fix["dice"] == []
+    assert roll["dice"][0]["status"] == "unreadable"    # what the tower read stays
+    assert (roll["boot_id"], roll["seq"]) in {(x["boot_id"], x["seq"]) for x in lines
+                                              if x["type"] == "delivered"}
+    tap(sheet.ids.close)
+    wait_for(lambda: sheet.parent is None, what="the sheet closed")
+
+
+@pytest.mark.gui
+def test_a_die_of_a_delivered_throw_that_is_none_is_left_out(app):
+    sheet = dispute_first_die(app, "d12:red:7 d12:yellow:3")
+    tap(button(sheet.ids.rows.children[0], "Not a die"))
+    wait_for(lambda: len(app.last_roll) == 1, what="the throw without it")
+    assert app.last_roll[0]["face"] == "3" and app.roll_history[0] == "yellow d12 3"
+    fix = [x for x in journal_lines(app) if x["type"] == "corrected"][-1]
+    assert [(d["slot"], d["face"]) for d in fix["dice"]] == [(1, "3")]
     tap(sheet.ids.close)
 
 

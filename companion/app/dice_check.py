@@ -4,8 +4,9 @@ or of a die they dispute, in one tap a die (issue 26, item 6).
 The sheet only shows and forwards: what it shows comes from :mod:`companion.views.dice_check`
 and what a tap does is the tower controller's (``companion/app/tower.py``): ``on_set`` with
 the faces set once every die asked about has one (and the dice set to a face of another kind,
-with that kind), ``on_keep`` to keep a die's picture as a teaching example, ``on_roll_again``
-to leave a held throw out of the game.
+with that kind; a die the player said is none is set to ``view.NOT_A_DIE``), ``on_keep`` to
+keep a die's picture as a teaching example, ``on_roll_again`` to leave a held throw out of the
+game.
 """
 
 from __future__ import annotations
@@ -117,7 +118,8 @@ class CheckDiceSheet(ModalView):
     def _keepable(self, slot: int) -> bool:
         """Die ``slot``'s picture may be kept: the tower sent one it can keep, and the die
         was not set to another kind (the tower keeps a picture under the kind it read)."""
-        return slot in self.can_keep and slot not in self.kinds
+        return slot in self.can_keep and slot not in self.kinds \
+            and self.chosen.get(slot) != view.NOT_A_DIE
 
     def keep(self, slot: int) -> None:
         if slot in self.kept or slot not in self.chosen or not self._keepable(slot) \
@@ -192,6 +194,15 @@ class CheckDiceSheet(ModalView):
                 choices.add_widget(Factory.TallLabel(
                     text=_("Or a {die}:").format(die=other.name), color=C.text_soft))
                 choices.add_widget(self._grid(die.slot, other.faces, other.kind))
+        # what the tower took for a die and is none (a shadow, a coin): the throw goes on
+        # without it
+        none = Factory.Row(row_dp=72, gap_dp=10)
+        none.add_widget(Label(size_hint_x=1))
+        gone = widgets.BigButton(text=_("Not a die"), font_role="text", size_hint_x=None,
+                                 width=ui.k * dp(200), bg=C.chosen if die.gone else C.quiet)
+        gone.bind(on_release=lambda *_a, s=die.slot: self.set_face(s, view.NOT_A_DIE))
+        none.add_widget(gone)
+        choices.add_widget(none)
         return row
 
     def _grid(self, slot: int, faces: Sequence[str], kind: str | None) -> GridLayout:
@@ -218,7 +229,8 @@ class CheckDiceSheet(ModalView):
 
     def _chosen_label(self, die: view.DieToCheck) -> Label:
         other = next((o for o in die.others if o.kind == die.chosen_kind), None)
-        text = (_("Set to {face}").format(face=face_words(die.chosen)) if other is None
+        text = (_("Not a die: left out of the throw") if die.gone
+                else _("Set to {face}").format(face=face_words(die.chosen)) if other is None
                 else _("Set to {face}, a {die}").format(face=face_words(die.chosen),
                                                        die=other.name))
         return Label(text=text, font_size=ui.heading, bold=True, color=C.green)

@@ -76,8 +76,9 @@ DEMO_THROW_MAX = 10.0  # seconds: the demo's Throw dice comes back by then, stil
 
 
 def roll_words(roll: Any) -> str:
-    """A roll as a player reads it ("Dice: 3, 5 and 6")."""
-    return dice_words([d.to_json() for d in roll.dice])
+    """A roll as a player reads it ("Dice: 3, 5 and 6"; a throw whose every "die" the
+    player said was none: "no die")."""
+    return dice_words([d.to_json() for d in roll.dice]) or _("no die")
 
 
 class TowerController:
@@ -480,6 +481,12 @@ class TowerController:
             return
         if held:
             if self.held is not None and self.held.key == roll.key:
+                if not now.dice:   # nothing the tower saw was a die: no throw for the game
+                    self._release_held(_("No die in that throw: it is in the dice history "
+                                         "only"))
+                    self._show(now, app.last_roll_note)
+                    app.live.set_roll([], time.time())
+                    return
                 self.held = None
                 self._deliver(now, shown=True)
             return
@@ -503,12 +510,15 @@ class TowerController:
                 last.data.get("boot_id"), last.data.get("seq")) == was.key:
             try:
                 session.undo()
-                session.record_roll(*now.key, [d.to_json() for d in now.dice])
+                if now.dice:   # (none: nothing the tower saw was a die)
+                    session.record_roll(*now.key, [d.to_json() for d in now.dice])
             except (IllegalActionError, OSError) as exc:
                 app.toast(str(exc))
                 return
-            app.last_roll_note = _("Set by hand; the {game} game now has the throw as it came "
-                                   "up").format(game=title)
+            app.last_roll_note = (
+                _("Set by hand; the {game} game now has the throw as it came up") if now.dice
+                else _("No die in that throw: the {game} game no longer has it")
+            ).format(game=title)
             return
         if entry is not None and entry.takes([d.to_json() for d in was.dice]):
             app.last_roll_note = _("Set by hand in the dice history; the {game} game has "

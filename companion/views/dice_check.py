@@ -9,7 +9,9 @@ the tower took for another kind: on other renderers' towers a fifth of the dice 
 sure of). A player may also dispute a die the tower read cleanly. What the player sets
 replaces the reading: the die becomes ``clean`` with the face set (and the kind, where the
 player set a face of another kind), and keeps what the tower read (``read_face``,
-``read_status``, ``read_kind``) for the record.
+``read_status``, ``read_kind``) for the record. What the tower took for a die and is none (a
+shadow, a coin, a crumb) the player marks **Not a die** (:data:`NOT_A_DIE`): the throw goes on
+without it (the roll journal's line of the throw keeps what the tower read).
 """
 
 from __future__ import annotations
@@ -25,6 +27,9 @@ from ..dice_words import STATUS_WORDS, die_group_words, face_words
 from ..i18n import _
 
 FIRST = 3   # likeliest faces shown as buttons at once
+# what the player sets a "die" to that is none: no face of any kind (names a tower gives
+# faces are printable)
+NOT_A_DIE = "\x00not a die"
 
 
 @dataclass(frozen=True)
@@ -47,6 +52,11 @@ class DieToCheck:
     unsure: bool               # the tower was not sure of it (not a dispute)
     others: tuple[OtherKind, ...] = ()  # the tower's other kinds, with their faces
     chosen_kind: str | None = None      # the other kind the player set it to (None: its own)
+
+    @property
+    def gone(self) -> bool:
+        """The player said it is not a die."""
+        return self.chosen == NOT_A_DIE
 
     @property
     def line(self) -> str:
@@ -134,11 +144,14 @@ def corrected(dice: Sequence[Mapping[str, Any]], chosen: Mapping[int, str],
     """The roll as it really came up: each die the player set is ``clean`` with that face,
     keeping what the tower read as ``read_face`` and ``read_status``; one set to a face of
     another kind (``kinds``: slot -> kind) is of that kind, and keeps the kind the tower read
-    as ``read_kind``; the others unchanged."""
+    as ``read_kind``; one the player said is not a die (:data:`NOT_A_DIE`) is left out; the
+    others unchanged (every die keeps its slot)."""
     out = []
     for i, die in enumerate(dice):
         d = dict(die)
         slot = int(d.get("slot", i))
+        if chosen.get(slot) == NOT_A_DIE:
+            continue
         if slot in chosen:
             d["read_face"], d["read_status"] = d.get("face"), d.get("status", "clean")
             d["face"], d["status"] = chosen[slot], "clean"
@@ -151,5 +164,5 @@ def corrected(dice: Sequence[Mapping[str, Any]], chosen: Mapping[int, str],
 
 
 def complete(slots: Sequence[int], chosen: Mapping[int, str]) -> bool:
-    """Every die asked about has a face set."""
+    """Every die asked about has a face set (or was said to be no die)."""
     return all(s in chosen for s in slots)
