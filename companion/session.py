@@ -434,15 +434,20 @@ class Session(Generic[S]):
         """Dice tower rolls recorded in this game that its rules do not take as actions."""
         return tuple(self._fold.rolls)
 
+    def has_roll(self, boot_id: int, seq: int) -> bool:
+        """Whether this game's journal has the roll (tower boot, roll number)."""
+        key = (int(boot_id), int(seq))
+        return key in self._fold.roll_keys or any(
+            (a.data.get("boot_id"), a.data.get("seq")) == key
+            for a in self._fold.actions if a.type == ROLL)
+
     def record_roll(self, boot_id: int, seq: int, dice: list[dict[str, Any]], *,
                     late: bool = False) -> Event | None:
         """Record one physical roll in this game's journal, once: a roll already recorded
         (same tower boot and roll number) is ignored and ``None`` returned. ``late``: it
         reaches the game after the app restarted or the tower reconnected."""
         key = (int(boot_id), int(seq))
-        if key in self._fold.roll_keys or any(
-                (a.data.get("boot_id"), a.data.get("seq")) == key
-                for a in self._fold.actions if a.type == ROLL):
+        if self.has_roll(*key):
             return None
         data: dict[str, Any] = {"boot_id": key[0], "seq": key[1],
                                 "dice": list(dice) if isinstance(dice, (list, tuple)) else dice}

@@ -293,3 +293,68 @@ def test_a_die_of_the_demo_camera_tower_checked_with_its_picture_and_kept(app, d
              in app.toast_widget.text, timeout=10,
              what=lambda: f"the tower's answer ({app.toast_widget.text if app.toast_widget else ''})")
     tap(sheet.ids.close)
+
+
+@pytest.mark.gui
+def test_a_throw_the_game_refused_for_a_die_too_many_goes_to_it_once_that_is_no_die(app):
+    """King of Tokyo Duel's first roll is five dice; the tower saw six (a shadow taken for a
+    die, unreadable): the duel refuses the throw. The player taps that "die" on the dice
+    panel, Not a die: the duel takes the throw as it came up."""
+    from firmware_bridge.host.urlhandlers import protocol_sim
+    from tests.gui_support import TOWER_NAME
+
+    setup = open_from_home(app, "kotd", "kotd_setup", "the duel set-up")
+    setup.choose(0, "Gigazaur")
+    setup.choose(1, "Alienoid")
+    tap(setup.ids.first0)
+    before = app.session
+    tap(setup.ids.start)
+    wait_for(lambda: app.session is not before and on_screen(app, "kotd_game"), what="the duel")
+    s = app.session
+    wait_for(lambda: app.tower_state == "connected", what="the simulated tower")
+    protocol_sim.hub(TOWER_NAME).roll("kotd:black:FAME kotd:black:FAME kotd:black:CLAW "
+                                      "kotd:black:HEART kotd:black:ENERGY kotd:black:?unreadable")
+    wait_for(lambda: len(app.last_roll) == 6 and app.toast_widget is not None
+             and "not in the game" in app.toast_widget.text, what="the throw refused")
+    assert s.state.rolls == 0
+    app.go("dice")
+    wait_for(lambda: on_screen(app, "dice"), what="the dice panel")
+    tap(list(reversed(app.root.get_screen("dice").ids.last_roll.children))[5])
+    sheet = modal("CheckDiceSheet")
+    tap(button(sheet.ids.rows.children[0], "Not a die"))
+    wait_for(lambda: s.state.rolls == 1, what="the throw in the duel")
+    assert [d.face for d in s.state.dice] == ["FAME", "FAME", "CLAW", "HEART", "ENERGY"]
+    assert "now has the throw as it came up" in app.last_roll_note
+    tap(sheet.ids.close)
+
+
+@pytest.mark.gui
+def test_a_throw_the_game_has_stays_as_it_was_where_it_refuses_it_without_a_die(app):
+    """The duel took a throw of five dice; the player says one of them is no die: the duel
+    will not take four for a first roll, so it keeps the throw as it had it, and says why."""
+    from firmware_bridge.host.urlhandlers import protocol_sim
+    from tests.gui_support import TOWER_NAME
+
+    setup = open_from_home(app, "kotd", "kotd_setup", "the duel set-up")
+    setup.choose(0, "Gigazaur")
+    setup.choose(1, "Alienoid")
+    tap(setup.ids.first0)
+    before = app.session
+    tap(setup.ids.start)
+    wait_for(lambda: app.session is not before and on_screen(app, "kotd_game"), what="the duel")
+    s = app.session
+    wait_for(lambda: app.tower_state == "connected", what="the simulated tower")
+    protocol_sim.hub(TOWER_NAME).roll("kotd:black:FAME kotd:black:FAME kotd:black:CLAW "
+                                      "kotd:black:HEART kotd:black:ENERGY")
+    wait_for(lambda: s.state.rolls == 1, what="the throw in the duel")
+    app.go("dice")
+    wait_for(lambda: on_screen(app, "dice"), what="the dice panel")
+    tap(list(reversed(app.root.get_screen("dice").ids.last_roll.children))[0])
+    sheet = modal("CheckDiceSheet")
+    tap(button(sheet.ids.rows.children[0], "Not a die"))
+    wait_for(lambda: app.toast_widget is not None and "5 dice; 4 came in" in app.toast_widget.text,
+             what="the duel refusing four dice")
+    assert s.state.rolls == 1 and [d.face for d in s.state.dice] == [
+        "FAME", "FAME", "CLAW", "HEART", "ENERGY"]
+    assert s.actions[-1].type == "dice.roll" and len(s.actions[-1].data["dice"]) == 5
+    tap(sheet.ids.close)

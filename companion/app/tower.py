@@ -494,8 +494,11 @@ class TowerController:
 
     def _disputed(self, was: tower_events.RollEvent, now: tower_events.RollEvent) -> None:
         """A die of a throw already delivered, set again by the player: the open game's last
-        action, when it was this throw, is taken back and the throw recorded as it came up;
-        a game that has used the throw otherwise is left to the player (said in the note)."""
+        action, when it was this throw, is taken back and the throw recorded as it came up
+        (given back as it was where the game refuses it so); the tower's last throw that the
+        game refused as read (a die too many: a shadow taken for one) is offered to it again
+        as it came up; a game that has used the throw otherwise is left to the player (said
+        in the note)."""
         app = self.app
         session = app.session
         self._show(now, _("Set by hand; the dice history and statistics count it so"))
@@ -506,23 +509,43 @@ class TowerController:
         last = actions[-1] if actions else None
         entry = registry.find(session.game)
         title = _(entry.tile.title) if entry is not None else ""
+        dice = [d.to_json() for d in now.dice]
+        as_it_came = _("Set by hand; the {game} game now has the throw as it came up")
         if last is not None and last.type == ROLL and (
                 last.data.get("boot_id"), last.data.get("seq")) == was.key:
+            undone = False
             try:
                 session.undo()
-                if now.dice:   # (none: nothing the tower saw was a die)
-                    session.record_roll(*now.key, [d.to_json() for d in now.dice])
+                undone = True
+                if dice:   # (none: nothing the tower saw was a die)
+                    session.record_roll(*now.key, dice)
             except (IllegalActionError, OSError) as exc:
+                if undone:   # the game keeps the throw as it had it
+                    try:
+                        session.redo()
+                    except (IllegalActionError, OSError):
+                        log.warning("roll %s: taken back and not given again", was.key)
                 app.toast(str(exc))
                 return
             app.last_roll_note = (
-                _("Set by hand; the {game} game now has the throw as it came up") if now.dice
-                else _("No die in that throw: the {game} game no longer has it")
+                as_it_came if dice else _("No die in that throw: the {game} game no longer has it")
             ).format(game=title)
             return
-        if entry is not None and entry.takes([d.to_json() for d in was.dice]):
-            app.last_roll_note = _("Set by hand in the dice history; the {game} game has "
-                                   "already used this throw: change it there").format(game=title)
+        if entry is None or not entry.takes([d.to_json() for d in was.dice]):
+            return
+        if not session.has_roll(*was.key) and dice and self.last is not None \
+                and self.last.key == now.key:
+            try:
+                if session.record_roll(*now.key, dice) is not None:
+                    app.last_roll_note = as_it_came.format(game=title)
+                    return
+            except (IllegalActionError, OSError) as exc:
+                app.last_roll_note = _("Set by hand in the dice history; the {game} game does "
+                                       "not take this throw: {problem}").format(
+                    game=title, problem=exc)
+                return
+        app.last_roll_note = _("Set by hand in the dice history; the {game} game has "
+                               "already used this throw: change it there").format(game=title)
 
     def refresh_dice_panel(self) -> None:
         if self.app.root is not None:
