@@ -18,6 +18,7 @@ from vision.dice.reader import (
     RULES_SHARE_UNKNOWN,
     TILT_NET_ALONE,
     TILT_NET_CONFIRMS,
+    TILT_NET_UNRULED,
     TOWER_LEANING,
     _tilted_by,
     rules_share,
@@ -122,14 +123,49 @@ def test_the_towers_flat_dice_set_what_confirms_the_rules(taught_tower, monkeypa
     assert calls and {confirms for _, _, confirms in calls} == {0.33}
 
 
+def test_where_the_rules_misfire_on_the_towers_flat_dice_the_network_alone_decides(
+        taught_tower, monkeypatch):
+    # a close or tilted camera shows flat dice's side faces: the rules call 10 to 85 % of the
+    # independent renderers' taught dice tilted (none of this project's). There they are not
+    # asked, and the network calls a die tilted from TILT_NET_UNRULED
+    frame = bench_tray(2, 5003, SEED)[0]
+
+    def verdicts(looks: bool) -> tuple[DiceReader, list[tuple]]:
+        for m in taught_tower.kinds.values():
+            monkeypatch.setattr(m, "looks_tilted", [looks] * len(m.sizes))
+        reader = DiceReader(taught_tower)
+        asked: list[tuple] = []
+        real = reader_module._tilted_by
+
+        def spy(rules, leaning, confirms, alone_from=reader_module.TILT_NET_ALONE):
+            asked.append((rules, alone_from))
+            return real(rules, leaning, confirms, alone_from)
+
+        monkeypatch.setattr(reader_module, "_tilted_by", spy)
+        reader.read(frame)
+        monkeypatch.setattr(reader_module, "_tilted_by", real)
+        return reader, asked
+
+    reader, asked = verdicts(False)                 # this project's camera: the rules asked
+    assert reader.rules_trusted and asked
+    assert {a for _, a in asked} == {TILT_NET_ALONE} and any(r for r, _ in asked)
+    reader, asked = verdicts(True)                  # every flat die taught looks tilted to them
+    assert not reader.rules_trusted and asked
+    assert {a for _, a in asked} == {TILT_NET_UNRULED} and not any(r for r, _ in asked)
+    assert TILT_NET_UNRULED < TILT_NET_ALONE
+    # the verdict itself: the network's answer against the threshold it is given
+    assert _tilted_by(False, 0.4, 0.0, TILT_NET_UNRULED) and not _tilted_by(False, 0.4, 0.0)
+    assert _tilted_by(True, None, 0.0, TILT_NET_UNRULED)   # no network: the rules decide
+
+
 def _spy_on_verdicts(monkeypatch) -> list[tuple]:
     """Every (rules, leaning, confirms) the reader's tilt verdict is asked with, from now."""
     calls: list[tuple] = []
     real = reader_module._tilted_by
 
-    def spy(rules, leaning, confirms):
+    def spy(rules, leaning, confirms, alone_from=reader_module.TILT_NET_ALONE):
         calls.append((rules, leaning, confirms))
-        return real(rules, leaning, confirms)
+        return real(rules, leaning, confirms, alone_from)
 
     monkeypatch.setattr(reader_module, "_tilted_by", spy)
     return calls
