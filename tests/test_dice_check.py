@@ -142,15 +142,20 @@ def test_an_unsure_spawn_die_waits_for_the_player_then_goes_to_the_race(app, pty
     assert game.spawn_text.startswith("No spawn")
 
 
-@pytest.mark.gui
-def test_a_second_throw_replaces_one_never_set_and_roll_again_leaves_it_out(app, pty_tower):
+def _race_of_two(app):
+    """A Danchie Go race of Aki and Ben begun: its session."""
     setup = open_from_home(app, "danchie", "danchie_setup", "the race set-up")
     for field, name in zip(reversed(setup.ids.names.children), ("Aki", "Ben")):
         field.text = name
     before = app.session
     tap(setup.ids.start)
     wait_for(lambda: app.session is not before and on_screen(app, "danchie_game"), what="the race")
-    s = app.session
+    return app.session
+
+
+@pytest.mark.gui
+def test_a_second_throw_replaces_one_never_set_and_roll_again_leaves_it_out(app, pty_tower):
+    s = _race_of_two(app)
     pty_tower.roll("spawn:white:?unreadable")
     sheet = modal("CheckDiceSheet")
     tap(sheet.ids.roll_again)
@@ -189,13 +194,7 @@ def test_a_throw_held_for_a_die_that_is_none_is_left_out_of_the_game(app, pty_to
     """What the tower took for a die and is none (a shadow's end, a coin): one tap on Not a
     die. A throw held for it alone is left out of the game (and a die of a delivered throw
     disputed so leaves the throw with the others, below), as the journal keeps it."""
-    setup = open_from_home(app, "danchie", "danchie_setup", "the race set-up")
-    for field, name in zip(reversed(setup.ids.names.children), ("Aki", "Ben")):
-        field.text = name
-    before = app.session
-    tap(setup.ids.start)
-    wait_for(lambda: app.session is not before and on_screen(app, "danchie_game"), what="the race")
-    s = app.session
+    s = _race_of_two(app)
     pty_tower.roll("spawn:white:?unreadable")
     sheet = modal("CheckDiceSheet")
     tap(button(sheet.ids.rows.children[0], "Not a die"))
@@ -295,11 +294,9 @@ def test_a_die_of_the_demo_camera_tower_checked_with_its_picture_and_kept(app, d
     tap(sheet.ids.close)
 
 
-@pytest.mark.gui
-def test_a_throw_the_game_refused_for_a_die_too_many_goes_to_it_once_that_is_no_die(app):
-    """King of Tokyo Duel's first roll is five dice; the tower saw six (a shadow taken for a
-    die, unreadable): the duel refuses the throw. The player taps that "die" on the dice
-    panel, Not a die: the duel takes the throw as it came up."""
+def _duel_with_the_simulated_tower(app):
+    """A King of Tokyo Duel (Gigazaur, five dice, first) and the simulated tower connected:
+    the duel's session and what throws a set of dice ("kotd:black:FAME ...")."""
     from firmware_bridge.host.urlhandlers import protocol_sim
     from tests.gui_support import TOWER_NAME
 
@@ -310,10 +307,18 @@ def test_a_throw_the_game_refused_for_a_die_too_many_goes_to_it_once_that_is_no_
     before = app.session
     tap(setup.ids.start)
     wait_for(lambda: app.session is not before and on_screen(app, "kotd_game"), what="the duel")
-    s = app.session
     wait_for(lambda: app.tower_state == "connected", what="the simulated tower")
-    protocol_sim.hub(TOWER_NAME).roll("kotd:black:FAME kotd:black:FAME kotd:black:CLAW "
-                                      "kotd:black:HEART kotd:black:ENERGY kotd:black:?unreadable")
+    return app.session, protocol_sim.hub(TOWER_NAME).roll
+
+
+@pytest.mark.gui
+def test_a_throw_the_game_refused_for_a_die_too_many_goes_to_it_once_that_is_no_die(app):
+    """King of Tokyo Duel's first roll is five dice; the tower saw six (a shadow taken for a
+    die, unreadable): the duel refuses the throw. The player taps that "die" on the dice
+    panel, Not a die: the duel takes the throw as it came up."""
+    s, throw = _duel_with_the_simulated_tower(app)
+    throw("kotd:black:FAME kotd:black:FAME kotd:black:CLAW "
+          "kotd:black:HEART kotd:black:ENERGY kotd:black:?unreadable")
     wait_for(lambda: len(app.last_roll) == 6 and app.toast_widget is not None
              and "not in the game" in app.toast_widget.text, what="the throw refused")
     assert s.state.rolls == 0
@@ -332,20 +337,9 @@ def test_a_throw_the_game_refused_for_a_die_too_many_goes_to_it_once_that_is_no_
 def test_a_throw_the_game_has_stays_as_it_was_where_it_refuses_it_without_a_die(app):
     """The duel took a throw of five dice; the player says one of them is no die: the duel
     will not take four for a first roll, so it keeps the throw as it had it, and says why."""
-    from firmware_bridge.host.urlhandlers import protocol_sim
-    from tests.gui_support import TOWER_NAME
-
-    setup = open_from_home(app, "kotd", "kotd_setup", "the duel set-up")
-    setup.choose(0, "Gigazaur")
-    setup.choose(1, "Alienoid")
-    tap(setup.ids.first0)
-    before = app.session
-    tap(setup.ids.start)
-    wait_for(lambda: app.session is not before and on_screen(app, "kotd_game"), what="the duel")
-    s = app.session
-    wait_for(lambda: app.tower_state == "connected", what="the simulated tower")
-    protocol_sim.hub(TOWER_NAME).roll("kotd:black:FAME kotd:black:FAME kotd:black:CLAW "
-                                      "kotd:black:HEART kotd:black:ENERGY")
+    s, throw = _duel_with_the_simulated_tower(app)
+    throw("kotd:black:FAME kotd:black:FAME kotd:black:CLAW "
+          "kotd:black:HEART kotd:black:ENERGY")
     wait_for(lambda: s.state.rolls == 1, what="the throw in the duel")
     app.go("dice")
     wait_for(lambda: on_screen(app, "dice"), what="the dice panel")
