@@ -321,6 +321,7 @@ def test_a_throw_the_game_refused_for_a_die_too_many_goes_to_it_once_that_is_no_
           "kotd:black:HEART kotd:black:ENERGY kotd:black:?unreadable")
     wait_for(lambda: len(app.last_roll) == 6 and app.toast_widget is not None
              and "not in the game" in app.toast_widget.text, what="the throw refused")
+    assert "may be none: tap it on the Dice tower screen" in app.toast_widget.text
     assert s.state.rolls == 0
     app.go("dice")
     wait_for(lambda: on_screen(app, "dice"), what="the dice panel")

@@ -345,8 +345,12 @@ class TowerController:
                     problem=exc))
             except IllegalActionError as exc:
                 log.warning("roll %s refused by %s: %s", roll.key, session.path.name, exc)
-                app.toast(_("The roll is in the dice history but not in the game: {problem}").format(
-                    problem=exc))
+                said = _("The roll is in the dice history but not in the game: {problem}").format(
+                    problem=exc)
+                if not roll.clean and not roll.late:  # a shadow or a coin taken for a die?
+                    said += "\n" + _("A die the tower was not sure of may be none: tap it on "
+                                      "the Dice tower screen")
+                app.toast(said)
         if delivered and self.journal is not None:
             self.journal.mark_delivered(roll.key)
         if app.root is not None and app.root.current == "dice_stats":
