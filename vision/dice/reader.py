@@ -470,7 +470,9 @@ class DiceReader:
         camera gave it (its saturated pixels are a glare's). ``rules``: whether the tilt
         rules call the die tilted (:meth:`_tilted`), and ``leaning``: how likely the tilt
         network (vision/dice/tilt.py) says it is (None without it: the rules alone
-        decide), and ``confirms``: how likely it must say so to confirm the rules."""
+        decide), and ``confirms``: how likely it must say so to confirm the rules, and
+        ``alone_from``: to call the die tilted by itself (TILT_NET_ALONE; TILT_NET_UNRULED
+        where the rules are not asked)."""
         x, y = b.cx, b.cy
         kind, face, conf, likely = reading
         # the kind's own colours only where the kind is sure (a face read clean enough) and
