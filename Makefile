@@ -16,7 +16,7 @@ XVFB   := xvfb-run -a -s "-screen 0 2400x1500x24"
 # the suite runs in two processes (this machine has 2 cores); PYTEST_ARGS="-n 0" runs it in one
 PYTEST_WORKERS ?= 2
 
-.PHONY: run test lint bench screenshots messages system-deps lock train-dice train-taught train-tilt train-tower-faces train-tower-finder clean
+.PHONY: run test lint bench screenshots messages system-deps lock train-dice train-taught train-tilt train-tower-faces train-tower-finder quantize-dice clean
 
 # A venv made from scratch whenever the lock or pyproject.toml changes, so that nothing
 # installed before (another version, a package the lock dropped) stays behind.
@@ -77,7 +77,7 @@ $(TRAIN_VENV)/.installed: $(LOCK)
 	$(PYTHON) -m venv $(TRAIN_VENV)
 	$(TRAIN_VENV)/bin/python -m pip install --quiet --disable-pip-version-check pip==$(PIP_VERSION)
 	$(TRAIN_VENV)/bin/python -m pip install --quiet --constraint $(LOCK) numpy opencv-python-headless \
-		pyyaml torch==$(TORCH_VERSION) onnx==$(ONNX_VERSION)
+		pyyaml onnxruntime torch==$(TORCH_VERSION) onnx==$(ONNX_VERSION)
 	touch $@
 
 train-dice: $(TRAIN_VENV)/.installed
@@ -106,6 +106,13 @@ train-tower-faces: $(TRAIN_VENV)/.installed
 # about 5 minutes (scripts/train_tower_finder.py says how).
 train-tower-finder: $(TRAIN_VENV)/.installed
 	$(TRAIN_VENV)/bin/python scripts/train_tower_finder.py $(ARGS)
+
+# The 8-bit twin of the taught-face network (vision/dice/models/taught.int8.onnx), which ONNX
+# Runtime runs in its place: calibrated on this project's renders, refused if its answers
+# stray from the float network's; about half a minute (scripts/quantize_nets.py says how).
+# Run it after train-taught (the tests refuse a twin of the network before).
+quantize-dice: $(TRAIN_VENV)/.installed
+	$(TRAIN_VENV)/bin/python scripts/quantize_nets.py $(ARGS)
 
 # the translation catalogues: extract every marked string (Python and .kv), update
 # companion/locale/{en,fr}/LC_MESSAGES/companion.po, compile the .mo files the app reads

@@ -37,7 +37,7 @@ def test_the_network_sees_a_crops_middle_at_zero_mean_and_unit_spread():
 def test_the_shipped_network_runs_the_same_from_its_onnx_twin_and_its_weights():
     x = np.random.default_rng(1).normal(size=(5, 1, 48, 48)).astype(np.float32)
     for runtime, kind in (("opencv", OnnxNet), ("onnxruntime", OrtNet)):
-        onnx = netrun.load(taught.MODEL, classic=True, runtime=runtime)
+        onnx = netrun.load(taught.MODEL, classic=True, runtime=runtime, int8=False)
         assert isinstance(onnx, kind)
         assert np.allclose(onnx(x), Net.load(taught.MODEL)(x), atol=1e-4)
 
@@ -103,7 +103,7 @@ def test_the_ready_file_keeps_the_vectors_and_never_stale_ones(symbols_profile, 
     path = symbols_profile.save(tmp_path / "tower.yaml")
     worked_out = symbols_profile.kinds["kotd"].vectors()
     assert worked_out is not None and worked_out.shape == (18, taught.EMBED_DIM)
-    net = taught.shipped()
+    net = taught.shipped_for_pictures()  # (the float network: the pictures' vectors exact)
     calls = []
     monkeypatch.setattr(net, "embed", lambda crops: calls.append(len(crops)) or
                         taught.TaughtNet.embed(net, crops))
@@ -185,14 +185,18 @@ def test_a_read_on_the_command_line_loads_the_vectors_ready(symbols_profile, tmp
     frame, _ = single_die("kotd", "ENERGY", KINDS["kotd"].colours[0], 654, STYLE)
     img = tmp_path / "throw.png"
     cv2.imwrite(str(img), frame)
-    net = taught.shipped()
-    sizes = []
+    net, pictures_net = taught.shipped(), taught.shipped_for_pictures()
+    assert net is not pictures_net  # the 8-bit twin reads, the float network taught
+    sizes, pictures = [], []
     monkeypatch.setattr(net, "embed", lambda crops: sizes.append(len(crops)) or
                         taught.TaughtNet.embed(net, crops))
+    monkeypatch.setattr(pictures_net, "embed", lambda crops: pictures.append(len(crops)) or
+                        taught.TaughtNet.embed(pictures_net, crops))
     assert main(["dice", "read", "--profile", str(path), "--json", str(img)]) == 0
     (die,) = json.loads(capsys.readouterr().out)["dice"]
     assert (die["kind"], die["face"], die["status"]) == ("kotd", "ENERGY", "clean")
-    assert sizes == [1]  # the throw's die alone: the taught pictures' vectors were ready
+    # the throw's die alone: the taught pictures' vectors were ready
+    assert sizes == [1] and pictures == []
 
 
 @pytest.fixture

@@ -217,7 +217,7 @@ def test_the_shipped_network_runs_the_same_from_its_onnx_twin_and_its_weights():
     x = np.random.default_rng(1).uniform(-0.5, 0.5, size=(5, 3, tilt.SIDE, tilt.SIDE)
                                          ).astype(np.float32)
     for runtime, kind in (("opencv", OnnxNet), ("onnxruntime", OrtNet)):
-        onnx = netrun.load(model, classic=True, runtime=runtime)
+        onnx = netrun.load(model, classic=True, runtime=runtime, int8=False)
         assert isinstance(onnx, kind)
         assert np.allclose(onnx(x), Net.load(model)(x), atol=1e-4)
 

@@ -101,6 +101,7 @@ def test_the_wheel_holds_the_shipped_files(installed):
             "companion/locale/en/LC_MESSAGES/companion.mo",
             "vision/dice/models/finder.npz", "vision/dice/models/faces.onnx",
             "vision/dice/models/tilt.npz", "vision/dice/models/tilt.onnx",
+            "vision/dice/models/taught.npz", "vision/dice/models/taught.int8.onnx",
             "vision/dice/models/faces-tower.npz", "vision/dice/models/faces-tower.onnx",
             "vision/dice/models/finder-tower.npz", "vision/dice/models/finder-tower.onnx",
             "vision/dice/models/threshold.json", "vision/dice/models/README.md"} <= names

@@ -164,6 +164,7 @@ class OrtNet:
             raise ModelError(f"{path}: ONNX Runtime cannot read it ({why})") from None
         self.input = self.session.get_inputs()[0].name
         self.meta = meta
+        self.path = path  # the .onnx file it runs
 
     def __call__(self, x: np.ndarray) -> np.ndarray:
         out = self.session.run(None, {self.input: np.ascontiguousarray(x, dtype=np.float32)})
@@ -190,25 +191,37 @@ def has_onnxruntime() -> bool:
     return _onnxruntime() is not None
 
 
-def load(path: Path, classic: bool = False, runtime: str | None = None) -> Runnable:
+def int8_twin(path: Path) -> Path:
+    """Where the 8-bit twin of the network in ``path`` (.npz) lies (``scripts/quantize_nets.py``
+    writes it for the networks a `dice read` with a profile runs most: ONNX Runtime runs them
+    about three times faster)."""
+    return path.with_suffix(".int8.onnx")
+
+
+def load(path: Path, classic: bool = False, runtime: str | None = None,
+         int8: bool = True) -> Runnable:
     """The network in ``path`` (.npz), run from its .onnx twin when there is one: in ONNX
-    Runtime where it is installed, else in OpenCV (``classic``: see :class:`OnnxNet`); from
-    the weights with numpy where there is no twin. ``runtime`` (one of :data:`RUNTIMES`)
-    asks for one of them (the tests hold each to the same answers)."""
+    Runtime where it is installed, from its 8-bit twin where there is one (``int8``; see
+    :func:`int8_twin`), else in OpenCV (``classic``: see :class:`OnnxNet`); from the weights
+    with numpy where there is no twin. ``runtime`` (one of :data:`RUNTIMES`) asks for one of
+    them (the tests hold each to the same answers, the 8-bit twin to nearly the same)."""
     if runtime not in (None, *RUNTIMES):
         raise ValueError(f"runtime: one of {', '.join(RUNTIMES)}, not {runtime!r}")
     twin = path.with_suffix(".onnx")
     if runtime == "numpy" or not twin.exists():
         return Net.load(path)
     if runtime == "onnxruntime" or (runtime is None and has_onnxruntime()):
-        return OrtNet(twin, meta_of(path))
+        eight = int8_twin(path)
+        return OrtNet(eight if int8 and eight.exists() else twin, meta_of(path))
     return OnnxNet(twin, meta_of(path), classic)
 
 
-def load_shipped(path: Path, wrap: Callable[[Runnable], T]) -> tuple[T | None, str | None]:
-    """A shipped network (``path``: in ONNX Runtime, else on OpenCV's classic engine) wrapped by ``wrap``, and
-    None; or None and why it cannot be used, its file named (missing, damaged)."""
+def load_shipped(path: Path, wrap: Callable[[Runnable], T], int8: bool = True
+                 ) -> tuple[T | None, str | None]:
+    """A shipped network (``path``: in ONNX Runtime, from its 8-bit twin where there is one and
+    ``int8``, else on OpenCV's classic engine) wrapped by ``wrap``, and None; or None and why
+    it cannot be used, its file named (missing, damaged)."""
     try:
-        return wrap(load(path, classic=True)), None
+        return wrap(load(path, classic=True, int8=int8)), None
     except (ModelError, OSError) as exc:
         return None, str(exc)

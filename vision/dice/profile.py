@@ -124,10 +124,10 @@ class KindModel:
     def vectors(self) -> np.ndarray | None:
         """The examples' taught-face vectors (N x 64, :mod:`vision.dice.taught`), or None
         without the network."""
-        from .taught import shipped
+        from .taught import shipped_for_pictures
         _, crops = self.example_crops()
         if self._vectors is None or len(self._vectors) != len(crops):
-            net = shipped()
+            net = shipped_for_pictures()
             if net is None:
                 return None
             self._vectors = net.embed(crops)

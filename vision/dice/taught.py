@@ -110,15 +110,25 @@ def model_id() -> str:
     return hashlib.sha256(repr(sorted(meta.items())).encode()).hexdigest()[:16]
 
 
-@lru_cache(maxsize=1)
-def _loaded() -> tuple[TaughtNet | None, str | None]:
-    return load_shipped(MODEL, TaughtNet)
+@lru_cache(maxsize=2)
+def _loaded(int8: bool = True) -> tuple[TaughtNet | None, str | None]:
+    return load_shipped(MODEL, TaughtNet, int8)
 
 
 def shipped() -> TaughtNet | None:
     """The shipped network, or None where its file is missing or cannot be used (the reader
-    then compares the taught pictures by their edges alone: :func:`problem` says why)."""
+    then compares the taught pictures by their edges alone: :func:`problem` says why). In
+    ONNX Runtime, its 8-bit twin: what a die in a tray is turned into at every read."""
     return _loaded()[0]
+
+
+def shipped_for_pictures() -> TaughtNet | None:
+    """The shipped network as the float network runs it: what a tower's taught pictures are
+    turned into, once, when taught (and kept ready with the profile). Their vectors are then
+    exact, and only a tray's die carries the 8-bit twin's error: on the 16 tuning towers,
+    pictures turned by the twin as well lost 5 flat dice of 2,404 to "unreadable" (both
+    sides' errors), pictures turned by the float network none (docs/vision.md)."""
+    return _loaded(False)[0]
 
 
 def problem() -> str | None:
