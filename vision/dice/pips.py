@@ -151,6 +151,16 @@ GROUP, GROUP_SCORE = 3, 0.8
 # apart, whole and cut close, and the independent renderer's towers 8200-8202 unchanged. At
 # 0.6 they lose right faces (Rune55 37.7 %, the towers 86.0 -> 84.7 %); at 0.4, Rune55 2.80 %.
 SMALLER_THAN_OTHERS = 0.5
+# A die found under TINY_DIE pixels across has pips of a pixel or two: a person zooms in to
+# read it, and the classifier reads it wrong too often to call it clean. Chosen on
+# byler-train's tuning photographs shrunk to 1/2, 0.35, 0.3, 1/4 and 1/5 of their size (dice
+# from 20 down to 6 pixels), read right / wrong: 88.0 / 0.49, 81.6 / 0.90, 66.1 / 2.87, 41.7 /
+# 5.00 % -> 87.6 / 0.49, 77.0 / 0.74, 43.7 / 0.90, 6.3 / 0.16 % (unchanged at full size); of
+# the dice read clean under 8 pixels 11 % were wrong, 8 to 10 pixels 6 %, 10 to 12 pixels
+# 1.7 %, 12 to 14 pixels 0.3 %: under 1 % wrong is what clean means (issue 26). 9 pixels kept
+# 2.46 % wrong at 1/4; a second, surer band from 10 to 12 pixels (0.8 or 0.9) cost right
+# faces at 0.3 (73-74 %) for little.
+TINY_DIE = 10.0
 # A finer level (PipReader._finer): dice under about 10 of the finder's pixels are not found,
 # and from 13 to 24 some are missed that twice as many pixels show (on webcam renders
 # 9500-9502, the finder alone found 79 % of the dice at the finest level and 98 % at twice
@@ -608,13 +618,14 @@ class PipReader:
         clean only where the classifier of all views is WEAK_CLEAN sure: else it is
         ``unreadable``, for a player to set in one tap instead of missing. A die under
         SMALLER_THAN_OTHERS of the other dice's median size is never clean (a pip taken for
-        a die)."""
+        a die), nor is one under TINY_DIE pixels across (its pips a pixel or two)."""
         out = []
         raw = self.read_raw(frame, weak=True)
         sizes = [r.found.size for r in raw]
         for k, r in enumerate(raw):
             others = sizes[:k] + sizes[k + 1:]
-            if r.unsure or (others and r.found.size < SMALLER_THAN_OTHERS * float(np.median(others))):
+            if r.unsure or r.found.size < TINY_DIE \
+                    or (others and r.found.size < SMALLER_THAN_OTHERS * float(np.median(others))):
                 clean = None
             elif r.found.score >= self.find_score:
                 clean = r.clean(self.clean_confidence, self.above)
