@@ -423,11 +423,12 @@ class DiceReader:
         square_ref = self._frame_square_size(blobs)
         shapes = [self.shape_of(b) for b in blobs]
         faces = self._faces(blobs, shapes, frame)
-        rules = [self._tilted(b, shape, self._flat_size(face[0], square_ref))
-                 for b, shape, face in zip(blobs, shapes, faces)]
         net = tilt.shipped()
-        if net is not None and not self.rules_trusted:  # (RULES_TRUSTED)
-            rules = [False] * len(blobs)
+        # the tilt rules' verdicts, where they are asked (RULES_TRUSTED: not in a tower whose
+        # taught dice they call tilted, where the network alone decides)
+        rules = ([False] * len(blobs) if net is not None and not self.rules_trusted else
+                 [self._tilted(b, shape, self._flat_size(face[0], square_ref))
+                  for b, shape, face in zip(blobs, shapes, faces)])
         inputs = [tilt.tilt_input(frame, b) for b in blobs] if net is not None else []
         # (where the tower confirms the rules at under the band, a die the rules call tilted
         # is so at any answer but the least: its answer as seen is not turned)
