@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import re
 from pathlib import Path
 
@@ -113,3 +114,42 @@ def test_a_rule_of_a_collected_widget_does_not_stop_a_resize(app) -> None:
     ui.follow(Window())
     assert dead == [True]
     assert ui.k == 0.75 and told and told[-1] == ui.body
+
+
+@pytest.mark.gui
+def test_a_rule_whose_widget_the_collector_never_unbound_does_not_stop_a_resize(app) -> None:
+    """The same where the collector does not unbind the rule (the layout tour stopped so after
+    it had run, 2026-12-05): a .kv rule, bound as Kivy binds one (its ``call_fn``, the widget
+    as a weak proxy), whose widget is gone. The resize unbinds it and tells every other rule."""
+    from types import SimpleNamespace
+
+    from kivy.lang.builder import call_fn
+    from kivy.weakproxy import WeakProxy
+
+    from companion.app.scale import UiScale
+
+    class Widget:  # what a rule's proxy stands for (a Label outlives a test's del)
+        font_size = 0.0
+
+    ui = UiScale()
+    gone, live = Widget(), Widget()
+    dead_rule = SimpleNamespace(count=0, value="ui.body")
+    live_rule = SimpleNamespace(count=0, value="ui.body")
+    for widget, rule in ((gone, dead_rule), (live, live_rule)):
+        ui.fbind("body", call_fn, (WeakProxy(widget), "font_size",
+                                   compile("ui.body", "<rule>", "eval"), rule, {"ui": ui}))
+    del gone
+    gc.collect()
+
+    class Window:
+        def __init__(self, size: tuple[int, int]) -> None:
+            self.size = size
+
+        def bind(self, **_kw: object) -> None:
+            pass
+
+    ui.follow(Window((1600, 1000)))
+    assert ui.k == 1.25 and live.font_size == ui.body > 0
+    tried = dead_rule.count
+    ui.follow(Window((960, 600)))  # unbound: the next resize does not try it again
+    assert ui.k == 0.75 and live.font_size == ui.body and dead_rule.count == tried

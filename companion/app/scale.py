@@ -21,12 +21,28 @@ from typing import Any
 from kivy.event import EventDispatcher
 from kivy.metrics import dp, sp
 from kivy.properties import BooleanProperty, DictProperty, NumericProperty
+from kivy.weakproxy import WeakProxy
 
 from companion.app import theme
 
 DESIGN_DP = (1280.0, 800.0)     # the size the .kv files' numbers were drawn for
 K_MIN, K_MAX = 0.75, 1.5
 MIN_TAP_DP = 48
+
+
+def _forget_dead_rules(owner: EventDispatcher, name: str) -> None:
+    """Unbinds the .kv rules bound to ``owner``'s property ``name`` whose widget is gone: Kivy
+    binds a rule (its ``call_fn``) with the widget as a weak proxy as its first argument, and
+    unbinds it when the collector frees the widget; a proxy found dead here was missed."""
+    for _callback, largs, _kwargs, _is_ref, uid in owner.get_property_observers(name, args=True):
+        args = largs[0] if largs and isinstance(largs[0], (tuple, list)) and largs[0] else ()
+        proxy = args[0] if args else None
+        if not isinstance(proxy, WeakProxy):
+            continue
+        try:
+            proxy.__ref__()
+        except ReferenceError:
+            owner.unbind_uid(name, uid)
 
 
 def factor(width_px: float, height_px: float, unit: float) -> float:
@@ -67,11 +83,15 @@ class UiScale(EventDispatcher):
         whose bindings Kivy has not undone yet (it does so when the collector runs its
         callbacks) raises ReferenceError in the middle of telling them, and the window's
         resize with it (a closed screen's label, then a resize: the layout tour failed so, 2
-        times in 7): the collector is run, and the rules are told again."""
+        times in 7): the collector is run, the rules of widgets that are gone are unbound
+        (:func:`_forget_dead_rules`), and the rules are told again."""
         try:
             setattr(self, name, value)
         except ReferenceError:
             gc.collect()
+            # and a rule whose widget is gone though the collector did not unbind it (the
+            # layout tour stopped so on 2026-12-05, after the collector had run)
+            _forget_dead_rules(self, name)
             self.property(name).dispatch(self)
 
     def size_tag(self, role: str) -> str:
