@@ -398,7 +398,10 @@ class Profile:
         net = tilt_network()
         if net is not None:
             model.leaning.append(float(net.tilted([tilt_input(lit, b)])[0]))
-        model.shape = max(set(model.shapes), key=model.shapes.count)
+        # the shape most of its pictures show; where as many show each, the first picture's
+        # (over the set of shapes, a tie went by the string hash's seed: the same pictures
+        # taught in another process could give the kind another shape)
+        model.shape = max(model.shapes, key=model.shapes.count)
         model.size_px = float(np.median(model.sizes))
         if not model.builtin:
             own = PATCH_FACTOR * math.sqrt(b.top_area / math.pi)
