@@ -193,8 +193,8 @@ def has_onnxruntime() -> bool:
 
 def int8_twin(path: Path) -> Path:
     """Where the 8-bit twin of the network in ``path`` (.npz) lies (``scripts/quantize_nets.py``
-    writes it for the networks a `dice read` with a profile runs most: ONNX Runtime runs them
-    about three times faster)."""
+    writes one for the taught-face network, which a `dice read` with a profile runs most:
+    ONNX Runtime runs it about three times faster)."""
     return path.with_suffix(".int8.onnx")
 
 
