@@ -57,15 +57,33 @@ MIN_LIKENESS = 0.99  # the lowest likeness of a twin's taught-face vector to the
 MAX_TILT_GAP = 0.06  # the largest difference of a twin's tilt answer (0..1) from the float's
 
 
-def calibration_inputs(towers: int, trays: int) -> tuple[np.ndarray, np.ndarray]:
-    """The taught-face network's inputs (N x 1 x 48 x 48) and the tilt network's (M x 3 x
-    SIDE x SIDE) of this project's renderer's dice, as the reader makes them."""
-    from vision.dice.bench import bench_tray, teach_tower, tower_style
+def frame_inputs(reader, frame: np.ndarray, name: str) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """The taught-face network's inputs (every taught kind's crop of every die, 48 x 48) and
+    the tilt network's (every die, 3 x SIDE x SIDE) of ``frame``'s dice, as ``reader`` (a
+    DiceReader) finds and cuts them; none where it cannot read the frame."""
     from vision.dice.model import DiceError
-    from vision.dice.reader import DiceReader
     from vision.dice.segment import balanced
     from vision.dice.taught import embed_input
     from vision.dice.tilt import tilt_input
+
+    try:
+        frame, _light = balanced(frame, reader.bg)
+        blobs, _ = reader.blobs(frame, name)
+    except DiceError:
+        return [], []
+    taught = [embed_input(np.clip(c * 2.55, 0, 255))
+              for crops in reader._kind_crops(blobs, list(range(len(blobs)))).values()
+              for c in crops]
+    return taught, [tilt_input(frame, b) for b in blobs]
+
+
+def calibration_inputs(towers: int, trays: int) -> tuple[np.ndarray, np.ndarray]:
+    """The taught-face network's inputs (N x 1 x 48 x 48) and the tilt network's (M x 3 x
+    SIDE x SIDE) of this project's renderer's dice, as the reader makes them, and of the
+    teaching pictures."""
+    from vision.dice.bench import bench_tray, teach_tower, tower_style
+    from vision.dice.reader import DiceReader
+    from vision.dice.taught import embed_input
 
     taught: list[np.ndarray] = []
     tilt: list[np.ndarray] = []
@@ -77,15 +95,9 @@ def calibration_inputs(towers: int, trays: int) -> tuple[np.ndarray, np.ndarray]
         reader = DiceReader(profile)
         for k in range(trays):
             frame, _ = bench_tray(tower, OWN_SEED * 1000 + k, OWN_SEED)
-            try:
-                frame, _light = balanced(frame, reader.bg)
-                blobs, _ = reader.blobs(frame, f"tower {tower} tray {k}")
-            except DiceError:
-                continue
-            tilt += [tilt_input(frame, b) for b in blobs]
-            crops = reader._kind_crops(blobs, list(range(len(blobs))))
-            for kind_crops in crops.values():
-                taught += [embed_input(np.clip(c * 2.55, 0, 255)) for c in kind_crops]
+            faces, views = frame_inputs(reader, frame, f"tower {tower} tray {k}")
+            taught += faces
+            tilt += views
     return np.stack(taught)[:, None].astype(np.float32), np.stack(tilt).astype(np.float32)
 
 

@@ -17,7 +17,6 @@ import vision.dice.tilt as tilt
 from vision.dice import DiceReader, netrun
 from vision.dice.bench import bench_tray, teach_tower, tower_style
 from vision.dice.netrun import Net, OnnxNet, OrtNet, int8_twin
-from vision.dice.segment import balanced
 
 SEED = 2026  # the benchmark's seed (the twins were calibrated on 4242)
 
@@ -31,14 +30,19 @@ def tower():
 def faces(tower) -> np.ndarray:
     """The taught-face network's inputs of a tower's dice, as the reader cuts them (every
     taught kind's crop of every die of eight trays)."""
+    import importlib.util
+    from pathlib import Path
+
+    # as the twin's calibration cuts them (scripts/quantize_nets.py)
+    spec = importlib.util.spec_from_file_location(
+        "quantize_nets", Path(__file__).resolve().parent.parent / "scripts" / "quantize_nets.py")
+    assert spec is not None and spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
     reader = DiceReader(tower)
     out: list[np.ndarray] = []
     for k in range(8):
-        frame, _ = bench_tray(3, k, SEED)
-        frame, _light = balanced(frame, reader.bg)
-        blobs, _ = reader.blobs(frame, f"tray {k}")
-        for crops in reader._kind_crops(blobs, list(range(len(blobs)))).values():
-            out += [taught.embed_input(np.clip(c * 2.55, 0, 255)) for c in crops]
+        out += script.frame_inputs(reader, bench_tray(3, k, SEED)[0], f"tray {k}")[0]
     assert len(out) >= 60
     return np.stack(out)[:, None].astype(np.float32)
 
