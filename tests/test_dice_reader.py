@@ -377,8 +377,13 @@ def test_the_classifier_settles_only_dice_left_unsure_and_never_overrules_the_co
         return c
 
     monkeypatch.setattr(reader_module, "_learned", classifier)
-    DiceReader._second_look(frame, [blob] * len(best), list(range(len(best))), best, {"d12"})
+    kept: dict = {}
+    DiceReader._second_look(frame, [blob] * len(best), list(range(len(best))), best, {"d12"},
+                            kept=kept)
     assert asked == [6]  # the two settled dice are not asked about
+    # what it said of each die asked is kept, for a die a player is offered as a pip die
+    assert sorted(kept) == [1, 2, 4, 5, 6, 7]
+    assert kept[1].pips == ("5", "1", "2") and kept[6].pips == ("3", "1", "2")
     assert best[0] == ("d6pips", "4", 0.9, ("4",))
     assert best[1] == ("d6pips", "2", 0.3, ("2",))
     assert best[2][:3] == ("d6pips", "3", 0.7)
@@ -558,13 +563,51 @@ def test_a_pip_die_offered_by_its_colour_comes_with_its_pip_faces_likeliest_firs
     frame, _ = frame_of([SceneDie("d6pips", "4", "white", 320, 240, 0.3)])
     monkeypatch.setattr(reader_module, "body_feature",
                         lambda *a: np.array([0, 2.0, 0], np.float32))
-    monkeypatch.setattr(DiceReader, "_faces", lambda self, blobs, shapes, frame=None: [
+    monkeypatch.setattr(DiceReader, "_faces", lambda self, blobs, shapes, frame=None, kept=None: [
         ("kotd", "HEART", 0.4, ("HEART", "CLAW"))] * len(blobs))
     (die,) = reader.read(frame)
     assert (die.kind, die.face, die.status, die.colour) == ("d6pips", None, "unreadable",
                                                             "white")
     assert die.likely[0] == "4" and len(die.likely) == 3
     assert set(die.likely) <= set(KINDS["d6pips"].faces)
+
+
+def test_a_die_offered_by_its_colour_takes_the_faces_its_reading_ranked_without_asking_again(
+        monkeypatch, profile):
+    # reading a die, the reader ranks every taught kind's faces and asks the pip classifier
+    # about a die left unsure; a die then offered to a player as another kind by its colour
+    # is offered the faces so ranked: the networks are not run again for it
+    reader = DiceReader(profile)
+    one = np.ones(3, np.float32)
+    reader._colours = {"white": (np.array([0, 2.0, 0], np.float32), one),
+                       "black": (np.array([0, -2.0, 0], np.float32), one)}
+    frame, _ = frame_of([SceneDie("d6pips", "4", "white", 320, 240, 0.3)])
+    monkeypatch.setattr(reader_module, "body_feature",
+                        lambda *a: np.array([0, 2.0, 0], np.float32))
+
+    def faces(self, blobs, shapes, frame=None, kept=None):
+        for i in range(len(blobs)):
+            kept[i] = reader_module.Ranks(pips=("5", "6", "4"))
+        return [("kotd", "HEART", 0.4, ("HEART", "CLAW"))] * len(blobs)
+
+    def never(*a):
+        raise AssertionError("asked again")
+
+    monkeypatch.setattr(DiceReader, "_faces", faces)
+    monkeypatch.setattr(reader_module, "_pip_faces", never)
+    (die,) = reader.read(frame)
+    assert (die.kind, die.face, die.status) == ("d6pips", None, "unreadable")
+    assert die.likely == ("5", "6", "4")
+    # a taught kind's faces from the taught-face vectors' ranking of every kind, best first
+    ranks = reader_module.Ranks(vectors=[(0.9, "d12", "7"), (0.8, "kotd", "CLAW"),
+                                         (0.7, "d12", "11"), (0.6, "kotd", "HEART")])
+    monkeypatch.setattr(DiceReader, "_vector_ranks", never)
+    monkeypatch.setattr(DiceReader, "_gradient_ranks", never)
+    blob = reader.blobs(frame)[0][0]
+    assert reader._faces_of_kind(blob, "kotd", ranks) == ("CLAW", "HEART")
+    # the edge directions' where there are no vectors
+    assert reader._faces_of_kind(blob, "kotd", reader_module.Ranks(
+        edges=[(0.5, "kotd", "ENERGY"), (0.4, "d12", "2")])) == ("ENERGY",)
 
 
 def test_a_symbol_die_offered_by_its_colour_comes_with_its_kinds_likeliest_faces(
@@ -580,7 +623,7 @@ def test_a_symbol_die_offered_by_its_colour_comes_with_its_kinds_likeliest_faces
     frame, _ = frame_of([SceneDie("kotd", "CLAW", "black", 320, 240, 0.3)])
     monkeypatch.setattr(reader_module, "body_feature",
                         lambda *a: np.array([0, -2.0, 0], np.float32))
-    monkeypatch.setattr(DiceReader, "_faces", lambda self, blobs, shapes, frame=None: [
+    monkeypatch.setattr(DiceReader, "_faces", lambda self, blobs, shapes, frame=None, kept=None: [
         ("d12", "7", 0.4, ("7", "11"))] * len(blobs))
     (die,) = reader.read(frame)
     assert (die.kind, die.face, die.status, die.colour) == ("kotd", None, "unreadable", "black")

@@ -312,7 +312,7 @@ def test_a_taught_face_is_clean_only_when_its_match_is_clear(monkeypatch, plain,
     s = dataclasses.replace(STYLE, seed=61)
     frame, _ = render_tray([SceneDie("kotd", "CLAW", "white", 300, 220, 0.5)], s)
     reader = DiceReader(plain)
-    monkeypatch.setattr(DiceReader, "_faces", lambda self, blobs, shapes, frame=None: [
+    monkeypatch.setattr(DiceReader, "_faces", lambda self, blobs, shapes, frame=None, kept=None: [
         (kind, face, confidence, (face,)) for _ in blobs])
     (r,) = reader.read(frame)
     assert r.status == status and (r.face == face) == (status == "clean")

@@ -20,6 +20,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from functools import lru_cache
 
 import cv2
@@ -285,6 +286,18 @@ EXAMPLES_VERIFIED = 1  # examples of each of those faces compared upright (2: no
 Reading = tuple[str | None, str | None, float, tuple[str, ...]]
 
 
+@dataclass
+class Ranks:
+    """How :meth:`DiceReader._faces` ranked a die's faces, kept for a die offered to a player
+    as another kind than it was read as (:meth:`DiceReader._read_one`): every taught kind's
+    faces by the taught-face vectors and by the directions of their edges, best first, and
+    the pip faces the face classifier found likeliest. None: not worked out for this die."""
+
+    vectors: list[tuple[float, str, str]] | None = None
+    edges: list[tuple[float, str, str]] | None = None
+    pips: tuple[str, ...] | None = None
+
+
 class DiceReader:
     def __init__(self, profile: Profile) -> None:
         if profile.background is None:
@@ -422,7 +435,8 @@ class DiceReader:
         blobs, gain = self.blobs(frame, name, gain=light if frame is raw else None)
         square_ref = self._frame_square_size(blobs)
         shapes = [self.shape_of(b) for b in blobs]
-        faces = self._faces(blobs, shapes, frame)
+        kept: dict[int, Ranks] = {}  # the rankings _faces worked out, for a die offered
+        faces = self._faces(blobs, shapes, frame, kept)  # as another kind (_read_one)
         net = tilt.shipped()
         # the tilt rules' verdicts, where they are asked (RULES_TRUSTED: not in a tower whose
         # taught dice they call tilted, where the network alone decides)
@@ -441,7 +455,7 @@ class DiceReader:
                                light=light, raw=raw, rules=r, leaning=p,
                                confirms=self.tilt_confirms,
                                alone_from=TILT_NET_ALONE if self.rules_trusted
-                               else TILT_NET_UNRULED)
+                               else TILT_NET_UNRULED, ranks=kept.get(i))
                 for i, (b, face, r, p) in enumerate(zip(blobs, faces, rules, leaning))]
 
     def _flat_size(self, kind: str | None, square_ref: float | None) -> float | None:
@@ -464,7 +478,8 @@ class DiceReader:
     def _read_one(self, frame, gain, b: Blob, reading: Reading, square_ref,
                   alone: Callable[[], bool], light: float, raw: np.ndarray, rules: bool,
                   leaning: float | None, confirms: float = TILT_NET_CONFIRMS,
-                  alone_from: float = TILT_NET_ALONE) -> DieReading:
+                  alone_from: float = TILT_NET_ALONE, ranks: Ranks | None = None
+                  ) -> DieReading:
         """``alone``: whether nothing lies near the die for it to lean on (asked only of a
         die the tilt rules call tilted). ``light``: how much brighter the frame was than the
         empty tray before it was balanced (``gain`` is after), and ``raw``: the frame as the
@@ -473,7 +488,9 @@ class DiceReader:
         network (vision/dice/tilt.py) says it is (None without it: the rules alone
         decide), and ``confirms``: how likely it must say so to confirm the rules, and
         ``alone_from``: to call the die tilted by itself (TILT_NET_ALONE; TILT_NET_UNRULED
-        where the rules are not asked)."""
+        where the rules are not asked). ``ranks``: the rankings :meth:`_faces` worked out for
+        the die (None: none), which a die offered as another kind by its colour takes its
+        faces from."""
         x, y = b.cx, b.cy
         kind, face, conf, likely = reading
         # the kind's own colours only where the kind is sure (a face read clean enough) and
@@ -491,9 +508,10 @@ class DiceReader:
                 if of_colour != kind:  # (its face and ranking were the other kind's)
                     kind, face, conf, ranked = of_colour, None, 0.0, ()
                     if kind == PIPS:  # the pip faces offered: the face classifier's
-                        ranked = _pip_faces(frame, b)
+                        ranked = (ranks.pips if ranks is not None and ranks.pips is not None
+                                  else _pip_faces(frame, b))
                     elif kind is not None:  # a taught kind's: its taught faces'
-                        ranked = self._faces_of_kind(b, kind)
+                        ranked = self._faces_of_kind(b, kind, ranks)
             return DieReading(kind, face, colour, status, float(conf), float(x), float(y),
                               ranked)
 
@@ -548,14 +566,15 @@ class DiceReader:
         (a flat die's of its kind, or None)."""
         return outline_tilted(b, shape) or size_tilted(b.size, shape, ref)
 
-    def _faces(self, blobs: list[Blob], shapes: list[str], frame: np.ndarray | None = None
-               ) -> list[Reading]:
+    def _faces(self, blobs: list[Blob], shapes: list[str], frame: np.ndarray | None = None,
+               kept: dict[int, Ranks] | None = None) -> list[Reading]:
         """(kind, face, confidence, likeliest faces) of each die. Pips first (of a die whose
         outline looks round, only a sure count of ROUND_PIPS); a die the pips do not settle
         is compared with every taught face: by the directions of its edges (all taught
         kinds, whatever the die's outline looks like), and upright (the kinds of its shape:
         the polar score shortlists, the upright comparison decides). The likeliest faces
-        are the kind's, best first (a pip reading counts one face: the pips it found)."""
+        are the kind's, best first (a pip reading counts one face: the pips it found).
+        ``kept``: filled with each die's rankings (:class:`Ranks`), by index, where given."""
         best: list[Reading] = [(None, None, 0.0, ())] * len(blobs)
         todo = []
         counts: dict[int, tuple[str | None, float]] = {}  # each die's pips, counted once
@@ -598,6 +617,9 @@ class DiceReader:
                     cands[i].append((float(scores[j, t]), kind, faces[t], polar[j],
                                      middles[t], float(angles[j, t])))
         grads = self._gradient_ranks(crops, rest)
+        if kept is not None:
+            for i in todo:
+                kept[i] = Ranks(vectors.get(i), grads.get(i))
         for i in todo:
             found = None
             if i in unsure:
@@ -617,14 +639,15 @@ class DiceReader:
             rounds = {k for k, m in self.profile.kinds.items() if m.shape == "round"}
             self._second_look(frame, blobs, todo, best, rounds,
                               square={i for i in todo if shapes[i] == "square"},
-                              counts=counts)
+                              counts=counts, kept=kept)
         return best
 
     @staticmethod
     def _second_look(frame: np.ndarray, blobs: list[Blob], dice: list[int],
                      best: list[Reading], round_kinds: set[str] | frozenset[str] = frozenset(),
                      square: set[int] | None = None,
-                     counts: dict[int, tuple[str | None, float]] | None = None) -> None:
+                     counts: dict[int, tuple[str | None, float]] | None = None,
+                     kept: dict[int, Ranks] | None = None) -> None:
         """The dice that counting the pips and the taught faces leave unsure, looked
         at again by the face classifier of the reader without a profile (vision/dice/pips.py,
         learned from real photographs): where it is sure of a pip face, and counting the pips
@@ -645,13 +668,16 @@ class DiceReader:
         its pips, counted, are that face PIPS_SURE: two readings of another kind agree (on
         the 33 tuning towers of four independent renderers, 64 flat dice, all pip dice read
         right, 26 of them read no other way). ``counts``: the dice's pips as :meth:`_faces`
-        counted them (``read_pips``), by index (none where not given)."""
+        counted them (``read_pips``), by index (none where not given). ``kept``: each
+        asked die's likeliest pip faces are kept there (:class:`Ranks`), where given."""
         ask = [i for i in dice if not _settled(best[i])]
         pips = _learned() if ask else None
         if pips is None:
             return
         found = [Found(blobs[i].cx, blobs[i].cy, blobs[i].size, 1.0) for i in ask]
         for i, r in zip(ask, pips.classify(frame, found)):
+            if kept is not None:
+                kept.setdefault(i, Ranks()).pips = tuple(f for f, _ in r.faces[:MAX_LIKELY])
             clean = r.clean(pips.clean_confidence, pips.above)
             kind, counted, _, _ = best[i]
             if clean is None:
@@ -669,15 +695,20 @@ class DiceReader:
             best[i] = (PIPS, face, max(CLEAN_CONFIDENCE, min(p, 1.0)),
                        tuple(f for f, _ in r.faces[:MAX_LIKELY]))
 
-    def _faces_of_kind(self, b: Blob, kind: str) -> tuple[str, ...]:
+    def _faces_of_kind(self, b: Blob, kind: str, ranks: Ranks | None = None
+                       ) -> tuple[str, ...]:
         """Taught kind ``kind``'s faces die ``b`` looks likeliest to show, likeliest first
         (the taught-face vectors', else the edge directions'), for a player to pick from: a
-        die offered as that kind by its colour, whose ranking was another kind's."""
+        die offered as that kind by its colour, whose ranking was another kind's.
+        ``ranks``: the die's rankings as :meth:`_faces` worked them out (those missing are
+        worked out here)."""
         if kind not in self._grad_kinds:
             return ()
-        crops = self._kind_crops([b], [0])
-        ranked = self._vector_ranks(crops, [0]).get(0) or \
-            self._gradient_ranks(crops, [0]).get(0) or []
+        ranked = ranks.vectors or ranks.edges if ranks is not None else None
+        if not ranked:
+            crops = self._kind_crops([b], [0])
+            ranked = self._vector_ranks(crops, [0]).get(0) or \
+                self._gradient_ranks(crops, [0]).get(0) or []
         return tuple(f for _, k, f in ranked if k == kind)[:MAX_LIKELY]
 
     def _kind_crops(self, blobs: list[Blob], todo: list[int]) -> dict[str, np.ndarray]:
