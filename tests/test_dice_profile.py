@@ -412,6 +412,11 @@ def test_the_ready_file_keeps_the_examples_features_and_never_stale_ones(saved, 
     for changed in ({"gradients": None}, {"gradients_coarse": None},
                     {"gradients": full[:, :5]}, {"gradients_coarse": coarse[:, :, :7]},
                     {"gradients": np.full_like(full, np.nan)},
+                    # one feature infinite, or below 0 (the features never are): not theirs
+                    {"gradients": np.where(np.arange(full.size).reshape(full.shape) == 7,
+                                           np.float16(np.inf), full)},
+                    {"gradients": np.where(np.arange(full.size).reshape(full.shape) == 7,
+                                           np.float16(-0.25), full)},
                     {"gradients_coarse": coarse.astype(np.float16)}):
         older = {k: v for k, v in {**arrays, **changed}.items() if v is not None}
         np.savez(ready, **older)

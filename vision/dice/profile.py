@@ -670,6 +670,9 @@ def _read_stored_npz(path: Path) -> dict[str, np.ndarray]:
     return out
 
 
+_F16_INF = 0x7C00  # float16 +inf's bits: a non-negative finite float16's are fewer
+
+
 class _Loader:
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -1038,8 +1041,9 @@ class _Loader:
         if g is None or c is None or g.shape != (n, GRAD_TURNS, GRAD_DIM) \
                 or c.shape != (n, GRAD_TURNS, GRAD_COARSE_DIM) or c.dtype != np.float32 \
                 or not np.isfinite(c).all() or g.dtype != np.float16 \
-                or (g.size and np.bitwise_and(g.view(np.uint16), 0x7C00).max() == 0x7C00):
-            # (float16 inf or nan: all its exponent bits set)
+                or (g.size and int(g.view(np.uint16).max()) >= _F16_INF):
+            # (the features are never negative: a float16 of its sign bit or of all its
+            # exponent bits set, inf or nan, is not theirs; read in one pass, no copy)
             return None
         return g, c
 
