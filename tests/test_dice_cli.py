@@ -106,6 +106,19 @@ def test_bad_images_one_error_line_each(images):
     assert lines[3]["error"] == "gone.png: no such file"
 
 
+def test_a_damaged_image_is_said_in_the_commands_words_alone(images):
+    # a PNG cut short: libpng's complaint came out through OpenCV's log on stderr
+    # ("[ WARN:0@0.2] global grfmt_png.cpp:793 readFromStreamOrBuffer ..."): the command's
+    # own line says what is wrong, and nothing else is printed
+    (images / "cut.png").write_bytes((images / "empty0.png").read_bytes()[:3000])
+    for args in (("read", "cut.png", "--json"), ("read", "cut.png"),
+                 ("background", "--profile", "cut.yaml", "cut.png", "--json")):
+        r = dice(*args, cwd=images)
+        assert r.returncode == 2
+        assert "WARN" not in r.stderr and "grfmt" not in r.stderr
+        assert "cut.png: not an image OpenCV can read" in r.stdout + r.stderr
+
+
 def test_unknown_kind_and_damaged_profile(images):
     dice("background", "--profile", "u.yaml", "empty0.png", cwd=images)
     r = dice("teach", "--profile", "u.yaml", "--kind", "d7", "--face", "1", "CLAW0.png",

@@ -234,8 +234,21 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+def quiet_opencv() -> None:
+    """OpenCV's own warnings off (a damaged PNG: "[ WARN:0@0.2] global grfmt_png.cpp:793
+    readFromStreamOrBuffer PNG input buffer is incomplete"): each command says what is wrong
+    with a file in its own words, on its own line; OpenCV's errors still show."""
+    import cv2
+
+    try:
+        cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)
+    except AttributeError:  # pragma: no cover - an OpenCV without the logging module
+        pass
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
+    quiet_opencv()
     try:
         return COMMANDS[args.command](args)
     except BrokenPipeError:   # whatever read the output had enough (`... | head -1`)
