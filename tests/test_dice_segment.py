@@ -111,3 +111,70 @@ def test_a_frame_under_another_light_is_brought_to_the_empty_trays():
     # a tray too dark to tell its light from the camera's noise: as it is
     dark = Background((tray * 0.1).astype(np.float32))
     assert balanced(cast, dark)[0] is cast
+
+
+def _tray_and_frame(draw) -> tuple[Background, np.ndarray]:
+    """An even grey tray (its empty picture, noisy), and a frame of it with ``draw``(frame)
+    drawn on it, noisy alike."""
+    import cv2
+
+    rng = np.random.default_rng(5)
+    tray = np.full((240, 320, 3), (70, 72, 76), np.float32)
+    frame = tray.copy()
+    draw(frame, cv2)
+    noisy = [np.clip(x + rng.normal(0, 1.5, x.shape), 0, 255).astype(np.uint8)
+             for x in (tray, frame)]
+    return Background(noisy[0].astype(np.float32)), noisy[1]
+
+
+def test_a_die_of_the_trays_own_shade_is_found_by_the_edges_the_tray_lacks(monkeypatch):
+    # a black die on a dark grey tray lit from the side (the first renderer's a8621, a8975):
+    # its top face is the tray's light and colour; the colours found only its shadow and
+    # its light symbol, and each was taken for a die (the symbol's colour white, the
+    # shadow's outline the die's). Its rim is there: a dark seam round its top, lit on
+    # the side towards the lamp
+    cx, cy, s = 150, 120, 44
+
+    def draw(frame, cv2):
+        frame[cy - s // 2 + 9:cy + s // 2 + 9, cx - s // 2 + 9:cx + s // 2 + 9] *= 0.55
+        frame[cy - s // 2:cy + s // 2, cx - s // 2:cx + s // 2] = (68, 70, 74)
+        cv2.rectangle(frame, (cx - s // 2, cy - s // 2), (cx + s // 2 - 1, cy + s // 2 - 1),
+                      (32, 32, 34), 2)
+        cv2.line(frame, (cx - s // 2 + 2, cy - s // 2 + 2), (cx + s // 2 - 3, cy - s // 2 + 2),
+                 (118, 120, 124), 1)
+        cv2.circle(frame, (cx, cy), 8, (235, 235, 235), -1)
+
+    bg, frame = _tray_and_frame(draw)
+
+    def the_die():
+        blobs = find_blobs(frame, bg, 1.0, min_area=0.3 * s * s, die_area=s * s)
+        return [b for b in blobs if abs(b.cx - cx) < 5 and abs(b.cy - cy) < 5
+                and 0.8 * s * s <= b.area <= 1.3 * s * s]
+
+    assert len(the_die()) == 1
+    # without the edges, the colours alone: no blob is that die
+    monkeypatch.setattr(segment, "_camouflaged", lambda *a: None)
+    assert the_die() == []
+
+
+def test_a_strip_of_the_trays_shade_beside_a_die_is_not_a_die(monkeypatch):
+    # this project's renders show a strip of a die's side face beyond its top, of the tray's
+    # shade, enclosed by edges: no die is that narrow (CAMO_BROAD), and the die keeps its
+    # outline
+    cx, cy, s = 150, 120, 44
+
+    def draw(frame, cv2):
+        frame[cy - s // 2:cy + s // 2, cx - s // 2:cx + s // 2] = (225, 225, 228)
+        # the strip: 8 pixels of the tray's shade, a dark line beyond it and at its ends
+        cv2.rectangle(frame, (cx - s // 2, cy - s // 2 - 9), (cx + s // 2 - 1, cy - s // 2 - 1),
+                      (30, 30, 32), 1)
+
+    bg, frame = _tray_and_frame(draw)
+    blobs = find_blobs(frame, bg, 1.0, min_area=0.3 * s * s, die_area=s * s)
+    (die,) = [b for b in blobs if abs(b.cx - cx) < 4 and abs(b.cy - cy) < 4]
+    assert die.area <= 1.1 * s * s
+    # (what keeps it out: a strip that narrow would be taken with no bar on breadth)
+    monkeypatch.setattr(segment, "CAMO_BROAD", 0.0)
+    blobs = find_blobs(frame, bg, 1.0, min_area=0.3 * s * s, die_area=s * s)
+    assert not [b for b in blobs if abs(b.cx - cx) < 4 and abs(b.cy - cy) < 4
+                and b.area <= 1.1 * s * s]
