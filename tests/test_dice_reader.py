@@ -549,13 +549,9 @@ def test_a_die_whose_colour_belies_its_kind_is_not_clean(monkeypatch, profile):
     assert read_with_body([0, 6.0, 0]) == ("kotd", "HEART", "clean", "white")
 
 
-def test_a_pip_die_offered_by_its_colour_comes_with_its_pip_faces_likeliest_first(
-        monkeypatch, profile):
-    # on other renderers' towers, pip dice whose pips were not counted were taken for a
-    # taught kind, unsure, and offered as pip dice by their colour with no face to tap (on
-    # the five fresh and four fifth-renderer towers, 125 of the 263 pip dice not read clean
-    # and offered as pip dice); the face classifier's likeliest faces now come with them,
-    # the right face first for 240 of the 263 (it was for 134)
+def _white_pip_die_in_a_tower_of_white_pip_dice(monkeypatch, profile):
+    """A reader of a tower that taught white pip dice and black symbol dice, and a frame of a
+    white pip die (its body measured white)."""
     reader = DiceReader(profile)
     one = np.ones(3, np.float32)
     reader._colours = {"white": (np.array([0, 2.0, 0], np.float32), one),
@@ -563,6 +559,17 @@ def test_a_pip_die_offered_by_its_colour_comes_with_its_pip_faces_likeliest_firs
     frame, _ = frame_of([SceneDie("d6pips", "4", "white", 320, 240, 0.3)])
     monkeypatch.setattr(reader_module, "body_feature",
                         lambda *a: np.array([0, 2.0, 0], np.float32))
+    return reader, frame
+
+
+def test_a_pip_die_offered_by_its_colour_comes_with_its_pip_faces_likeliest_first(
+        monkeypatch, profile):
+    # on other renderers' towers, pip dice whose pips were not counted were taken for a
+    # taught kind, unsure, and offered as pip dice by their colour with no face to tap (on
+    # the five fresh and four fifth-renderer towers, 125 of the 263 pip dice not read clean
+    # and offered as pip dice); the face classifier's likeliest faces now come with them,
+    # the right face first for 240 of the 263 (it was for 134)
+    reader, frame = _white_pip_die_in_a_tower_of_white_pip_dice(monkeypatch, profile)
     monkeypatch.setattr(DiceReader, "_faces", lambda self, blobs, shapes, frame=None, kept=None: [
         ("kotd", "HEART", 0.4, ("HEART", "CLAW"))] * len(blobs))
     (die,) = reader.read(frame)
@@ -577,13 +584,7 @@ def test_a_die_offered_by_its_colour_takes_the_faces_its_reading_ranked_without_
     # reading a die, the reader ranks every taught kind's faces and asks the pip classifier
     # about a die left unsure; a die then offered to a player as another kind by its colour
     # is offered the faces so ranked: the networks are not run again for it
-    reader = DiceReader(profile)
-    one = np.ones(3, np.float32)
-    reader._colours = {"white": (np.array([0, 2.0, 0], np.float32), one),
-                       "black": (np.array([0, -2.0, 0], np.float32), one)}
-    frame, _ = frame_of([SceneDie("d6pips", "4", "white", 320, 240, 0.3)])
-    monkeypatch.setattr(reader_module, "body_feature",
-                        lambda *a: np.array([0, 2.0, 0], np.float32))
+    reader, frame = _white_pip_die_in_a_tower_of_white_pip_dice(monkeypatch, profile)
 
     def faces(self, blobs, shapes, frame=None, kept=None):
         for i in range(len(blobs)):
