@@ -434,9 +434,10 @@ _L_ONLY = np.array([[1, 0, 0]], np.float32)
 
 
 def _differences(lab: np.ndarray, lab_bg: np.ndarray, gain: float
-                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
-    """(another colour, lighter, much darker: each a mask; the light's factor in Lab). A few
-    whole-image OpenCV calls (a small image's cost is the number of calls)."""
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, np.ndarray]:
+    """(another colour, lighter, much darker: each a mask; the light's factor in Lab; how
+    much lighter than the tray each pixel is, in L). A few whole-image OpenCV calls (a small
+    image's cost is the number of calls)."""
     k = gain ** (1 / 3)  # Lab is roughly a cube root of the light
     d = cv2.scaleAdd(lab_bg, -k, lab)  # the frame minus the tray at the frame's light
     chroma2 = cv2.transform(cv2.multiply(d, d), _CHROMA2)
@@ -447,20 +448,22 @@ def _differences(lab: np.ndarray, lab_bg: np.ndarray, gain: float
         cv2.compare(soft, LIGHTER_SOFT, cv2.CMP_GT) & cv2.compare(lighter, LIGHTER_LEAST,
                                                                    cv2.CMP_GT))
     return (cv2.compare(chroma2, CHROMA_T ** 2, cv2.CMP_GT),
-            light, cv2.compare(darker, 0, cv2.CMP_LT), k)
+            light, cv2.compare(darker, 0, cv2.CMP_LT), k, lighter)
 
 
-def _fg(lab: np.ndarray, lab_bg: np.ndarray, gain: float) -> np.ndarray:
-    """Not the empty tray: a colour away from the tray's, lighter, or much darker (shadows
-    stay above DARKER_RATIO)."""
-    chroma, lighter, darker, _ = _differences(lab, lab_bg, gain)
-    return chroma | lighter | darker
+def _fg(lab: np.ndarray, lab_bg: np.ndarray, gain: float) -> tuple[np.ndarray, np.ndarray]:
+    """(not the empty tray: a colour away from the tray's, lighter, or much darker (shadows
+    stay above DARKER_RATIO); like the tray: its colour, and its L within CAMO_SAME_L, as a
+    die of the tray's own shade is (:func:`_camouflaged`))."""
+    chroma, lighter, darker, _, dL = _differences(lab, lab_bg, gain)
+    like_tray = ~chroma & cv2.compare(cv2.absdiff(dL, 0), CAMO_SAME_L, cv2.CMP_LT)
+    return chroma | lighter | darker, like_tray
 
 
 def _fg_parts(lab: np.ndarray, lab_bg: np.ndarray, gain: float) -> tuple[np.ndarray, np.ndarray]:
     """:func:`_fg` in two parts: what shows a die (lighter, or a colour no shadow on this tray
     has) and what is only dark (a shadow, or a dark die)."""
-    chroma, lighter, darker, k = _differences(lab, lab_bg, gain)
+    chroma, lighter, darker, k, _ = _differences(lab, lab_bg, gain)
     dim = cv2.transform(cv2.scaleAdd(lab_bg, -DIM_RATIO * k, lab), _L_ONLY)
     bright = cv2.compare(dim, 0, cv2.CMP_GE)
     # a shadow's colour is the tray's, darker: its (a, b) lies near the line from grey to
@@ -559,11 +562,12 @@ def _edge_strength(L: np.ndarray) -> np.ndarray:
 
 
 def _camouflaged(lab_small: np.ndarray, bg: Background, gain: float, fg_small: np.ndarray,
-                 least: float, die_px: float) -> np.ndarray | None:
-    """Dice of the tray's own shade in a half-size frame (``lab_small``: its Lab; ``fg_small``:
-    what its colours found, :func:`_fg`): the regions that edges the empty tray lacks close
-    around, that the colours did not find and that look like the tray (CAMO_*), each with the
-    outline around it; None where there are none (most frames). ``least``: the least such
+                 like_tray: np.ndarray, least: float, die_px: float) -> np.ndarray | None:
+    """Dice of the tray's own shade in a half-size frame (``lab_small``: its Lab; ``fg_small``
+    and ``like_tray``: what its colours found, and where it looks like the tray, :func:`_fg`):
+    the regions that edges the empty tray lacks close around, that the colours did not find
+    and that look like the tray (CAMO_*), each with the outline around it; None where there
+    are none (most frames). ``least``: the least such
     region, in frame pixels; ``die_px``: a die's size: the region must be broad, not the
     strip of a die's side face (CAMO_BROAD)."""
     k = gain ** (1 / 3)
@@ -581,12 +585,9 @@ def _camouflaged(lab_small: np.ndarray, bg: Background, gain: float, fg_small: n
     H, W = fg_small.shape
     x0, y0, x1, y1 = max(0, x - 3), max(0, y - 3), min(W, x + w + 3), min(H, y + h + 3)
     box = (slice(y0, y1), slice(x0, x1))
-    d = cv2.scaleAdd(bg.lab_half[box], -k, lab_small[box])
-    like_tray = cv2.compare(cv2.absdiff(d[:, :, 0], 0), CAMO_SAME_L, cv2.CMP_LT) & cv2.compare(
-        cv2.magnitude(np.ascontiguousarray(d[:, :, 1]), np.ascontiguousarray(d[:, :, 2])),
-        CHROMA_T, cv2.CMP_LT)
     # broad, not a rim along a die the colours found (opened away)
-    new = cv2.morphologyEx(filled[box] & ~fg_small[box] & like_tray, cv2.MORPH_OPEN, _ELLIPSE5)
+    new = cv2.morphologyEx(filled[box] & ~fg_small[box] & like_tray[box], cv2.MORPH_OPEN,
+                           _ELLIPSE5)
     nx, ny, nw, nh = cv2.boundingRect(new)
     if not nw:  # (most frames)
         return None
@@ -621,12 +622,12 @@ def find_blobs(frame: np.ndarray, bg: Background, gain: float, min_area: float =
     small = cv2.resize(frame, bg.half, interpolation=cv2.INTER_AREA)
     covered = covering(frame, bg, gain)
     lab_small = _lab8(small)
-    fg_small = _fg(lab_small, bg.lab_half, gain)
+    fg_small, like_tray = _fg(lab_small, bg.lab_half, gain)
     if covered is not None:
         fg_small |= cv2.resize(covered, bg.half, interpolation=cv2.INTER_NEAREST)
     fg_small = cv2.morphologyEx(fg_small, cv2.MORPH_OPEN, _ELLIPSE3)
     # a die of the tray's own shade: where edges the tray lacks close around it
-    camo = _camouflaged(lab_small, bg, gain, fg_small,
+    camo = _camouflaged(lab_small, bg, gain, fg_small, like_tray,
                         CAMO_NEW * min_area if die_area is not None else CAMO_UNTAUGHT,
                         math.sqrt(die_area if die_area is not None else CAMO_UNTAUGHT / CAMO_NEW))
     if camo is not None:
