@@ -246,6 +246,10 @@ class PipReading:
     above: tuple[str, float] | None = None   # the classifier of views from above: its face
     unsure: bool = False   # never clean (PipReader._unsure_dice)
 
+    def likeliest(self) -> tuple[str, ...]:
+        """The faces a player is offered, likeliest first (MAX_LIKELY of them)."""
+        return tuple(f for f, _ in self.faces[:MAX_LIKELY])
+
     def clean_face(self, confidence: float, above: Above | None) -> str | None:
         face, p = self.faces[0]
         if p >= confidence:
@@ -634,7 +638,7 @@ class PipReader:
             face, p = clean if clean is not None else (None, r.faces[0][1])
             out.append(DieReading(KIND, face, None, "clean" if clean else "unreadable", p,
                                   r.found.x, r.found.y,
-                                  tuple(f for f, _ in r.faces[:MAX_LIKELY])))
+                                  r.likeliest()))
         return out
 
 

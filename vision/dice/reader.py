@@ -677,13 +677,13 @@ class DiceReader:
         found = [Found(blobs[i].cx, blobs[i].cy, blobs[i].size, 1.0) for i in ask]
         for i, r in zip(ask, pips.classify(frame, found)):
             if kept is not None:
-                kept.setdefault(i, Ranks()).pips = tuple(f for f, _ in r.faces[:MAX_LIKELY])
+                kept.setdefault(i, Ranks()).pips = r.likeliest()
             clean = r.clean(pips.clean_confidence, pips.above)
             kind, counted, _, _ = best[i]
             if clean is None:
                 if (square is None or i in square) and kind in round_kinds \
                         and r.no_die < r.faces[0][1]:
-                    best[i] = (PIPS, None, 0.0, tuple(f for f, _ in r.faces[:MAX_LIKELY]))
+                    best[i] = (PIPS, None, 0.0, r.likeliest())
                 continue
             face, p = clean
             counted_face, sure = (counts or {}).get(i, (None, 0.0))
@@ -693,7 +693,7 @@ class DiceReader:
             if kind == PIPS and counted is not None and counted != face:
                 continue  # two readings of the pips that disagree: a person decides
             best[i] = (PIPS, face, max(CLEAN_CONFIDENCE, min(p, 1.0)),
-                       tuple(f for f, _ in r.faces[:MAX_LIKELY]))
+                       r.likeliest())
 
     def _faces_of_kind(self, b: Blob, kind: str, ranks: Ranks | None = None
                        ) -> tuple[str, ...]:
@@ -957,7 +957,7 @@ def _pip_faces(frame: np.ndarray, b: Blob) -> tuple[str, ...]:
     if pips is None:
         return ()
     r = pips.classify(frame, [Found(b.cx, b.cy, b.size, 1.0)])[0]
-    return tuple(f for f, _ in r.faces[:MAX_LIKELY])
+    return r.likeliest()
 
 
 @lru_cache(maxsize=1)
