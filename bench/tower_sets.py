@@ -12,6 +12,8 @@ The sets (docs/vision.md, "Clean that is right" and later sections):
   each choice, never tuned on.
 - ``e``: e318-e321, the fifth renderer, that no network learned from. Looked at since
   2026-12-03 (a fault was found there): say so where it is used to decide.
+- ``unseen``: six towers rendered on 2026-12-04 after the choices of that day, nobody looked at
+  (a8976, b235, c91, d9148, e322, e323). Read only to report a change once it is chosen.
 
 Towers missing from ``--work`` are rendered there (bench/tray_*renderer*.py, 40 trays each,
 10 to 30 s a tower); each tower's profile is taught there once, as `dice background` and `dice
@@ -57,6 +59,7 @@ SETS: dict[str, list[tuple[str, int]]] = {
     + [("c", s) for s in range(10, 14)] + [("d", s) for s in range(9000, 9004)],
     "fresh": [("a", 8975), ("b", 234), ("c", 90), ("d", 9147), ("e", 317)],
     "e": [("e", s) for s in range(318, 322)],
+    "unseen": [("a", 8976), ("b", 235), ("c", 91), ("d", 9148), ("e", 322), ("e", 323)],
 }
 TRAYS = 40
 KEYS = ("flat_clean_right", "wrong_clean", "tilted_flagged", "colour")
