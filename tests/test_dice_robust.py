@@ -436,6 +436,34 @@ def test_a_shadow_cut_off_a_black_die_is_no_second_die():
     assert blobs[0].area == pytest.approx(56 * 56, rel=0.1)
 
 
+def test_a_black_die_whose_symbol_reaches_its_edge_is_no_shadow():
+    # a black die beside its shadow, its light symbol reaching the die's edge (a symbol die's
+    # CLAW on the first renderer's a8100): the symbol is no hole of the dark region the body
+    # and the shadow make, so the region held no mark and went as a shadow, die and all (the
+    # die missed). The region rings the symbol but for the edge it reaches: a mark on a die
+    bg, frame = grey_tray(112, noise=1.5)
+    frame = shaded(frame, (316, 222), (360, 273))
+    cv2.rectangle(frame, (260, 220), (315, 275), (30, 30, 30), -1)
+    cv2.line(frame, (315, 220), (315, 275), (12, 12, 12), 2)  # its edge
+    cv2.rectangle(frame, (260, 240), (304, 255), (225, 225, 225), -1)  # its symbol
+    blobs = find_blobs(frame, bg, exposure_gain(frame, bg), min_area=0.3 * 56 * 56,
+                       die_area=56 * 56)
+    (die,) = [b for b in blobs if abs(b.cx - 288) < 6 and abs(b.cy - 248) < 6]
+    assert die.area == pytest.approx(56 * 56, rel=0.1)
+
+
+def test_a_light_die_a_shadow_wraps_round_is_no_mark_in_the_shadow():
+    # the shadow of a die beside a light die meets it along two sides: a mark on a black die
+    # is ringed by the die's body (RINGED_MARK), the light die is not by the shadow
+    bg, frame = grey_tray(112, noise=1.5)
+    frame = shaded(frame, (300, 205), (380, 290))
+    cv2.rectangle(frame, (260, 220), (315, 275), (200, 200, 200), -1)
+    cv2.circle(frame, (288, 248), 6, (20, 20, 20), -1)
+    blobs, _ = teaching_blobs(frame, bg)
+    assert len(blobs) == 1
+    assert blobs[0].area == pytest.approx(56 * 56, rel=0.1)
+
+
 class SeesNothing:
     """Stands in for the finder network on dice it was not taught: no centre anywhere."""
 

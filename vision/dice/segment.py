@@ -36,6 +36,9 @@ NEUTRAL_LEAST = 14.0  # where the tray at its lightness would be this colourful 
 SHADOW_TINT = 25.0  # (a, b) this far from the line from grey to the tray's colour: no shadow
 SHADOW_FEATURES = 0.03  # share of a dark region lighter, coloured or inked: a die, not shadow
 SHADOW_LEAST = 0.15  # of the part: a shadow is this large
+# a light piece the dark region rings for this share of the band round it is a mark on a
+# black die (its symbol reaching the die's edge), if it holds at least MARK_LEAST pixels
+RINGED_MARK, MARK_LEAST, MARK_MOST = 0.8, 20, 0.25
 LIT_OF_TRAY = 0.8  # inside a dark region, this share of the tray's lightness is no shadow
 # A black die's body and the hard shadow it casts make one dark region, which the die's marks
 # keep whole (_without_shadow): the die was found with its shadow, its centre in it. The
@@ -796,12 +799,38 @@ def _marked(region: np.ndarray, box: tuple[slice, slice], shown: np.ndarray, L: 
         marks |= core & cv2.compare(L[box], LIT_OF_TRAY * Lbg[box], cv2.CMP_GT)
     inside = cv2.countNonZero(marks)
     if inside < enough:
+        inside += _ringed_marks(region, shown[box])
+    if inside < enough:
         # ink: a mark much darker than around it and than the region's own shade (a
         # shadow is even; where it meets a die its edge looks like a mark)
         Lr = L[box]
         shade = quantiles(Lr[core > 0], (50,))[0]
         inside += int(np.count_nonzero((core > 0) & (ink[box] > 0) & (Lr < INK_SHADE * shade)))
     return inside >= enough
+
+
+def _ringed_marks(region: np.ndarray, shown: np.ndarray) -> int:
+    """The pixels of what is lighter or coloured (``shown``) that ``region`` rings for the
+    most part (RINGED_MARK of the band round each piece, beyond ``region``'s box none of it):
+    a black die's light symbol that reaches the die's edge is no hole of its dark region, yet
+    lies within it; a lighter die beside a shadow is met by the shadow along a side or two."""
+    n, lab, st, _ = cv2.connectedComponentsWithStats(
+        cv2.bitwise_and(shown, cv2.bitwise_not(region)), connectivity=8)
+    out = 0
+    most = MARK_MOST * cv2.countNonZero(region)
+    pieces = [j for j in range(1, n) if MARK_LEAST <= st[j, cv2.CC_STAT_AREA] <= most]
+    if not pieces:
+        return 0
+    lab, around = np.pad(lab, 3), np.pad(region, 3)  # (the band reaches 2 pixels out)
+    for j in pieces:
+        x, y, w, h, area = (int(v) for v in st[j])
+        box = (slice(y, y + h + 6), slice(x, x + w + 6))
+        piece = (lab[box] == j).astype(np.uint8) * 255
+        band = cv2.dilate(piece, _ELLIPSE5) & ~piece
+        ringed = cv2.countNonZero(band & around[box])
+        if ringed >= RINGED_MARK * cv2.countNonZero(band):
+            out += area
+    return out
 
 
 def _without_shadow(sil: np.ndarray, shown: np.ndarray, L: np.ndarray, ink: np.ndarray,
