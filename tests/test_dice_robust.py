@@ -423,13 +423,20 @@ def test_a_black_die_whose_light_symbol_is_the_trays_lightness_is_no_shadow():
     assert blobs[0].area == pytest.approx(56 * 56, rel=0.1)
 
 
-def test_a_shadow_cut_off_a_black_die_is_no_second_die():
-    # a black die's body and its shadow make one dark region (with the die's symbol in it);
-    # cut along the die's edge, the shadow's piece, with nothing on it, was a second die
+def black_die_beside_its_shadow() -> tuple[Background, np.ndarray]:
+    """A grey tray's background, and a frame of it with a black die 56 pixels across (its
+    symbol still to draw) and its shadow to its right."""
     bg, frame = grey_tray(112, noise=1.5)
     frame = shaded(frame, (316, 222), (360, 273))
     cv2.rectangle(frame, (260, 220), (315, 275), (30, 30, 30), -1)
     cv2.line(frame, (315, 220), (315, 275), (12, 12, 12), 2)  # its edge
+    return bg, frame
+
+
+def test_a_shadow_cut_off_a_black_die_is_no_second_die():
+    # a black die's body and its shadow make one dark region (with the die's symbol in it);
+    # cut along the die's edge, the shadow's piece, with nothing on it, was a second die
+    bg, frame = black_die_beside_its_shadow()
     cv2.circle(frame, (288, 248), 14, (225, 225, 225), -1)  # its symbol
     blobs, _ = teaching_blobs(frame, bg)
     assert len(blobs) == 1
@@ -441,10 +448,7 @@ def test_a_black_die_whose_symbol_reaches_its_edge_is_no_shadow():
     # CLAW on the first renderer's a8100): the symbol is no hole of the dark region the body
     # and the shadow make, so the region held no mark and went as a shadow, die and all (the
     # die missed). The region rings the symbol but for the edge it reaches: a mark on a die
-    bg, frame = grey_tray(112, noise=1.5)
-    frame = shaded(frame, (316, 222), (360, 273))
-    cv2.rectangle(frame, (260, 220), (315, 275), (30, 30, 30), -1)
-    cv2.line(frame, (315, 220), (315, 275), (12, 12, 12), 2)  # its edge
+    bg, frame = black_die_beside_its_shadow()
     cv2.rectangle(frame, (260, 240), (304, 255), (225, 225, 225), -1)  # its symbol
     blobs = find_blobs(frame, bg, exposure_gain(frame, bg), min_area=0.3 * 56 * 56,
                        die_area=56 * 56)
