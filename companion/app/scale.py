@@ -16,6 +16,7 @@ further; ``short`` is then True and Home, the dice panel and TEKKEN scroll inste
 from __future__ import annotations
 
 import gc
+import weakref
 from typing import Any
 
 from kivy.event import EventDispatcher
@@ -31,18 +32,29 @@ MIN_TAP_DP = 48
 
 
 def _forget_dead_rules(owner: EventDispatcher, name: str) -> None:
-    """Unbinds the .kv rules bound to ``owner``'s property ``name`` whose widget is gone: Kivy
-    binds a rule (its ``call_fn``) with the widget as a weak proxy as its first argument, and
-    unbinds it when the collector frees the widget; a proxy found dead here was missed."""
+    """Unbinds the .kv rules bound to ``owner``'s property ``name`` whose object is gone: Kivy
+    binds a rule (its ``call_fn``) with the object it sets as its first argument, a weak
+    proxy (Kivy's own for a widget, Python's for a canvas instruction), and unbinds it when
+    the collector frees a widget; a proxy found dead here was missed."""
     for _callback, largs, _kwargs, _is_ref, uid in owner.get_property_observers(name, args=True):
-        args = largs[0] if largs and isinstance(largs[0], (tuple, list)) and largs[0] else ()
-        proxy = args[0] if args else None
-        if not isinstance(proxy, WeakProxy):
-            continue
-        try:
-            proxy.__ref__()
-        except ReferenceError:
+        args = largs[0] if largs and type(largs[0]) in (tuple, list) and largs[0] else ()
+        if args and _is_dead(args[0]):
             owner.unbind_uid(name, uid)
+
+
+def _is_dead(ref: Any) -> bool:
+    """Whether ``ref`` is a weak proxy whose object is gone. Its type is asked with ``type``:
+    ``isinstance`` asks a proxy for its ``__class__``, which a dead Python proxy answers with
+    ReferenceError."""
+    kind = type(ref)
+    try:
+        if kind is WeakProxy:
+            ref.__ref__()
+        elif kind in weakref.ProxyTypes:
+            ref.__class__  # noqa: B018 - touching a dead proxy raises
+        return False
+    except ReferenceError:
+        return True
 
 
 def factor(width_px: float, height_px: float, unit: float) -> float:
