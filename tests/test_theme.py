@@ -116,27 +116,43 @@ def test_a_rule_of_a_collected_widget_does_not_stop_a_resize(app) -> None:
     assert ui.k == 0.75 and told and told[-1] == ui.body
 
 
+def _kivy_proxy(target: object) -> object:
+    from kivy.weakproxy import WeakProxy
+
+    return WeakProxy(target)
+
+
+def _python_proxy(target: object) -> object:
+    import weakref
+
+    return weakref.proxy(target)
+
+
 @pytest.mark.gui
-def test_a_rule_whose_widget_the_collector_never_unbound_does_not_stop_a_resize(app) -> None:
+@pytest.mark.parametrize("proxy", [_kivy_proxy, _python_proxy], ids=["widget", "canvas"])
+def test_a_rule_whose_object_the_collector_never_unbound_does_not_stop_a_resize(
+        app, proxy) -> None:
     """The same where the collector does not unbind the rule (the layout tour stopped so after
-    it had run, 2026-12-05): a .kv rule, bound as Kivy binds one (its ``call_fn``, the widget
-    as a weak proxy), whose widget is gone. The resize unbinds it and tells every other rule."""
+    it had run, 2026-12-05): a .kv rule, bound as Kivy binds one (its ``call_fn``, the object
+    it sets as a weak proxy), whose object is gone. A widget's rule gets Kivy's proxy; a
+    canvas instruction's (a ``Color`` whose ``rgba`` a rule sets) gets Python's, and even
+    asking a dead one whether it is Kivy's raised ReferenceError (the layout tour stopped so
+    later that day). The resize unbinds it and tells every other rule."""
     from types import SimpleNamespace
 
     from kivy.lang.builder import call_fn
-    from kivy.weakproxy import WeakProxy
 
     from companion.app.scale import UiScale
 
-    class Widget:  # what a rule's proxy stands for (a Label outlives a test's del)
+    class Target:  # what a rule's proxy stands for (a Label outlives a test's del)
         font_size = 0.0
 
     ui = UiScale()
-    gone, live = Widget(), Widget()
+    gone, live = Target(), Target()
     dead_rule = SimpleNamespace(count=0, value="ui.body")
     live_rule = SimpleNamespace(count=0, value="ui.body")
-    for widget, rule in ((gone, dead_rule), (live, live_rule)):
-        ui.fbind("body", call_fn, (WeakProxy(widget), "font_size",
+    for target, rule in ((gone, dead_rule), (live, live_rule)):
+        ui.fbind("body", call_fn, (proxy(target), "font_size",
                                    compile("ui.body", "<rule>", "eval"), rule, {"ui": ui}))
     del gone
     gc.collect()
@@ -153,43 +169,3 @@ def test_a_rule_whose_widget_the_collector_never_unbound_does_not_stop_a_resize(
     tried = dead_rule.count
     ui.follow(Window((960, 600)))  # unbound: the next resize does not try it again
     assert ui.k == 0.75 and live.font_size == ui.body and dead_rule.count == tried
-
-
-@pytest.mark.gui
-def test_a_rule_whose_canvas_instruction_is_gone_does_not_stop_a_resize(app) -> None:
-    """The same where the rule's object is a canvas instruction (a ``Color`` whose ``rgba``
-    a rule sets): Kivy hands it to the rule as Python's own weak proxy, not Kivy's, and even
-    asking a dead one whether it is Kivy's raised ReferenceError (the layout tour stopped so,
-    2026-12-05). The resize unbinds it and tells every other rule."""
-    import weakref
-    from types import SimpleNamespace
-
-    from kivy.lang.builder import call_fn
-
-    from companion.app.scale import UiScale
-
-    class Instruction:  # what the rule's proxy stands for
-        rgba = 0.0
-
-    ui = UiScale()
-    gone, live = Instruction(), Instruction()
-    dead_rule = SimpleNamespace(count=0, value="ui.body")
-    live_rule = SimpleNamespace(count=0, value="ui.body")
-    for target, rule in ((gone, dead_rule), (live, live_rule)):
-        ui.fbind("body", call_fn, (weakref.proxy(target), "rgba",
-                                   compile("ui.body", "<rule>", "eval"), rule, {"ui": ui}))
-    del gone
-    gc.collect()
-
-    class Window:
-        def __init__(self, size: tuple[int, int]) -> None:
-            self.size = size
-
-        def bind(self, **_kw: object) -> None:
-            pass
-
-    ui.follow(Window((1600, 1000)))
-    assert ui.k == 1.25 and live.rgba == ui.body > 0
-    tried = dead_rule.count
-    ui.follow(Window((960, 600)))
-    assert ui.k == 0.75 and live.rgba == ui.body and dead_rule.count == tried
