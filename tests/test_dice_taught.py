@@ -12,10 +12,14 @@ import vision.dice.taught as taught
 from vision.dice import DiceReader, Profile, netrun
 from vision.dice.netrun import Net, OnnxNet, OrtNet, meta_of
 from vision.dice.reader import (
+    AGREED_EDGE_LEAD,
+    AGREED_LIKENESS,
+    AGREED_VECTOR_LEAD,
     TAUGHT_CLEAN_CONFIDENCE,
     VECTOR_LEAD_SCALE,
     VECTOR_LIKENESS,
     VECTOR_SURE,
+    _agreement,
 )
 from vision.dice.render import KINDS, SYMBOLS, TrayStyle, empty_tray, single_die
 
@@ -174,6 +178,42 @@ def test_the_vectors_read_a_face_clean_only_when_sure():
     assert by_vectors(six_nine, nine, edges_alone=False) == nine
     # without vectors (no network, no taught kind): the edges' reading as it was
     assert by_vectors(None, other) == other and by_vectors([], other) == other
+
+
+def test_a_face_the_vectors_and_the_edges_both_name_first_is_clean():
+    # the vectors unsure of HEART (the die little like any taught face)...
+    vectors = [(AGREED_LIKENESS + 0.02, "kotd", "HEART"),
+               (AGREED_LIKENESS + 0.02 - AGREED_VECTOR_LEAD - 0.01, "kotd", "CLAW"),
+               (0.3, "d12", "7")]
+    unsure = DiceReader._by_vectors(vectors, None)
+    assert unsure[:2] == ("kotd", "HEART") and unsure[2] < TAUGHT_CLEAN_CONFIDENCE
+    # ... and the edges, unsure too, lead with HEART: the two agree, the face is clean
+    edges = [(0.8, "kotd", "HEART"), (0.8 - AGREED_EDGE_LEAD - 0.005, "kotd", "ENERGY")]
+
+    def settled(best, vectors=vectors, edges=edges):
+        best = [best]
+        _agreement(best, [0], {0: vectors}, {0: edges})
+        return best[0]
+
+    assert settled(unsure) == ("kotd", "HEART", TAUGHT_CLEAN_CONFIDENCE, unsure[3])
+    # the edges leading with another face, or with HEART by less than AGREED_EDGE_LEAD: unsure
+    other = [(0.8, "kotd", "ENERGY"), (0.7, "kotd", "HEART")]
+    assert settled(unsure, edges=other) == unsure
+    close = [(0.8, "kotd", "HEART"), (0.8 - AGREED_EDGE_LEAD + 0.005, "kotd", "ENERGY")]
+    assert settled(unsure, edges=close) == unsure
+    # the vectors' lead short of AGREED_VECTOR_LEAD, or the die less like HEART than
+    # AGREED_LIKENESS: unsure, whatever the edges say
+    near = [vectors[0], (vectors[0][0] - AGREED_VECTOR_LEAD + 0.005, "kotd", "CLAW")]
+    assert settled(unsure, vectors=near) == unsure
+    unlike = [(AGREED_LIKENESS - 0.01, "kotd", "HEART"), (0.3, "kotd", "CLAW")]
+    assert settled(unsure, vectors=unlike) == unsure
+    # it settles a reading, it changes none: pips counted (a pip die the two took for a
+    # symbol die), a reading of another face, one settled already
+    pips = ("d6pips", "5", 0.7, ("5",))
+    assert settled(pips) == pips
+    assert settled(("kotd", "CLAW", 0.5, ("CLAW",))) == ("kotd", "CLAW", 0.5, ("CLAW",))
+    sure = ("kotd", "HEART", 0.97, ("HEART",))
+    assert settled(sure) == sure
 
 
 def test_a_read_on_the_command_line_loads_the_vectors_ready(symbols_profile, tmp_path,
