@@ -16,6 +16,7 @@ from vision.dice.reader import (
     AGREED_LIKENESS,
     AGREED_VECTOR_LEAD,
     TAUGHT_CLEAN_CONFIDENCE,
+    UNALIKE_CLEAN,
     VECTOR_LEAD_SCALE,
     VECTOR_LIKENESS,
     VECTOR_SURE,
@@ -214,6 +215,14 @@ def test_a_face_the_vectors_and_the_edges_both_name_first_is_clean():
     assert settled(("kotd", "CLAW", 0.5, ("CLAW",))) == ("kotd", "CLAW", 0.5, ("CLAW",))
     sure = ("kotd", "HEART", 0.97, ("HEART",))
     assert settled(sure) == sure
+    # in a kind whose taught pictures are unlike each other, the two agreeing make the face
+    # as sure as that kind's faces must be to be clean (UNALIKE_CLEAN), not more
+    unalike = [unsure]
+    _agreement(unalike, [0], {0: vectors}, {0: edges}, lambda kind: UNALIKE_CLEAN)
+    assert unalike[0][:3] == ("kotd", "HEART", UNALIKE_CLEAN)
+    between = [("kotd", "HEART", 0.93, ("HEART",))]
+    _agreement(between, [0], {0: vectors}, {0: edges}, lambda kind: UNALIKE_CLEAN)
+    assert between[0][2] == UNALIKE_CLEAN
 
 
 def test_a_read_on_the_command_line_loads_the_vectors_ready(symbols_profile, tmp_path,

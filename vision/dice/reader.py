@@ -651,7 +651,7 @@ class DiceReader:
             self._second_look(frame, blobs, todo, best, rounds,
                               square={i for i in todo if shapes[i] == "square"},
                               counts=counts, kept=kept)
-        _agreement(best, todo, vectors, grads)
+        _agreement(best, todo, vectors, grads, self._taught_clean)
         return best
 
     @staticmethod
@@ -1029,18 +1029,21 @@ def _agreed(vectors: list[tuple[float, str, str]] | None,
 
 def _agreement(best: list[Reading], dice: list[int],
                vectors: dict[int, list[tuple[float, str, str]]],
-               edges: dict[int, list[tuple[float, str, str]]]) -> None:
+               edges: dict[int, list[tuple[float, str, str]]],
+               clean_from: Callable[[str], float] = lambda kind: TAUGHT_CLEAN_CONFIDENCE
+               ) -> None:
     """The last step of reading the faces: a die that nothing settled (not the pips counted,
     nor the vectors or the edges alone, nor the face classifier's second look), read as a
     taught face that the vectors and the edges both name first (:func:`_agreed`), is read
-    that face at TAUGHT_CLEAN_CONFIDENCE (in ``best``, by index; ``dice``: those looked at).
+    that face as sure as its kind's faces must be to be clean (``clean_from``: by kind;
+    :meth:`DiceReader._taught_clean`), in ``best``, by index (``dice``: those looked at).
     It changes no reading: it only settles one."""
     for i in dice:
         kind, face, conf, likely = best[i]
         ranked = vectors.get(i)
-        if kind not in (None, PIPS) and not _settled(best[i]) and ranked \
-                and (kind, face) == ranked[0][1:] and _agreed(ranked, edges.get(i)):
-            best[i] = (kind, face, max(conf, TAUGHT_CLEAN_CONFIDENCE), likely)
+        if kind not in (None, PIPS) and ranked and (kind, face) == ranked[0][1:] \
+                and conf < clean_from(kind) and _agreed(ranked, edges.get(i)):
+            best[i] = (kind, face, max(conf, clean_from(kind)), likely)
 
 
 def _vectors_sure(ranked: list[tuple[float, str, str]] | None) -> bool:
