@@ -499,6 +499,40 @@ def test_each_kind_keeps_the_colours_it_was_taught_in(saved, tmp_path):
         Profile.load(old)
 
 
+def test_how_the_colours_were_measured_is_kept_and_an_older_profile_keeps_its_way(saved,
+                                                                                  tmp_path):
+    # since 2026-12-06 a die's hue is its own, not its ratio to the tray under it (which
+    # changes from patch to patch of a patterned tray): a profile taught before keeps measuring
+    # the first way, so that its taught colours and a thrown die's are alike measures
+    from vision.dice.profile import COLOUR_MEASURE
+
+    p, path = saved
+    assert COLOUR_MEASURE == 2 and p.own_hue
+    assert "colour_measure: 2\n" in path.read_text()
+    assert Profile.load(path).own_hue
+    old = fresh_copy(saved, tmp_path)
+    damage(old, "colour_measure: 2\n", "")
+    before = Profile.load(old)
+    assert before.colour_measure == 1 and not before.own_hue
+    # saved again, it stays a profile of the first measure
+    again = Profile.load(before.save(tmp_path / "again.yaml"))
+    assert again.colour_measure == 1 and "colour_measure" not in (tmp_path / "again.yaml").read_text()
+    # with no colour taught yet, nothing was measured: it takes today's measure
+    bare = Profile()
+    bare.add_background(empty_tray(STYLE, seed=0))
+    none_taught = Profile.load(bare.save(tmp_path / "bare.yaml"))
+    assert none_taught.own_hue
+    for i, bad in enumerate(("3", "0", "two", "true", "2.0")):
+        (tmp_path / f"bad{i}").mkdir()
+        damaged = fresh_copy(saved, tmp_path / f"bad{i}")
+        damage(damaged, "colour_measure: 2", f"colour_measure: {bad}")
+        line = line_of(damaged, f"colour_measure: {bad}")
+        with pytest.raises(ProfileError, match=re.escape(
+                f"{damaged}:{line}: colour_measure: expected 1 to 2 (how the colours were "
+                f"measured)")):
+            Profile.load(damaged)
+
+
 def values(p: Profile) -> tuple:
     """What a profile says, comparable."""
     return (p.background_frames, p.image_size,

@@ -727,6 +727,31 @@ def test_a_die_whose_top_face_a_lamp_blows_out_takes_its_colour_from_beside_it(r
     assert np.allclose(body_feature(blown, reader.profile.background, 1.0, blob), seen)
 
 
+def test_a_dies_hue_on_a_patterned_tray_is_its_own_not_the_patch_under_it(reader):
+    # another renderer's pink and purple camouflage tray: measured as ratios to the tray under
+    # them, green D12s and ivory pip dice over a pink patch were named black (its taught
+    # pictures lay over other patches). The hue is the die's own (COLOUR_MEASURE 2); its
+    # brightness stays a ratio to the tray under it (the light's fall-off)
+    from vision.dice.features import body_feature
+
+    frame, _ = frame_of([SceneDie("d6pips", "2", "blue", 320, 240, 0.3)])
+    blob = reader.blobs(frame)[0][0]
+    plain = reader.profile.background
+    patch = plain.copy()  # the same tray with a pinker patch under the die: bluer and redder
+    h, w = blob.mask.shape
+    under = patch[blob.y0:blob.y0 + h, blob.x0:blob.x0 + w]
+    under[..., 0] *= 1.6
+    under[..., 2] *= 1.6
+    under[..., 1] /= 1.6 ** 2  # (its brightness, the three channels' mean log, unchanged)
+    own = [body_feature(frame, bg, 1.0, blob, frame, True) for bg in (plain, patch)]
+    ratio = [body_feature(frame, bg, 1.0, blob, frame, False) for bg in (plain, patch)]
+    assert np.allclose(own[0], own[1], atol=0.02)  # the same die, the same colour
+    assert np.abs(ratio[0][1:] - ratio[1][1:]).min() > 0.9  # moved by the patch's hue (log 1.6^3)
+    assert abs(ratio[0][0] - ratio[1][0]) < 0.02 and abs(own[0][0] - ratio[0][0]) < 1e-6
+    # a reader measures as its profile's colours were taught
+    assert reader.profile.own_hue
+
+
 class _SureOfOne:
     """A stand-in for the face classifier of the reader without a profile that reads every
     die as a pip die's 1, sure."""

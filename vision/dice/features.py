@@ -567,12 +567,15 @@ BLOWN = 0.4
 
 
 def body_feature(frame: np.ndarray, bg_mean: np.ndarray, gain: float, blob: Blob,
-                 raw: np.ndarray | None = None) -> np.ndarray:
+                 raw: np.ndarray | None = None, own_hue: bool = False) -> np.ndarray:
     """The die's colour as log ratios to the empty tray under it (light falls off the same
     way on both): (log brightness, log B/G, log R/G). Ink (pips, numerals) is left out:
     only top-face pixels near the face's median lightness count; where the top face is blown
     out (BLOWN: ``raw``, the frame as the camera gave it, saturated there), the die's
-    pixels that are not, near their median lightness."""
+    pixels that are not, near their median lightness. ``own_hue``: the hue (log B/G, log
+    R/G) is the die's own in ``frame`` (balanced to the empty tray's light), not its ratio to
+    the tray under it, whose own colour varies on a patterned tray (COLOUR_MEASURE_HUE);
+    the brightness stays a ratio to the tray under the die."""
     h, w = blob.top.shape
     roi = frame[blob.y0:blob.y0 + h, blob.x0:blob.x0 + w]
     part = blob.top
@@ -591,7 +594,8 @@ def body_feature(frame: np.ndarray, bg_mean: np.ndarray, gain: float, blob: Blob
     bgr = np.array(cv2.mean(bg_mean[blob.y0:blob.y0 + h, blob.x0:blob.x0 + w], body)[:3],
                    np.float32) * gain + 1.0
     r = np.log(med / bgr)
-    return np.array([r.mean(), r[0] - r[1], r[2] - r[1]], np.float32)
+    hue = np.log(med) if own_hue else r
+    return np.array([r.mean(), hue[0] - hue[1], hue[2] - hue[1]], np.float32)
 
 
 # a die whose body (its top face's median) is this light in every channel is white under a

@@ -32,6 +32,18 @@ if TYPE_CHECKING:
     from .segment import Background, Blob
 
 VERSION = 1
+# How the taught colours were measured (the YAML's ``colour_measure``; a profile saved before it
+# was kept has none: 1). 1: a die's brightness and hue (log B/G, log R/G) as ratios to the empty
+# tray under it. 2 (since 2026-12-06): the hue is the die's own, in the frame balanced to the
+# empty tray's light; the brightness stays a ratio to the tray under it. On a patterned tray
+# (another renderer's pink and purple camouflage) the tray's own hue changes from patch to
+# patch, and a die's ratio to it with it: green D12s and ivory pip dice were named black. The
+# light's colour, which the ratio was to cancel, is the same over a tray: the frame's balance
+# to the empty tray cancels it. On the 36 tuning towers of five renderers (bench/tower_sets.py
+# tuning, and 20 more rendered for it), colours named right 99.58 -> 99.87 %, 97.86 -> 98.51 %
+# and 98.12 % either way (docs/vision.md, "A die's own hue"). A profile keeps the measure its
+# colours were taught with (teaching more colours into it included).
+COLOUR_MEASURE = 2
 MIN_EXAMPLES = 3  # a face is known when it has been seen this many times
 PATCH_FACTOR = 0.68  # the compared disc, over the radius of a disc of the top face's area
 _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -274,7 +286,15 @@ class Profile:
         self._empty_frames: list[np.ndarray] = []  # those frames, while this profile is open
         self.kinds: dict[str, KindModel] = {PIPS: KindModel(PIPS, KNOWN_KINDS[PIPS])}
         self.colours: dict[str, list[np.ndarray]] = {}
+        # how the colours are measured (COLOUR_MEASURE): a profile taught before keeps its own
+        self.colour_measure = COLOUR_MEASURE
         self.path: Path | None = None
+
+    @property
+    def own_hue(self) -> bool:
+        """Whether a die's hue is measured as its own (COLOUR_MEASURE 2), not against the tray
+        under it (1): as its taught colours were."""
+        return self.colour_measure >= 2
 
     @property
     def image_size(self) -> tuple[int, int] | None:
@@ -418,7 +438,7 @@ class Profile:
             model._alike = None
         if colour is not None:
             self.colours.setdefault(colour, []).append(
-                body_feature(lit, self.background, gain, b, raw=frame))
+                body_feature(lit, self.background, gain, b, frame, self.own_hue))
             if colour not in model.colours:
                 model.colours.append(colour)
 
@@ -484,6 +504,7 @@ class Profile:
                                   if self.background_noise is not None else {}),
                                **({"smoothing": self.background_smoothing}
                                   if self.background_smoothing else {})},
+                **({"colour_measure": self.colour_measure} if self.colour_measure != 1 else {}),
                 "colours": {c: [[round(float(v), 4) for v in f] for f in fs]
                             for c, fs in self.colours.items()},
                 "kinds": kinds}
@@ -793,7 +814,7 @@ class _Loader:
         if version != VERSION:
             raise self.fail(f"unsupported version {version!r} (this reader knows "
                             f"dice_profile: {VERSION})", ("dice_profile",))
-        known = {"dice_profile", "image_size", "background", "colours", "kinds"}
+        known = {"dice_profile", "image_size", "background", "colour_measure", "colours", "kinds"}
         for k in data:
             if k not in known:
                 raise self.fail(f"unknown key {k!r}", (k,))
@@ -839,6 +860,14 @@ class _Loader:
         colours = data.get("colours") or {}
         if not isinstance(colours, dict):
             raise self.fail("expected a mapping of colour names", ("colours",))
+        # a profile saved before the measure was kept measured its colours the first way; one
+        # with no colour taught yet takes today's
+        measure = data.get("colour_measure", 1 if colours else COLOUR_MEASURE)
+        if isinstance(measure, bool) or not isinstance(measure, int) \
+                or not 1 <= measure <= COLOUR_MEASURE:
+            raise self.fail(f"expected 1 to {COLOUR_MEASURE} (how the colours were measured), "
+                            f"got {measure!r}", ("colour_measure",))
+        p.colour_measure = measure
         for c, feats in colours.items():
             keys = ("colours", c)
             if not isinstance(feats, list) or not feats:

@@ -895,7 +895,7 @@ class DiceReader:
         background = self.profile.background
         if not self._colours or background is None:
             return {}
-        f = body_feature(frame, background, gain, b, raw)
+        f = body_feature(frame, background, gain, b, raw, self.profile.own_hue)
         w = np.array([0.5, 1.0, 1.0], np.float32)
         return {c: float((((f - mu) / sd * w) ** 2).sum()) for c, (mu, sd) in self._colours.items()}
 
