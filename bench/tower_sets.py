@@ -8,6 +8,10 @@ bench/independent_dice_bench.py is the end-to-end benchmark through the command 
 The sets (docs/vision.md, "Clean that is right" and later sections):
 - ``tuning``: 16 towers of the first four independent renderers (a8100, a8200, a8620, a8621,
   b100-b103, c10-c13, d9000-d9003). Choices are made on these.
+- ``tuning2``: 20 towers more, four of each of the five renderers (a8950-a8953, b150-b153,
+  c20-c23, d9160-d9163, e340-e343), rendered on 2026-12-06 to choose on beside ``tuning``
+  (the fifth renderer's included: since then it is a renderer choices were made on, as the
+  others; e318-e321 and the held-out towers below stay what they were).
 - ``fresh``: five towers, one of each renderer (a8975, b234, c90, d9147, e317). Read once for
   each choice, never tuned on.
 - ``e``: e318-e321, the fifth renderer, that no network learned from. Looked at since
@@ -57,6 +61,9 @@ from independent_dice_bench import (  # noqa: E402
 SETS: dict[str, list[tuple[str, int]]] = {
     "tuning": [("a", s) for s in (8100, 8200, 8620, 8621)] + [("b", s) for s in range(100, 104)]
     + [("c", s) for s in range(10, 14)] + [("d", s) for s in range(9000, 9004)],
+    "tuning2": [("a", s) for s in range(8950, 8954)] + [("b", s) for s in range(150, 154)]
+    + [("c", s) for s in range(20, 24)] + [("d", s) for s in range(9160, 9164)]
+    + [("e", s) for s in range(340, 344)],
     "fresh": [("a", 8975), ("b", 234), ("c", 90), ("d", 9147), ("e", 317)],
     "e": [("e", s) for s in range(318, 322)],
     "unseen": [("a", 8976), ("b", 235), ("c", 91), ("d", 9148), ("e", 322), ("e", 323)],

@@ -574,7 +574,7 @@ def body_feature(frame: np.ndarray, bg_mean: np.ndarray, gain: float, blob: Blob
     out (BLOWN: ``raw``, the frame as the camera gave it, saturated there), the die's
     pixels that are not, near their median lightness. ``own_hue``: the hue (log B/G, log
     R/G) is the die's own in ``frame`` (balanced to the empty tray's light), not its ratio to
-    the tray under it, whose own colour varies on a patterned tray (COLOUR_MEASURE_HUE);
+    the tray under it, whose own colour varies on a patterned tray (profile.COLOUR_MEASURE);
     the brightness stays a ratio to the tray under the die."""
     h, w = blob.top.shape
     roi = frame[blob.y0:blob.y0 + h, blob.x0:blob.x0 + w]
