@@ -752,6 +752,46 @@ def test_a_dies_hue_on_a_patterned_tray_is_its_own_not_the_patch_under_it(reader
     assert reader.profile.own_hue
 
 
+def test_a_die_found_in_pieces_and_read_twice_is_one_die():
+    # on another renderer's pink tray green D12s were cut at their facets and each piece read
+    # clean: the tower would have reported two D12s showing 8 where one lay
+    from vision.dice.model import DieReading
+    from vision.dice.reader import ONE_DIE_REACH, _pieces_joined
+
+    side = 100.0  # the smallest taught die's side
+
+    def die(face, x, status="clean", conf=1.0, kind="d12", likely=()):
+        return DieReading(kind, face if status != "unreadable" else None, "green", status,
+                          conf, x, 200.0, likely or ((face,) if face else ()))
+
+    near = ONE_DIE_REACH * side - 1
+    # the same face twice: one die, the surer reading, where the first piece was
+    other = die("3", 500.0)
+    joined = _pieces_joined([die("8", 100.0, conf=0.95), other, die("8", 100.0 + 20, conf=1.0)],
+                            side)
+    assert [(d.face, d.confidence, d.x) for d in joined] == [("8", 1.0, 120.0), ("3", 1.0, 500.0)]
+    # two faces: one die, unsure, both faces offered first (the surer's first)
+    (one,) = _pieces_joined([die("8", 100.0, conf=0.95, likely=("8", "9")),
+                             die("6", 100.0 + near, conf=0.99, likely=("6", "9", "5"))], side)
+    assert (one.status, one.face, one.likely, one.x) == ("unreadable", None, ("6", "8", "9"),
+                                                         100.0 + near)
+    # a piece read unsure beside them goes with them (three pieces, one die)
+    assert len(_pieces_joined([die("8", 100.0), die("8", 130.0),
+                               die(None, 160.0, status="unreadable")], side)) == 1
+    # further apart, two dice: both kept
+    apart = [die("8", 100.0), die("8", 100.0 + ONE_DIE_REACH * side + 1)]
+    assert _pieces_joined(apart, side) == apart
+    # one clean reading beside an unsure one (perhaps a die of its own, leaning): both kept
+    pair = [die("8", 100.0), die(None, 130.0, status="unreadable")]
+    assert _pieces_joined(pair, side) == pair
+    # a tilted die's reading is not clean: not joined either
+    pair = [die("8", 100.0), die("8", 130.0, status="cocked", conf=0.4)]
+    assert _pieces_joined(pair, side) == pair
+    # no taught size: nothing to measure by
+    twice = [die("8", 100.0), die("8", 120.0)]
+    assert _pieces_joined(twice, None) == twice
+
+
 class _SureOfOne:
     """A stand-in for the face classifier of the reader without a profile that reads every
     die as a pip die's 1, sure."""

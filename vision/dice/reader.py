@@ -466,13 +466,15 @@ class DiceReader:
                  else NOT_TURNED for r in rules]
         leaning = (net.tilted(inputs, bands).tolist()
                    if net is not None else [None] * len(blobs))
-        return [self._read_one(frame, gain, b, face, square_ref,
-                               functools.partial(self._alone, blobs, i, frame.shape),
-                               light=light, raw=raw, rules=r, leaning=p,
-                               confirms=self.tilt_confirms,
-                               alone_from=TILT_NET_ALONE if self.rules_trusted
-                               else TILT_NET_UNRULED, ranks=kept.get(i))
-                for i, (b, face, r, p) in enumerate(zip(blobs, faces, rules, leaning))]
+        return _pieces_joined(
+            [self._read_one(frame, gain, b, face, square_ref,
+                            functools.partial(self._alone, blobs, i, frame.shape),
+                            light=light, raw=raw, rules=r, leaning=p,
+                            confirms=self.tilt_confirms,
+                            alone_from=TILT_NET_ALONE if self.rules_trusted
+                            else TILT_NET_UNRULED, ranks=kept.get(i))
+             for i, (b, face, r, p) in enumerate(zip(blobs, faces, rules, leaning))],
+            math.sqrt(self.least_die) if self.least_die else None)
 
     def _flat_size(self, kind: str | None, square_ref: float | None) -> float | None:
         """How large a flat die of ``kind`` looks (its taught size; for a pip D6 the profile
@@ -1120,6 +1122,60 @@ def _flat_for_want_of_support(b: Blob, ref: float | None, kind: str | None,
     if ref is None or kind is None or not ALONE_SIZE[0] * ref <= b.size <= ALONE_SIZE[1] * ref:
         return False
     return kind == PIPS or conf >= ALONE_TAUGHT
+
+
+# Two dice lying flat cannot have their centres nearer than about a die's side: two readings
+# read clean nearer than ONE_DIE_REACH of the smallest taught die's side are one die found in
+# pieces (on the fourth renderer's d9161, green D12s on a pink tray were cut at their facets
+# and read twice, the same face clean, 0.02 to 0.24 of a side apart; two symbol dice and a pip
+# die elsewhere, 0.58 and 0.61 apart, read as two faces). On the 36 tuning towers of
+# bench/tower_sets.py (tuning, tuning2) the nearest two clean readings of two dice lay 0.79
+# apart. Joined there: faces read clean where no die lies 26 -> 15, wrong faces 13 -> 12, three
+# tilted dice more flagged (each read as two faces), no flat die lost (_pieces_joined)
+ONE_DIE_REACH = 0.65
+
+
+def _pieces_joined(dice: list[DieReading], least_side: float | None) -> list[DieReading]:
+    """``dice`` with each group of readings that lie within ONE_DIE_REACH of ``least_side``
+    (the smallest taught die's side, in pixels; None: unchanged) of each other, two or more
+    of them clean, made one die (its pieces read unsure with it): the surest clean reading,
+    where the clean ones name the same face; else that reading unsure (``unreadable``), the
+    faces they named offered first. A group with one clean reading or none is left as it is."""
+    if least_side is None or len(dice) < 2:
+        return dice
+    reach = ONE_DIE_REACH * least_side
+    group = list(range(len(dice)))
+
+    def root(i: int) -> int:
+        while group[i] != i:
+            i = group[i]
+        return i
+
+    for i, a in enumerate(dice):
+        for j in range(i + 1, len(dice)):
+            if math.hypot(a.x - dice[j].x, a.y - dice[j].y) < reach:
+                group[root(j)] = root(i)
+    members: dict[int, list[int]] = {}
+    for i in range(len(dice)):
+        members.setdefault(root(i), []).append(i)
+    out = []
+    for i, d in enumerate(dice):
+        these = members[root(i)]
+        clean = [dice[k] for k in these if dice[k].status == "clean"]
+        if len(clean) < 2:
+            out.append(d)
+            continue
+        if i != these[0]:
+            continue  # the group's one die is given where its first reading was
+        surest = max(clean, key=lambda r: r.confidence)
+        if len({(r.kind, r.face) for r in clean}) == 1:
+            out.append(surest)
+            continue
+        named = [r.face for r in sorted(clean, key=lambda r: -r.confidence) if r.kind == surest.kind]
+        likely = tuple(dict.fromkeys([*named, *surest.likely]))[:MAX_LIKELY]
+        out.append(DieReading(surest.kind, None, surest.colour, "unreadable", 0.0, surest.x,
+                              surest.y, likely))
+    return out
 
 
 def _within(b: Blob, o: Blob, gap: float) -> bool:
