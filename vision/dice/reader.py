@@ -1171,7 +1171,8 @@ def _pieces_joined(dice: list[DieReading], least_side: float | None) -> list[Die
         if len({(r.kind, r.face) for r in clean}) == 1:
             out.append(surest)
             continue
-        named = [r.face for r in sorted(clean, key=lambda r: -r.confidence) if r.kind == surest.kind]
+        named = [r.face for r in sorted(clean, key=lambda r: -r.confidence)
+                 if r.kind == surest.kind and r.face is not None]
         likely = tuple(dict.fromkeys([*named, *surest.likely]))[:MAX_LIKELY]
         out.append(DieReading(surest.kind, None, surest.colour, "unreadable", 0.0, surest.x,
                               surest.y, likely))
