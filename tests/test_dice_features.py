@@ -130,6 +130,28 @@ def test_a_pip_cut_by_the_faces_edge_leaves_the_count_unsure():
     assert face is None
 
 
+def test_pips_the_top_face_was_found_cut_at_are_counted_where_three_or_more_show():
+    # the face's light stopped at dark pips near its right edge: the face as found ends there
+    # and those pips lie on its outline
+    def cut(pips, at=61):
+        b = _face_blob(pips)
+        b.top[:, at:] = 0
+        return b
+
+    four = [(25, 25), (55, 25), (25, 55), (55, 55)]
+    assert F.read_pips(_face_blob(four))[0] == "4"
+    face, conf = F.read_pips(cut(four))
+    assert face == "4" and conf > 0.9  # was None: the count gave up
+    three = [(22, 22), (40, 40), (58, 58)]
+    assert F.read_pips(cut(three))[0] == "3"
+    # fewer than RIM_PIPS_LEAST: a lone pip with a pip-like spot on the edge beside it is no
+    # sure 2 (the spot may be the edge's, or a side face's pip)
+    assert F.read_pips(cut([(40, 40), (58, 58)]))[0] is None
+    assert F.read_pips(_face_blob([(40, 40), (58, 58)]))[0] is None  # (no 2's layout either)
+    assert F.read_pips(cut([(25, 25), (55, 55)]))[0] is None
+    assert F.read_pips(_face_blob([(25, 25), (55, 55)]))[0] == "2"  # seen whole, it is a 2
+
+
 def test_a_corner_pip_cut_out_of_the_top_face_is_no_lone_1(monkeypatch):
     # a 3 whose corner pips were cut out of the top face found with the tray (dark pips at
     # the corners of a white die on a light tray: notches in the face's outline)
