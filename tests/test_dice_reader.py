@@ -792,6 +792,42 @@ def test_a_die_found_in_pieces_and_read_twice_is_one_die():
     assert _pieces_joined(twice, None) == twice
 
 
+def test_a_small_piece_beside_a_die_is_part_of_it_not_a_die_to_check():
+    # the finder cut a black pip die into its pips and facets: each small piece read unsure
+    # was offered to the player as a die to check, where the die itself was reported already
+    from vision.dice.model import DieReading
+    from vision.dice.reader import ONE_DIE_REACH, PIECE_OF_DIE, _small_pieces_dropped
+
+    side = 100.0  # the smallest taught die's side
+    small, whole = PIECE_OF_DIE * side - 1, side
+
+    def die(x, status="unreadable", face=None):
+        return DieReading("d6pips", face, "black", status, 1.0 if face else 0.0, x, 200.0,
+                          (face,) if face else ())
+
+    near = 100.0 + ONE_DIE_REACH * side - 1
+    the_die, piece = die(100.0, "cocked"), die(near)
+    assert _small_pieces_dropped([the_die, piece], [whole, small], side) == [the_die]
+    # beside a die read clean too
+    clean = die(100.0, "clean", "4")
+    assert _small_pieces_dropped([piece, clean], [small, whole], side) == [clean]
+    # a small reading read clean stands (a small die of its own, read so)
+    small_clean = die(near, "clean", "2")
+    assert _small_pieces_dropped([the_die, small_clean], [whole, small], side) == [
+        the_die, small_clean]
+    # a die's size beside another die: perhaps a die leaning on it, kept
+    assert _small_pieces_dropped([the_die, piece], [whole, PIECE_OF_DIE * side], side) == [
+        the_die, piece]
+    # small pieces with no die's reading near them: all that shows of a die, kept
+    pieces = [die(100.0), die(130.0), die(160.0)]
+    assert _small_pieces_dropped(pieces, [small] * 3, side) == pieces
+    # farther than a die's reach: a die of its own
+    far = die(100.0 + ONE_DIE_REACH * side + 1)
+    assert _small_pieces_dropped([the_die, far], [whole, small], side) == [the_die, far]
+    # no taught size: nothing to measure by
+    assert _small_pieces_dropped([the_die, piece], [whole, small], None) == [the_die, piece]
+
+
 class _SureOfOne:
     """A stand-in for the face classifier of the reader without a profile that reads every
     die as a pip die's 1, sure."""
