@@ -1145,8 +1145,8 @@ ONE_DIE_REACH = 0.65
 # unseen; 600 trays) 120 -> 76; no true die's reading lost on the tuning towers, and where not
 # tuned one, a tilted black pip die cut into five pieces: its largest reading, still `cocked`
 # where it lies, is 41 pixels from its top face's centre, one more than the benchmark pairs.
-# Chosen on the tuning towers from 0.4, 0.5 and 0.6 of a side within 0.65 and 1.0 of it: 0.6
-# dropped 24 true dice's readings, 1.0 two, 0.4 fewer pieces)
+# Chosen on the tuning towers from 0.4, 0.5 and 0.6 of a side within 0.65 and 1.0 of it: within
+# 1.0, 0.6 dropped 24 true dice's readings and 0.4 or 0.5 two; 0.5 within 0.65 none
 PIECE_OF_DIE = 0.5
 
 
