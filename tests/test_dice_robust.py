@@ -701,3 +701,86 @@ def test_a_die_cut_in_two_by_the_edge_of_its_side_face_is_taught_as_one_die():
                                         345 + gap, 200)
         with pytest.raises(DiceError, match=r"two\.png: [2-4] dice found"):
             p.add_example("kotd", "CLAW", two, name="two.png")
+
+
+class _MarksAt:
+    """Stands in for the die finder network: a die of ``size`` at each of ``centres`` (frame
+    pixels), found in whatever part of the frame it is shown (``x0, y0``: where that part
+    lies, worked out from the part itself by matching it against the frame)."""
+
+    def __init__(self, frame: np.ndarray, centres: list[tuple[float, float]], size: float):
+        self.frame, self.centres, self.size = frame, centres, size
+
+    def find(self, image, scale=None):
+        res = cv2.matchTemplate(self.frame, image, cv2.TM_SQDIFF)
+        _, _, (x0, y0), _ = cv2.minMaxLoc(res)
+        h, w = image.shape[:2]
+        return [Found(x - x0, y - y0, self.size, 0.9) for x, y in self.centres
+                if 0 <= x - x0 < w and 0 <= y - y0 < h]
+
+
+def test_a_die_of_the_trays_shade_seen_by_its_symbol_alone_is_found_where_the_finder_marks_it(
+        monkeypatch, plain):
+    # a black symbol die on a dark tray, lit from the side (the first renderer's a8621): its
+    # top face a little darker than the tray (not the tray's own shade, not dark enough to be
+    # a die), its rim a thin line, its light symbol too small to be a die: the colours saw
+    # only the symbol, which was dropped, and the die was missed. The finder is asked round
+    # such a mark; the watershed from its centre outlines the die
+    side = round(plain.kinds["kotd"].size_px)
+    frame, _ = render_tray([], dataclasses.replace(STYLE, seed=36))
+    frame = frame.copy()
+    x, y = 300, 200
+    top = tuple(int(0.72 * c) for c in STYLE.tray_bgr)
+    cv2.rectangle(frame, (x, y), (x + side - 1, y + side - 1), top, -1)
+    cv2.rectangle(frame, (x, y), (x + side - 1, y + side - 1), (20, 20, 20), 1)
+    centre = (x + side // 2, y + side // 2)
+    cv2.circle(frame, centre, side // 5, (215, 225, 230), -1)  # its light symbol
+    monkeypatch.setattr(reader_module, "_learned", lambda: _MarksAt(frame, [centre], side))
+    reader = DiceReader(plain)
+
+    def near(blobs):
+        return [b for b in blobs if math.hypot(b.cx - centre[0], b.cy - centre[1]) < side / 2]
+
+    monkeypatch.setattr(reader_module, "LOOK_SCORE", 2.0)  # the finder not asked
+    assert not near(reader.blobs(frame)[0])
+    monkeypatch.setattr(reader_module, "LOOK_SCORE", 0.5)
+    (die,) = near(reader.blobs(frame)[0])
+    assert math.hypot(die.cx - centre[0], die.cy - centre[1]) < 0.1 * side
+    assert die.area == pytest.approx(side * side, rel=0.2)
+
+
+def test_a_black_die_cut_away_with_its_shadow_is_found_where_the_finder_marks_it(
+        monkeypatch, plain):
+    # a black die with nothing light on it (a face whose marks are too few and small to tell
+    # it from a shadow) casts its hard shadow onto a white die beside it: the dark region of
+    # die and shadow holds no mark, and is cut away from the white die as a shadow, die and
+    # all. Where the finder marks a die's centre in what was cut away, in a core darker than
+    # any shadow, the die is found; the white die is found as before
+    side = round(plain.kinds["kotd"].size_px)
+    frame, _ = render_tray([], dataclasses.replace(STYLE, seed=37))
+    frame = frame.copy()
+    x, y = 300, 200
+    shadow = tuple(int(0.55 * c) for c in STYLE.tray_bgr)
+    cv2.rectangle(frame, (x + SHADOW[0], y + SHADOW[1]),
+                  (x + side - 1 + SHADOW[0], y + side - 1 + SHADOW[1]), shadow, -1)
+    cv2.rectangle(frame, (x, y), (x + side - 1, y + side - 1), (22, 22, 22), -1)
+    white = (x + side + SHADOW[0], y)  # touching the shadow on its right
+    cv2.rectangle(frame, white, (white[0] + side - 1, white[1] + side - 1), (215, 215, 215), -1)
+    cv2.circle(frame, (white[0] + side // 2, white[1] + side // 2), 6, (20, 20, 20), -1)
+    centre = (x + side // 2, y + side // 2)
+    reader = DiceReader(plain)
+
+    def near(blobs, at):
+        return [b for b in blobs if math.hypot(b.cx - at[0], b.cy - at[1]) < side / 2]
+
+    monkeypatch.setattr(reader_module, "_learned", lambda: _MarksAt(frame, [centre], side))
+    monkeypatch.setattr(reader_module, "LOOK_SCORE", 2.0)  # the finder not asked
+    blobs = reader.blobs(frame)[0]
+    assert not near(blobs, centre)
+    assert len(near(blobs, (white[0] + side / 2, white[1] + side / 2))) == 1
+    monkeypatch.setattr(reader_module, "LOOK_SCORE", 0.5)
+    blobs = reader.blobs(frame)[0]
+    (die,) = near(blobs, centre)
+    assert math.hypot(die.cx - centre[0], die.cy - centre[1]) < 0.1 * side
+    assert die.area == pytest.approx(side * side, rel=0.2)
+    assert len(near(blobs, (white[0] + side / 2, white[1] + side / 2))) == 1

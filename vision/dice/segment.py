@@ -102,6 +102,19 @@ def quantiles(values: np.ndarray, qs: tuple[float, ...]) -> list[float]:
 
 
 
+@dataclass(frozen=True)
+class Unexplained:
+    """A place where something that is not the empty tray was seen, of which no die was made:
+    a dark piece the shadow cut took away (``around`` False: a die found there lies in
+    ``mask``), or a mark too small to be a die (True: a die may lie round it). ``mask``: uint8
+    0/255, its box starting at ``x0, y0`` in the frame."""
+
+    x0: int
+    y0: int
+    mask: np.ndarray
+    around: bool
+
+
 @dataclass
 class Blob:
     """One die candidate: its silhouette and top face, in frame pixels."""
@@ -556,6 +569,21 @@ CAMO_NEW = 0.3  # of the reader's least part (min_area): a region the colours di
 CAMO_SAME_L = 12.0
 CAMO_UNTAUGHT = 600.0  # frame pixels, in a teaching picture
 CAMO_BROAD = 0.15  # of the largest taught die's size: the disc a region holds
+# What the colours saw and made no die of, where the reader asks the die finder whether a die
+# lies there (reader.DiceReader._unexplained; docs/vision.md, "A die the colours saw only in
+# part"): a mark at least MARK_OF_DIE of the least part (a die of the tray's own shade whose
+# outline does not close shows only its light symbol), and a piece the shadow cut took away
+# holding a core darker than DEEP_RATIO of the tray's light (no shadow is that dark) at least
+# SHADOW_DIE_CORE of a die's side across (a black die cut away with its shadow). A die the
+# finder marks there is outlined by die_at: a watershed from its centre and from the tray
+# beyond DIE_AT_REACH of its size, what leaked into a shadow or a neighbour (fingers
+# DIE_AT_OPEN of it across) opened away, the rest taken as its convex hull. Chosen on the 36
+# tuning towers (MARK_OF_DIE 0.02 / 0.05 / 0.1: dice missed 56 / 57 / 58, nothing else
+# changed; SHADOW_DIE_CORE 0.3 to 0.5 the same, 0.7 two flat dice fewer: 0.5 asks least)
+MARK_OF_DIE = 0.05
+SHADOW_DIE_CORE = 0.5
+DIE_AT_REACH = 0.85
+DIE_AT_OPEN = 0.2
 
 
 def _edge_strength(L: np.ndarray) -> np.ndarray:
@@ -615,7 +643,8 @@ def _inscribed(lab: np.ndarray, j: int, stat: np.ndarray) -> float:
 
 
 def find_blobs(frame: np.ndarray, bg: Background, gain: float, min_area: float = MIN_AREA_PX,
-               die_area: float | None = None, least_area: float = 0.0) -> list[Blob]:
+               die_area: float | None = None, least_area: float = 0.0,
+               cut_away: list[Unexplained] | None = None) -> list[Blob]:
     """The dice in a frame. The foreground (not the empty tray, not a shadow on it) is found
     at half size; each part is then cut out at full size. A part that looks like one die
     (convex, not elongated, not much larger than ``die_area`` when known) is one die; any
@@ -656,6 +685,10 @@ def find_blobs(frame: np.ndarray, bg: Background, gain: float, min_area: float =
         part = np.zeros(((y1 + 1) // 2 - sy0, (x1 + 1) // 2 - sx0), np.uint8)
         cv2.drawContours(part, [outline], -1, 255, -1, offset=(-sx0, -sy0))
         if cv2.countNonZero(part) * 4 < min_area:
+            if cut_away is not None and cv2.countNonZero(part) * 4 >= MARK_OF_DIE * min_area:
+                # a mark too small for a die: perhaps all the colours see of one (its symbol)
+                cut_away.append(Unexplained(x0, y0, cv2.resize(
+                    part, (x1 - x0, y1 - y0), interpolation=cv2.INTER_NEAREST), True))
             continue
         lab = _lab(frame[y0:y1, x0:x1])
         lab_bg = bg.lab_box(y0, y1, x0, x1)
@@ -686,7 +719,11 @@ def find_blobs(frame: np.ndarray, bg: Background, gain: float, min_area: float =
         for c in cs:  # dice joined at half size may stand apart at full size
             sil = np.zeros_like(fg)
             cv2.drawContours(sil, [c], -1, 255, -1)
-            sil = _without_shadow(sil, shown, L, ink, least_area, Lbg, die_area)
+            kept = _without_shadow(sil, shown, L, ink, least_area, Lbg, die_area)
+            if cut_away is not None and kept is not sil and die_area:
+                cut_away.extend(_pieces(x0, y0, cv2.bitwise_and(sil, cv2.bitwise_not(kept)),
+                                        L, Lbg, least_area, die_area))
+            sil = kept
             parts = [sil] if _single(sil, die_area) else _split(sil, seam, die_area, min_area)
             if len(parts) > 1:  # a dark piece with nothing on it is a shadow cut off a die
                 whole = (slice(0, fg.shape[0]), slice(0, fg.shape[1]))
@@ -696,6 +733,27 @@ def find_blobs(frame: np.ndarray, bg: Background, gain: float, min_area: float =
                 if b is not None and b.area >= min_area:
                     blobs.append(b)
     return blobs
+
+
+def _pieces(x0: int, y0: int, mask: np.ndarray, L: np.ndarray, Lbg: np.ndarray,
+            least: float, die_area: float) -> list[Unexplained]:
+    """The pieces of ``mask`` (a part's box at ``x0, y0``) of at least ``least`` pixels that
+    hold a core darker than DEEP_RATIO of the tray's light, SHADOW_DIE_CORE of a die's side
+    (``die_area``) across: what a black die cut away with its shadow leaves (a shadow is
+    lighter)."""
+    deep = cv2.bitwise_and(mask, cv2.compare(L, DEEP_RATIO * Lbg, cv2.CMP_LT))
+    n, lab, st, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    out = []
+    for j in range(1, n):
+        x, y, w, h = (int(v) for v in st[j, :4])
+        if st[j, cv2.CC_STAT_AREA] < least:
+            continue
+        piece = (lab[y:y + h, x:x + w] == j).astype(np.uint8) * 255
+        core = _fill(cv2.bitwise_and(piece, deep[y:y + h, x:x + w]))
+        r = float(cv2.distanceTransform(np.pad(core, 1), cv2.DIST_L2, 3).max())
+        if 2 * r >= SHADOW_DIE_CORE * math.sqrt(die_area):
+            out.append(Unexplained(x0 + x, y0 + y, piece, False))
+    return out
 
 
 _WINDOW_PAST = cv2.getStructuringElement(cv2.MORPH_ELLIPSE,
@@ -1273,6 +1331,43 @@ def _ringed(part: np.ndarray, mask: np.ndarray, markers: np.ndarray, own: int) -
     n = cv2.countNonZero(ring)
     inside = (ring > 0) & (mask > 0) & ((markers < 2) | (markers == own))
     return n > 0 and np.count_nonzero(inside) >= RINGED * n
+
+
+def die_at(frame: np.ndarray, bg: Background, gain: float, x: float, y: float, size: float
+           ) -> Blob | None:
+    """The die whose centre the die finder marked at ``x, y`` (frame pixels; ``size``: the die's
+    side, about), where the colours did not outline it: a watershed grown from its centre and
+    from the tray beyond DIE_AT_REACH of its size, meeting along its outline."""
+    h, w = frame.shape[:2]
+    r = max(4, int(DIE_AT_REACH * size))
+    cx, cy = int(round(x)), int(round(y))
+    x0, y0, x1, y1 = max(0, cx - r - 4), max(0, cy - r - 4), min(w, cx + r + 5), min(h, cy + r + 5)
+    L = _lab(frame[y0:y1, x0:x1])[:, :, 0].copy()
+    Lbg = bg.lab_box(y0, y1, x0, x1)[:, :, 0] * gain ** (1 / 3)
+    disc = np.zeros(L.shape, np.uint8)
+    cv2.circle(disc, (cx - x0, cy - y0), r, 255, -1)
+    seam = seams(L)
+    region = _measure(x0, y0, disc, seam, L, Lbg)
+    if region is None:
+        return None
+    parts = [b for b in split_at(frame, region, [(x, y, size)]) if b is not region]
+    if not parts:
+        return None
+    # a die seen from above is convex: what the watershed let through to a shadow or a
+    # neighbour (fingers DIE_AT_OPEN of the die across) is opened away, the rest taken whole
+    b = parts[0]
+    d = max(3, int(DIE_AT_OPEN * size) | 1)
+    body = cv2.morphologyEx(b.mask, cv2.MORPH_OPEN,
+                            cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (d, d)))
+    cs, _ = cv2.findContours(body, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    if not cs:
+        return None
+    hull = np.zeros_like(body)
+    cv2.drawContours(hull, [cv2.convexHull(max(cs, key=cv2.contourArea))], -1, 255, -1)
+    ox, oy = b.x0 - x0, b.y0 - y0
+    mask = np.zeros_like(disc)
+    mask[oy:oy + hull.shape[0], ox:ox + hull.shape[1]] = hull
+    return _measure(x0, y0, mask, seam, L, Lbg)
 
 
 def split_at(frame: np.ndarray, blob: Blob, centres: list[tuple[float, float, float]],
