@@ -719,6 +719,35 @@ class _MarksAt:
                 if 0 <= x - x0 < w and 0 <= y - y0 < h]
 
 
+def _without_and_with_the_finder(monkeypatch, profile: Profile, frame: np.ndarray,
+                                 centre: tuple[int, int], side: int):
+    """The dice the reader finds in ``frame`` with the die finder (marking a die at
+    ``centre``) not asked where the colours saw something and made no die of it, then asked."""
+    monkeypatch.setattr(reader_module, "_learned", lambda: _MarksAt(frame, [centre], side))
+    reader = DiceReader(profile)
+    monkeypatch.setattr(reader_module, "LOOK_SCORE", 2.0)  # a score the finder never gives
+    without = reader.blobs(frame)[0]
+    monkeypatch.setattr(reader_module, "LOOK_SCORE", 0.5)
+    return without, reader.blobs(frame)[0]
+
+
+def _tray_for(profile: Profile, seed: int) -> tuple[np.ndarray, int]:
+    """An empty tray of STYLE to draw on, and the side of the symbol die ``profile`` taught."""
+    return (render_tray([], dataclasses.replace(STYLE, seed=seed))[0].copy(),
+            round(profile.kinds["kotd"].size_px))
+
+
+def _near(blobs, at, side: int):
+    return [b for b in blobs if math.hypot(b.cx - at[0], b.cy - at[1]) < side / 2]
+
+
+def _one_die_at(blobs, centre: tuple[int, int], side: int) -> None:
+    """One die of ``blobs`` lies at ``centre``, about ``side`` across, its outline whole."""
+    (die,) = _near(blobs, centre, side)
+    assert math.hypot(die.cx - centre[0], die.cy - centre[1]) < 0.1 * side
+    assert die.area == pytest.approx(side * side, rel=0.2)
+
+
 def test_a_die_of_the_trays_shade_seen_by_its_symbol_alone_is_found_where_the_finder_marks_it(
         monkeypatch, plain):
     # a black symbol die on a dark tray, lit from the side (the first renderer's a8621): its
@@ -726,27 +755,16 @@ def test_a_die_of_the_trays_shade_seen_by_its_symbol_alone_is_found_where_the_fi
     # a die), its rim a thin line, its light symbol too small to be a die: the colours saw
     # only the symbol, which was dropped, and the die was missed. The finder is asked round
     # such a mark; the watershed from its centre outlines the die
-    side = round(plain.kinds["kotd"].size_px)
-    frame, _ = render_tray([], dataclasses.replace(STYLE, seed=36))
-    frame = frame.copy()
+    frame, side = _tray_for(plain, seed=36)
     x, y = 300, 200
     top = tuple(int(0.72 * c) for c in STYLE.tray_bgr)
     cv2.rectangle(frame, (x, y), (x + side - 1, y + side - 1), top, -1)
     cv2.rectangle(frame, (x, y), (x + side - 1, y + side - 1), (20, 20, 20), 1)
     centre = (x + side // 2, y + side // 2)
     cv2.circle(frame, centre, side // 5, (215, 225, 230), -1)  # its light symbol
-    monkeypatch.setattr(reader_module, "_learned", lambda: _MarksAt(frame, [centre], side))
-    reader = DiceReader(plain)
-
-    def near(blobs):
-        return [b for b in blobs if math.hypot(b.cx - centre[0], b.cy - centre[1]) < side / 2]
-
-    monkeypatch.setattr(reader_module, "LOOK_SCORE", 2.0)  # the finder not asked
-    assert not near(reader.blobs(frame)[0])
-    monkeypatch.setattr(reader_module, "LOOK_SCORE", 0.5)
-    (die,) = near(reader.blobs(frame)[0])
-    assert math.hypot(die.cx - centre[0], die.cy - centre[1]) < 0.1 * side
-    assert die.area == pytest.approx(side * side, rel=0.2)
+    without, found = _without_and_with_the_finder(monkeypatch, plain, frame, centre, side)
+    assert not _near(without, centre, side)
+    _one_die_at(found, centre, side)
 
 
 def test_a_black_die_cut_away_with_its_shadow_is_found_where_the_finder_marks_it(
@@ -756,9 +774,7 @@ def test_a_black_die_cut_away_with_its_shadow_is_found_where_the_finder_marks_it
     # die and shadow holds no mark, and is cut away from the white die as a shadow, die and
     # all. Where the finder marks a die's centre in what was cut away, in a core darker than
     # any shadow, the die is found; the white die is found as before
-    side = round(plain.kinds["kotd"].size_px)
-    frame, _ = render_tray([], dataclasses.replace(STYLE, seed=37))
-    frame = frame.copy()
+    frame, side = _tray_for(plain, seed=37)
     x, y = 300, 200
     shadow = tuple(int(0.55 * c) for c in STYLE.tray_bgr)
     cv2.rectangle(frame, (x + SHADOW[0], y + SHADOW[1]),
@@ -768,19 +784,9 @@ def test_a_black_die_cut_away_with_its_shadow_is_found_where_the_finder_marks_it
     cv2.rectangle(frame, white, (white[0] + side - 1, white[1] + side - 1), (215, 215, 215), -1)
     cv2.circle(frame, (white[0] + side // 2, white[1] + side // 2), 6, (20, 20, 20), -1)
     centre = (x + side // 2, y + side // 2)
-    reader = DiceReader(plain)
-
-    def near(blobs, at):
-        return [b for b in blobs if math.hypot(b.cx - at[0], b.cy - at[1]) < side / 2]
-
-    monkeypatch.setattr(reader_module, "_learned", lambda: _MarksAt(frame, [centre], side))
-    monkeypatch.setattr(reader_module, "LOOK_SCORE", 2.0)  # the finder not asked
-    blobs = reader.blobs(frame)[0]
-    assert not near(blobs, centre)
-    assert len(near(blobs, (white[0] + side / 2, white[1] + side / 2))) == 1
-    monkeypatch.setattr(reader_module, "LOOK_SCORE", 0.5)
-    blobs = reader.blobs(frame)[0]
-    (die,) = near(blobs, centre)
-    assert math.hypot(die.cx - centre[0], die.cy - centre[1]) < 0.1 * side
-    assert die.area == pytest.approx(side * side, rel=0.2)
-    assert len(near(blobs, (white[0] + side / 2, white[1] + side / 2))) == 1
+    white_centre = (white[0] + side // 2, white[1] + side // 2)
+    without, found = _without_and_with_the_finder(monkeypatch, plain, frame, centre, side)
+    assert not _near(without, centre, side)
+    assert len(_near(without, white_centre, side)) == 1
+    _one_die_at(found, centre, side)
+    assert len(_near(found, white_centre, side)) == 1
