@@ -790,3 +790,25 @@ def test_a_black_die_cut_away_with_its_shadow_is_found_where_the_finder_marks_it
     assert len(_near(without, white_centre, side)) == 1
     _one_die_at(found, centre, side)
     assert len(_near(found, white_centre, side)) == 1
+
+
+def test_the_finders_centres_closer_than_two_dice_can_lie_are_one_die(monkeypatch, plain):
+    # the finder marks some dice at each facet it sees (a D12's lit top and its sides, on the
+    # fourth renderer's d9161): two centres a third of a die apart cut one die in two, each
+    # piece read apart. Dice do not overlap: centres closer than CENTRES_JOINED of the
+    # smallest taught die are one die's; two dice side by side are still two
+    frame, side = _tray_for(plain, seed=38)
+    x, y = 200, 200
+    cv2.rectangle(frame, (x, y), (x + 2 * side - 1, y + side - 1), (215, 215, 215), -1)
+    left, right = (x + side // 2, y + side // 2), (x + 3 * side // 2, y + side // 2)
+    facet = (left[0] + side // 3, left[1])  # a third of a die from the left die's centre
+    monkeypatch.setattr(reader_module, "SEVERAL_DICE", 99.0)  # no cut by area
+    monkeypatch.setattr(reader_module, "_learned",
+                        lambda: _MarksAt(frame, [left, facet, right], side))
+    reader = DiceReader(plain)
+    blobs = reader.blobs(frame)[0]
+    assert len(blobs) == 2
+    _one_die_at(blobs, left, side)
+    _one_die_at(blobs, right, side)
+    monkeypatch.setattr(reader_module, "CENTRES_JOINED", 0.0)  # each centre a die: three
+    assert len(reader.blobs(frame)[0]) == 3

@@ -452,12 +452,13 @@ class DiceReader:
             x1, y1 = min(fw, b.x0 + w + GUIDE_PAD), min(fh, b.y0 + h + GUIDE_PAD)
             if (x0, y0, x1, y1) not in seen:
                 seen[x0, y0, x1, y1] = finder.find(frame[y0:y1, x0:x1], scale)
-            inside = []
-            for f in seen[x0, y0, x1, y1]:
-                x, y = f.x + x0, f.y + y0  # in the frame
-                if f.score >= GUIDE_SCORE and _holds(b, x, y):
-                    inside.append((x, y, f.size))
-            out.extend(split_at(frame, b, inside, rest=self._rest) if len(inside) >= 2 else
+            inside = [Found(f.x + x0, f.y + y0, f.size, f.score)  # in the frame
+                      for f in seen[x0, y0, x1, y1]
+                      if f.score >= GUIDE_SCORE and _holds(b, f.x + x0, f.y + y0)]
+            if self.least_die is not None and CENTRES_JOINED:
+                inside = _one_per_die(inside, CENTRES_JOINED * math.sqrt(self.least_die))
+            out.extend(split_at(frame, b, [(f.x, f.y, f.size) for f in inside],
+                                rest=self._rest) if len(inside) >= 2 else
                        self._by_area(frame, b))
         return out
 
@@ -1004,6 +1005,15 @@ class DiceReader:
 # wrong faces
 ROUND_PIP_CLEAN = 0.75
 GUIDE_SCORE = 0.4  # the finder's least score for a die's centre
+# The finder marks some dice at each facet it sees (a D12's lit top and its sides): its
+# centres within CENTRES_JOINED of the smallest taught die's side of each other are one die's
+# (dice do not overlap: two flat dice side by side lie a side apart), at their mean weighted by
+# score (_one_per_die). Chosen on the 36 tuning towers (docs/vision.md, "The finder's centres
+# of one die"): 0 (each centre a die) / 0.5 / 0.55 / 0.6 / 0.65 / 0.8: flat dice clean and
+# right 3,788 / 3,791 / 3,789 / 3,785 / 3,785 / 3,776, tilted dice flagged 809 / 808 / 807 /
+# 808 / 809 / 804, dice missed 53 / 53 / 53 / 55 / 57 / 75, unsure readings where no die lies
+# 341 / 317 / 308 / 287 / 264 / 216: from 0.6 dice close together are lost as one
+CENTRES_JOINED = 0.5
 # a part this many times the largest taught die's area holds more than one die (a single die,
 # tilted, shows its sides: up to about 1.4), cut by area into at most MAX_BY_AREA
 SEVERAL_DICE = 1.45
@@ -1226,24 +1236,11 @@ def _pieces_joined(dice: list[DieReading], least_side: float | None) -> list[Die
     faces they named offered first. A group with one clean reading or none is left as it is."""
     if least_side is None or len(dice) < 2:
         return dice
-    reach = ONE_DIE_REACH * least_side
-    group = list(range(len(dice)))
-
-    def root(i: int) -> int:
-        while group[i] != i:
-            i = group[i]
-        return i
-
-    for i, a in enumerate(dice):
-        for j in range(i + 1, len(dice)):
-            if math.hypot(a.x - dice[j].x, a.y - dice[j].y) < reach:
-                group[root(j)] = root(i)
-    members: dict[int, list[int]] = {}
-    for i in range(len(dice)):
-        members.setdefault(root(i), []).append(i)
+    members = {k: these for these in _groups([(d.x, d.y) for d in dice],
+                                             ONE_DIE_REACH * least_side) for k in these}
     out = []
     for i, d in enumerate(dice):
-        these = members[root(i)]
+        these = members[i]
         clean = [dice[k] for k in these if dice[k].status == "clean"]
         if len(clean) < 2:
             out.append(d)
@@ -1259,6 +1256,42 @@ def _pieces_joined(dice: list[DieReading], least_side: float | None) -> list[Die
         likely = tuple(dict.fromkeys([*named, *surest.likely]))[:MAX_LIKELY]
         out.append(DieReading(surest.kind, None, surest.colour, "unreadable", 0.0, surest.x,
                               surest.y, likely))
+    return out
+
+
+def _groups(points: list[tuple[float, float]], reach: float) -> list[list[int]]:
+    """The indices of ``points`` in groups: points within ``reach`` of each other, and of
+    each other's, are one group (each group in the points' order, the groups by their first)."""
+    group = list(range(len(points)))
+
+    def root(i: int) -> int:
+        while group[i] != i:
+            i = group[i]
+        return i
+
+    for i, (x, y) in enumerate(points):
+        for j in range(i + 1, len(points)):
+            if math.hypot(x - points[j][0], y - points[j][1]) < reach:
+                group[root(j)] = root(i)
+    members: dict[int, list[int]] = {}
+    for i in range(len(points)):
+        members.setdefault(root(i), []).append(i)
+    return sorted(members.values())
+
+
+def _one_per_die(centres: list[Found], reach: float) -> list[Found]:
+    """The die finder's ``centres``, those within ``reach`` of each other (closer than two
+    dice's centres can lie: dice do not overlap) made one, at their mean weighted by score,
+    of the largest size among them: the finder marks some dice at each facet it sees."""
+    out = []
+    for these in _groups([(f.x, f.y) for f in centres], reach):
+        fs = [centres[k] for k in these]
+        if len(fs) == 1:
+            out.append(fs[0])
+            continue
+        w = sum(f.score for f in fs)
+        out.append(Found(sum(f.x * f.score for f in fs) / w, sum(f.y * f.score for f in fs) / w,
+                         max(f.size for f in fs), max(f.score for f in fs)))
     return out
 
 
