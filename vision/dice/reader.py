@@ -395,7 +395,9 @@ class DiceReader:
         which only its light symbol was seen. The die finder is asked round each place; a
         centre it is LOOK_SCORE sure of, in the place (or round a mark), away from every die
         found, is a die: the watershed from its centre to the tray round it outlines it
-        (:func:`segment.die_at`)."""
+        (:func:`segment.die_at`), unless that outline lies over a part found already that is
+        smaller than a die (LESS_THAN_A_DIE: a piece of that die, whose reading stands).
+        LOOK_SCORE above 1 asks nothing (the reader before, for comparison)."""
         if not places or self.least_die is None or LOOK_SCORE > 1:
             return []
         finder = _learned()

@@ -1337,7 +1337,9 @@ def die_at(frame: np.ndarray, bg: Background, gain: float, x: float, y: float, s
            ) -> Blob | None:
     """The die whose centre the die finder marked at ``x, y`` (frame pixels; ``size``: the die's
     side, about), where the colours did not outline it: a watershed grown from its centre and
-    from the tray beyond DIE_AT_REACH of its size, meeting along its outline."""
+    from the tray beyond DIE_AT_REACH of its size, meeting along its outline; what leaked into
+    a shadow or a neighbour (DIE_AT_OPEN of the die across) opened away, and the rest taken as
+    its convex hull (a die seen from above is convex). None where nothing is left."""
     h, w = frame.shape[:2]
     r = max(4, int(DIE_AT_REACH * size))
     cx, cy = int(round(x)), int(round(y))
