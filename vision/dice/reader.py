@@ -406,24 +406,31 @@ class DiceReader:
         side = math.sqrt(self.least_die)
         fh, fw = frame.shape[:2]
         scale = WORK / max(fh, fw)
+        # the finder looks once over each box where places' surroundings overlap (a frame of
+        # many marks, a textured tray's crumbs, costs at most a look over the frame)
+        grows = [int(side / 2) if p.around else 0 for p in places]
+        windows = [(max(0, p.x0 - GUIDE_PAD - g), max(0, p.y0 - GUIDE_PAD - g),
+                    min(fw, p.x0 + p.mask.shape[1] + GUIDE_PAD + g),
+                    min(fh, p.y0 + p.mask.shape[0] + GUIDE_PAD + g))
+                   for p, g in zip(places, grows)]
+        seen: dict[tuple[int, int, int, int], list[Found]] = {}
+        for x0, y0, x1, y1 in _merged(windows):
+            seen[x0, y0, x1, y1] = [Found(f.x + x0, f.y + y0, f.size, f.score)
+                                    for f in finder.find(frame[y0:y1, x0:x1], scale)]
         out: list[Blob] = []
-        for p in places:
-            h, w = p.mask.shape
-            grow = int(side / 2) if p.around else 0
-            pad = GUIDE_PAD + grow
-            x0, y0 = max(0, p.x0 - pad), max(0, p.y0 - pad)
-            x1, y1 = min(fw, p.x0 + w + pad), min(fh, p.y0 + h + pad)
-            for f in finder.find(frame[y0:y1, x0:x1], scale):
-                x, y = f.x + x0, f.y + y0
-                if f.score < LOOK_SCORE or any(math.hypot(x - b.cx, y - b.cy) < ONE_DIE_REACH * side
-                                               or _holds(b, x, y) for b in found + out):
+        for p, g, w in zip(places, grows, windows):
+            # the centres of the box this place's window lies in, in the finder's order
+            box = next(k for k in seen if k[0] <= w[0] and k[1] <= w[1]
+                       and w[2] <= k[2] and w[3] <= k[3])
+            for f in seen[box]:
+                if f.score < LOOK_SCORE or any(
+                        math.hypot(f.x - b.cx, f.y - b.cy) < ONE_DIE_REACH * side
+                        or _holds(b, f.x, f.y) for b in found + out):
                     continue
                 # in the piece; round a mark, within half a die of its box
-                bx, by = int(x) - p.x0, int(y) - p.y0
-                if not (-grow <= bx < w + grow and -grow <= by < h + grow if p.around
-                        else _holds(p, x, y)):
+                if not _near_place(p, g, f.x, f.y):
                     continue
-                b = die_at(frame, self.bg, gain, x, y, max(f.size, side))
+                b = die_at(frame, self.bg, gain, f.x, f.y, max(f.size, side))
                 # (over a piece smaller than a die, found already: the die that piece is of)
                 if b is not None and SHADOW_KEEPS * self.least_die <= b.area and not any(
                         o.area < LESS_THAN_A_DIE * self.least_die and _overlap(b, o)
@@ -1295,6 +1302,36 @@ def _one_per_die(centres: list[Found], reach: float) -> list[Found]:
         out.append(Found(sum(f.x * f.score for f in fs) / w, sum(f.y * f.score for f in fs) / w,
                          max(f.size for f in fs), max(f.score for f in fs)))
     return out
+
+
+def _merged(boxes: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int]]:
+    """``boxes`` (x0, y0, x1, y1), those that overlap made one (their bounding box), until
+    none overlaps."""
+    out = list(boxes)
+    joined = True
+    while joined:
+        joined = False
+        for i in range(len(out)):
+            for j in range(i + 1, len(out)):
+                a, b = out[i], out[j]
+                if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]:
+                    out[i] = (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
+                    del out[j]
+                    joined = True
+                    break
+            if joined:
+                break
+    return out
+
+
+def _near_place(p: Unexplained, grow: int, x: float, y: float) -> bool:
+    """Whether a die's centre at ``x, y`` is of place ``p``: in its mask, or (a mark) within
+    ``grow`` pixels of its box."""
+    if not p.around:
+        return _holds(p, x, y)
+    h, w = p.mask.shape
+    bx, by = int(x) - p.x0, int(y) - p.y0
+    return -grow <= bx < w + grow and -grow <= by < h + grow
 
 
 def _overlap(b: Blob, o: Blob) -> bool:
