@@ -433,7 +433,7 @@ class DiceReader:
                 b = die_at(frame, self.bg, gain, f.x, f.y, max(f.size, side))
                 # (over a piece smaller than a die, found already: the die that piece is of)
                 if b is not None and SHADOW_KEEPS * self.least_die <= b.area and not any(
-                        o.area < LESS_THAN_A_DIE * self.least_die and _overlap(b, o)
+                        o.area < LESS_THAN_A_DIE * self.least_die and _within(b, o, 0)
                         for o in found):
                     out.append(b)
         return out
@@ -1332,18 +1332,6 @@ def _near_place(p: Unexplained, grow: int, x: float, y: float) -> bool:
     h, w = p.mask.shape
     bx, by = int(x) - p.x0, int(y) - p.y0
     return -grow <= bx < w + grow and -grow <= by < h + grow
-
-
-def _overlap(b: Blob, o: Blob) -> bool:
-    """Whether the silhouettes of ``b`` and ``o`` share a pixel."""
-    bh, bw = b.mask.shape
-    oh, ow = o.mask.shape
-    x0, y0 = max(b.x0, o.x0), max(b.y0, o.y0)
-    x1, y1 = min(b.x0 + bw, o.x0 + ow), min(b.y0 + bh, o.y0 + oh)
-    if x0 >= x1 or y0 >= y1:
-        return False
-    return bool(cv2.countNonZero(b.mask[y0 - b.y0:y1 - b.y0, x0 - b.x0:x1 - b.x0]
-                                 & o.mask[y0 - o.y0:y1 - o.y0, x0 - o.x0:x1 - o.x0]))
 
 
 def _holds(b: Blob | Unexplained, x: float, y: float) -> bool:

@@ -684,8 +684,9 @@ def find_blobs(frame: np.ndarray, bg: Background, gain: float, min_area: float =
         sx0, sy0 = x0 // 2, y0 // 2
         part = np.zeros(((y1 + 1) // 2 - sy0, (x1 + 1) // 2 - sx0), np.uint8)
         cv2.drawContours(part, [outline], -1, 255, -1, offset=(-sx0, -sy0))
-        if cv2.countNonZero(part) * 4 < min_area:
-            if cut_away is not None and cv2.countNonZero(part) * 4 >= MARK_OF_DIE * min_area:
+        seen_px = cv2.countNonZero(part) * 4  # at full size
+        if seen_px < min_area:
+            if cut_away is not None and seen_px >= MARK_OF_DIE * min_area:
                 # a mark too small for a die: perhaps all the colours see of one (its symbol)
                 cut_away.append(Unexplained(x0, y0, cv2.resize(
                     part, (x1 - x0, y1 - y0), interpolation=cv2.INTER_NEAREST), True))
