@@ -194,3 +194,56 @@ def test_pips_are_counted_the_same_in_a_die_sized_box_and_in_a_crowds(face):
     alone = F.read_pips(b)
     assert alone[0] == face and alone[1] > 0.5
     assert F.read_pips(crowd) == pytest.approx(alone, abs=1e-12)
+
+
+def _whole_die(pips, side=(), pale=(), ink=76.0):
+    """A pip die seen close and from one side, found as one part whose top face was not cut
+    apart from its side face (as a close camera, or a pale die on a tray of its shade, leave
+    it): a light top face (60x60) with faint pips (``ink``) at ``pips``, below it a shaded side
+    face (60x20) with its own pips, squashed, at ``side``; ``top`` is the whole die. The pips
+    at ``pale`` are fainter still."""
+    from vision.dice.segment import Blob
+
+    L = np.full((100, 90), 40.0, np.float32)
+    L[10:70, 15:75] = 90.0
+    L[70:90, 15:75] = 62.0
+    for x, y in pips:
+        cv2.circle(L, (x, y), 5, ink, -1)
+    for x, y in pale:
+        cv2.circle(L, (x, y), 5, 87.0, -1)
+    for x, y in side:
+        cv2.ellipse(L, (x, y), (5, 2), 0, 0, 360, 45.0, -1)
+    L = cv2.GaussianBlur(L, (0, 0), 1.0)
+    mask = np.zeros(L.shape, np.uint8)
+    mask[10:90, 15:75] = 255
+    rect = cv2.minAreaRect(cv2.findNonZero(mask) + 100)
+    return Blob(100, 100, mask.copy(), mask, 4800.0, 145.0, 150.0, 4800.0, 145.0, 150.0, rect,
+                rect, 0.785, 1.0, L, np.full_like(L, 40.0))
+
+
+FIVE = [(30, 25), (60, 25), (45, 40), (30, 55), (60, 55)]
+SIDE_TWO = [(30, 80), (60, 80)]
+
+
+def test_pips_on_their_grid_are_counted_where_the_top_face_was_not_found_apart():
+    die = _whole_die(FIVE, side=SIDE_TWO)
+    assert F.read_pips(die)[0] is None  # the side face within the top as found: no count
+    assert F.grid_pips(die) == "5"  # the side face's pips lie off the grid: not counted
+    assert F.grid_pips(_whole_die(FIVE[:2] + FIVE[3:], side=SIDE_TWO)) == "4"
+    assert F.grid_pips(_whole_die([(30, 25), (45, 40), (60, 55)])) == "3"
+    six = [(30, 25), (60, 25), (30, 40), (60, 40), (30, 55), (60, 55)]
+    assert F.grid_pips(_whole_die(six, side=SIDE_TWO)) == "6"
+    # light pips on a dark die count the same
+    dark = _whole_die(FIVE)
+    dark.L[:] = 130.0 - dark.L
+    assert F.grid_pips(dark) == "5"
+
+
+def test_a_place_of_the_grid_faintly_marked_is_a_pip_the_grid_count_missed():
+    # a 5 whose middle pip is too faint to count among the marks, yet marked: no 4 (with
+    # GRID_EMPTY out of the way it was one)
+    assert F.grid_pips(_whole_die(FIVE[:2] + FIVE[3:], pale=[FIVE[2]])) != "4"
+    # marks on no grid (a symbol's dots, scattered): no count
+    assert F.grid_pips(_whole_die([(28, 22), (52, 30), (41, 58)])) is None
+    # and a lone mark is no grid: the 1 is left to the other readings
+    assert F.grid_pips(_whole_die([(45, 40)])) is None

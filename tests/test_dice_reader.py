@@ -682,6 +682,7 @@ def test_a_pip_face_the_classifier_reads_under_pips_clean_is_not_clean(monkeypat
     frame, _ = frame_of([SceneDie("d6pips", "5", "white", 320, 240, 0.2)])
     monkeypatch.setattr(reader_module, "read_pips", lambda b: ("5", 0.3))  # counted, unsure
     monkeypatch.setattr(reader_module, "_learned", lambda: _Classifier([("5", says)]))
+    monkeypatch.setattr(reader_module, "grid_pips", lambda b: None)  # (no pips on a grid)
     assert reader_module.PIPS_CLEAN == 0.6
     (die,) = reader.read(frame)
     assert (die.kind, die.likely[0]) == ("d6pips", "5")
@@ -689,6 +690,39 @@ def test_a_pip_face_the_classifier_reads_under_pips_clean_is_not_clean(monkeypat
         assert (die.status, die.face, die.confidence) == ("clean", "5", pytest.approx(0.65))
     else:
         assert die.status == "unreadable"
+
+
+@pytest.mark.parametrize("says, no_die, grid, clean", [
+    (0.3, 0.01, "5", True),     # the classifier unsure, its likeliest face on the grid
+    (0.55, 0.01, "5", True),    # clean by its own threshold, under PIPS_CLEAN: the same
+    (0.3, 0.01, "4", False),    # the grid names another face
+    (0.3, 0.01, None, False),   # no pips on a grid
+    (0.3, 0.5, "5", False),     # the classifier takes it for no pip die rather
+])
+def test_a_pip_face_the_classifier_is_unsure_of_is_clean_where_its_pips_lie_on_that_faces_grid(
+        monkeypatch, reader, says, no_die, grid, clean):
+    # pip dice whose top face was not found apart from their side faces (a close camera, a
+    # pale die): the pips are not counted, the classifier is unsure; where the pips found on
+    # their grid (features.grid_pips) show the face the classifier finds likeliest, two
+    # readings that look at the die apart agree
+    from vision.dice.pips import PipReading
+
+    class Unsure(_Classifier):
+        def classify(self, frame, found):
+            return [PipReading(f, (("5", says), ("4", 0.1), ("6", 0.05)), no_die)
+                    for f in found]
+
+    frame, _ = frame_of([SceneDie("d6pips", "5", "white", 320, 240, 0.2)])
+    monkeypatch.setattr(reader_module, "read_pips", lambda b: (None, 0.0))  # no count
+    monkeypatch.setattr(reader_module, "_learned", lambda: Unsure([]))
+    monkeypatch.setattr(reader_module, "grid_pips", lambda b: grid)
+    (die,) = reader.read(frame)
+    assert die.likely[:2] == ("5", "4")
+    if clean:
+        assert (die.status, die.kind, die.face) == ("clean", "d6pips", "5")
+        assert die.confidence == pytest.approx(max(says, reader_module.PIPS_CLEAN))
+    else:
+        assert die.status != "clean" and die.face is None
 
 
 def test_a_die_whose_top_face_a_lamp_blows_out_takes_its_colour_from_beside_it(reader):

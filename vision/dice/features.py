@@ -567,6 +567,123 @@ def _pip_spots(L: np.ndarray, inner: np.ndarray, ring: np.ndarray, thr: float, d
     return pts
 
 
+# ---------------------------------------------------------------- pips on their grid alone
+
+# Pips counted with no top face: where the face as found is the whole die (a close camera
+# shows a flat die's side faces, a pale die's top does not stand apart from them), its side
+# faces' shading and edges lie within it and read_pips finds no count. The pips are the
+# spot-like marks (at a pip's size, darker or lighter than round them) of which some lie on
+# a pip face's 3x3 grid, in one of its layouts, and no other strong mark lies on that grid:
+# every layout but the 1 has two pips at opposite corners, so each two marks are tried as
+# those corners. Measured on the 36 tuning towers of bench/tower_sets.py (docs/vision.md, "Pips
+# on their grid"): of the pip dice this count and the face classifier's likeliest face name
+# alike, none was another face.
+GRID_PIP = 0.072  # a pip's radius, of the die's size as found (0.085 of its top face's side)
+GRID_SPOTS = 10  # the strongest marks looked at
+GRID_WEAK = 0.35  # a mark this much as strong as the strongest, or less: not looked at
+GRID_STEP = (0.17, 0.36)  # the grid's step, of the die's size
+GRID_CENTRE = 0.3  # the grid's middle at most this far from the die's centre, of its size
+GRID_ON = 0.3  # a mark this near a place of the grid (of its step) is on it
+GRID_OFF = 0.55  # ... a strong mark (half the strongest's) off the grid this near one: no grid
+GRID_FIT = 0.25  # every pip within this of its place, of the step
+GRID_EMPTY = 0.15  # a place without a pip marked this much of the weakest pip's mark: a pip
+GRID_POLARITY = 1.5  # the counts of dark and light marks that differ: the one this much stronger
+_GRID_CELLS = np.array([(x, y) for y in (-1, 0, 1) for x in (-1, 0, 1)], np.float64)
+_GRID_FACES = {frozenset(cells): str(k) for k, layout in _LAYOUTS.items() if k > 1
+               for cells in (layout, _rot90(layout))}
+
+
+def grid_pips(blob: Blob) -> str | None:
+    """The face ("2".."6") whose pips lie on their grid among the die's spot-like marks
+    (:data:`GRID_PIP` and the rest), read with no top face; None where no layout fits, or
+    where dark marks and light ones fit two layouts about as strongly. Not a reading on its
+    own: the reader takes it where the face classifier's likeliest face is the same."""
+    found = {dark: _grid_count(blob, dark) for dark in (True, False)}
+    fits = [f for f in found.values() if f is not None]
+    if len(fits) == 2 and fits[0][0] != fits[1][0]:
+        (a_face, a), (b_face, b) = fits
+        if max(a, b) < GRID_POLARITY * min(a, b):
+            return None
+        return a_face if a > b else b_face
+    return fits[0][0] if fits else None
+
+
+def _marks(blob: Blob, dark: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                              float] | None:
+    """The die's spot-like marks at a pip's size, ``dark`` or light: their places (N x 2, in
+    the blob's box) and strengths (N, the strongest first, GRID_SPOTS of them at most, none
+    GRID_WEAK of the strongest or weaker), the strength everywhere (the Hessian's smaller
+    eigenvalue of the lightness smoothed to a pip's size: large at a spot, small along an
+    edge), the smoothed lightness (negated for light marks) and its median over the die;
+    None where fewer than two marks are seen."""
+    size = blob.size
+    sigma = max(0.8, GRID_PIP * size / math.sqrt(2))
+    g = cv2.GaussianBlur(blob.L.astype(np.float32), (0, 0), sigma)
+    if not dark:
+        g = -g
+    gxx = cv2.Sobel(g, cv2.CV_32F, 2, 0, ksize=3)
+    gyy = cv2.Sobel(g, cv2.CV_32F, 0, 2, ksize=3)
+    gxy = cv2.Sobel(g, cv2.CV_32F, 1, 1, ksize=3)
+    trace = gxx + gyy
+    mark = (trace - np.sqrt(np.maximum(trace * trace - 4 * (gxx * gyy - gxy * gxy), 0))) \
+        * np.float32(sigma * sigma / 2)
+    reach = max(1, int(round(0.7 * GRID_PIP * size)))
+    inner = cv2.erode(blob.mask, _ELLIPSE3, iterations=reach)
+    peaks = (mark >= cv2.dilate(mark, np.ones((3, 3), np.uint8))) & (mark > 0) & (inner > 0)
+    ys, xs = np.nonzero(peaks)
+    if len(xs) < 1:
+        return None
+    v = mark[ys, xs]
+    order = np.argsort(-v)[:GRID_SPOTS]
+    order = order[v[order] > GRID_WEAK * v[order[0]]]
+    pts = np.stack([xs[order], ys[order]], axis=1).astype(np.float64)
+    return pts, v[order].astype(np.float64), mark, g, float(np.median(g[inner > 0]))
+
+
+def _grid_count(blob: Blob, dark: bool) -> tuple[str, float] | None:
+    """(face, the weakest pip's mark) of the largest layout whose pips, ``dark`` or light
+    marks (:func:`_marks`), fit their grid in ``blob``; None where none does."""
+    marks = _marks(blob, dark)
+    if marks is None or len(marks[0]) < 2:
+        return None
+    pts, v, mark, g, body = marks
+    size = blob.size
+    centre = np.array([blob.cx - blob.x0, blob.cy - blob.y0])
+    h, w = mark.shape
+    best: tuple[int, float] | None = None
+    for i in range(len(pts)):
+        for j in range(i + 1, len(pts)):
+            diag = pts[j] - pts[i]
+            d = math.hypot(diag[0], diag[1]) / (2 * math.sqrt(2))
+            mid = (pts[i] + pts[j]) / 2
+            if not GRID_STEP[0] * size <= d <= GRID_STEP[1] * size \
+                    or math.hypot(*(mid - centre)) > GRID_CENTRE * size:
+                continue
+            turn = math.atan2(diag[1], diag[0]) - math.pi / 4
+            u = d * np.array([math.cos(turn), math.sin(turn)])
+            places = mid + _GRID_CELLS[:, :1] * u + _GRID_CELLS[:, 1:] * np.array([-u[1], u[0]])
+            far = np.hypot(*(pts[:, None, :] - places[None, :, :]).transpose(2, 0, 1)) / d
+            near, at = far.min(axis=1), far.argmin(axis=1)
+            on = near <= GRID_ON
+            if (~on & (near <= GRID_OFF) & (v >= 0.5 * v[0])).any() \
+                    or len(set(at[on].tolist())) != int(on.sum()) or near[on].max() > GRID_FIT:
+                continue
+            face = _GRID_FACES.get(frozenset(tuple(_GRID_CELLS[k].astype(int)) for k in at[on]))
+            if face is None:
+                continue
+            weakest = float(v[on].min())
+            empty = [mark[int(round(y)), int(round(x))] for k, (x, y) in enumerate(places)
+                     if k not in set(at[on].tolist()) and 0 <= round(x) < w and 0 <= round(y) < h]
+            if empty and max(empty) >= GRID_EMPTY * weakest:
+                continue  # a pip the marks missed
+            ink = float(np.mean([g[int(round(y)), int(round(x))] for x, y in pts[on]]))
+            if ink >= body:
+                continue  # marks no darker (lighter) than the die: not its pips
+            if best is None or (int(face), weakest) > best:
+                best = (int(face), weakest)
+    return None if best is None else (str(best[0]), best[1])
+
+
 def _clip01(v: float) -> float:
     return max(0.0, min(1.0, v))
 

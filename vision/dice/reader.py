@@ -34,6 +34,7 @@ from .features import (
     fine_likeness,
     glare_fraction,
     gradient_scores,
+    grid_pips,
     match_many,
     middle,
     read_pips,
@@ -42,7 +43,7 @@ from .features import (
     verify,
 )
 from .model import MAX_LIKELY, DiceError, DieReading
-from .pips import WORK, Found
+from .pips import WORK, Found, PipReading
 from .profile import PIPS, KindModel, Profile
 from .segment import (
     MIN_AREA_PX,
@@ -753,6 +754,8 @@ class DiceReader:
             if kept is not None:
                 kept.setdefault(i, Ranks()).pips = r.likeliest()
             clean = r.clean(pips.clean_confidence, pips.above)
+            if clean is None or clean[1] < PIPS_CLEAN:  # (under it: never clean)
+                clean = _on_grid(blobs[i], r) or clean
             kind, counted, _, _ = best[i]
             if clean is None:
                 if (square is None or i in square) and kind in round_kinds \
@@ -1051,6 +1054,19 @@ def _pip_faces(frame: np.ndarray, b: Blob) -> tuple[str, ...]:
         return ()
     r = pips.classify(frame, [Found(b.cx, b.cy, b.size, 1.0)])[0]
     return r.likeliest()
+
+
+def _on_grid(b: Blob, r: PipReading) -> tuple[str, float] | None:
+    """(face, PIPS_CLEAN or the classifier's probability) where the classifier's likeliest
+    face for die ``b`` (``r``), unsure, is the one its pips show on their grid
+    (features.grid_pips, which needs no top face) and it takes the die for a pip die rather
+    than none; else None. Two readings that look at the die apart (a network over the whole
+    crop, a count of marks on a grid) and agree: on the 36 tuning towers of
+    bench/tower_sets.py no such face was wrong (docs/vision.md, "Pips on their grid")."""
+    face, p = r.faces[0]
+    if p <= r.no_die or grid_pips(b) != face:
+        return None
+    return face, max(PIPS_CLEAN, p)
 
 
 @lru_cache(maxsize=1)
