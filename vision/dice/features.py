@@ -615,7 +615,7 @@ def _marks(blob: Blob, dark: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, 
     GRID_WEAK of the strongest or weaker), the strength everywhere (the Hessian's smaller
     eigenvalue of the lightness smoothed to a pip's size: large at a spot, small along an
     edge), the smoothed lightness (negated for light marks) and its median over the die;
-    None where fewer than two marks are seen."""
+    None where no mark is seen."""
     size = blob.size
     sigma = max(0.8, GRID_PIP * size / math.sqrt(2))
     g = cv2.GaussianBlur(blob.L.astype(np.float32), (0, 0), sigma)
@@ -665,15 +665,16 @@ def _grid_count(blob: Blob, dark: bool) -> tuple[str, float] | None:
             far = np.hypot(*(pts[:, None, :] - places[None, :, :]).transpose(2, 0, 1)) / d
             near, at = far.min(axis=1), far.argmin(axis=1)
             on = near <= GRID_ON
+            taken = set(at[on].tolist())
             if (~on & (near <= GRID_OFF) & (v >= 0.5 * v[0])).any() \
-                    or len(set(at[on].tolist())) != int(on.sum()) or near[on].max() > GRID_FIT:
+                    or len(taken) != int(on.sum()) or near[on].max() > GRID_FIT:
                 continue
-            face = _GRID_FACES.get(frozenset(tuple(_GRID_CELLS[k].astype(int)) for k in at[on]))
+            face = _GRID_FACES.get(frozenset(tuple(_GRID_CELLS[k].astype(int)) for k in taken))
             if face is None:
                 continue
             weakest = float(v[on].min())
             empty = [mark[int(round(y)), int(round(x))] for k, (x, y) in enumerate(places)
-                     if k not in set(at[on].tolist()) and 0 <= round(x) < w and 0 <= round(y) < h]
+                     if k not in taken and 0 <= round(x) < w and 0 <= round(y) < h]
             if empty and max(empty) >= GRID_EMPTY * weakest:
                 continue  # a pip the marks missed
             ink = float(np.mean([g[int(round(y)), int(round(x))] for x, y in pts[on]]))
