@@ -82,8 +82,6 @@ def _face_blob(pips, strip=False, pale=()):
     """A blob whose top face (60x60, light) has dark pips at ``pips`` (x, y); with ``strip``
     the top taken in a dark band of the side face seen with it, along its left edge. The
     pips at ``pale`` are shaded paler (a lamp or a glossy face shading them unevenly)."""
-    from vision.dice.segment import Blob
-
     L = np.full((80, 80), 40.0, np.float32)
     L[10:70, 10:70] = 90.0
     if strip:
@@ -94,10 +92,18 @@ def _face_blob(pips, strip=False, pale=()):
         cv2.circle(L, (x, y), 4, 60.0, -1)
     top = np.zeros((80, 80), np.uint8)
     top[10:70, 10:70] = 255
-    pts = cv2.findNonZero(top)
-    rect = cv2.minAreaRect(pts + 100)  # in the frame, as the blob lies at (100, 100)
-    return Blob(100, 100, top.copy(), top, 3600.0, 140.0, 140.0, 3600.0, 140.0, 140.0, rect,
-                rect, 0.785, 1.0, L, np.full_like(L, 40.0))
+    return _blob_at_100(L, top, 3600.0, 140.0, 140.0)
+
+
+def _blob_at_100(L, mask, area, cx, cy):
+    """A die candidate lying at (100, 100) in the frame whose silhouette and top face are both
+    ``mask`` (uint8 0/255, ``area`` pixels, centred at ``cx, cy`` in the frame) over lightness
+    ``L``, on a tray of lightness 40."""
+    from vision.dice.segment import Blob
+
+    rect = cv2.minAreaRect(cv2.findNonZero(mask) + 100)
+    return Blob(100, 100, mask.copy(), mask, area, cx, cy, area, cx, cy, rect, rect, 0.785, 1.0,
+                L, np.full_like(L, 40.0))
 
 
 def test_a_side_face_seen_with_the_top_is_no_pip():
@@ -202,8 +208,6 @@ def _whole_die(pips, side=(), pale=(), ink=76.0):
     it): a light top face (60x60) with faint pips (``ink``) at ``pips``, below it a shaded side
     face (60x20) with its own pips, squashed, at ``side``; ``top`` is the whole die. The pips
     at ``pale`` are fainter still."""
-    from vision.dice.segment import Blob
-
     L = np.full((100, 90), 40.0, np.float32)
     L[10:70, 15:75] = 90.0
     L[70:90, 15:75] = 62.0
@@ -216,9 +220,7 @@ def _whole_die(pips, side=(), pale=(), ink=76.0):
     L = cv2.GaussianBlur(L, (0, 0), 1.0)
     mask = np.zeros(L.shape, np.uint8)
     mask[10:90, 15:75] = 255
-    rect = cv2.minAreaRect(cv2.findNonZero(mask) + 100)
-    return Blob(100, 100, mask.copy(), mask, 4800.0, 145.0, 150.0, 4800.0, 145.0, 150.0, rect,
-                rect, 0.785, 1.0, L, np.full_like(L, 40.0))
+    return _blob_at_100(L, mask, 4800.0, 145.0, 150.0)
 
 
 FIVE = [(30, 25), (60, 25), (45, 40), (30, 55), (60, 55)]

@@ -662,7 +662,7 @@ def _grid_count(blob: Blob, dark: bool) -> tuple[str, float] | None:
             turn = math.atan2(diag[1], diag[0]) - math.pi / 4
             u = d * np.array([math.cos(turn), math.sin(turn)])
             places = mid + _GRID_CELLS[:, :1] * u + _GRID_CELLS[:, 1:] * np.array([-u[1], u[0]])
-            far = np.hypot(*(pts[:, None, :] - places[None, :, :]).transpose(2, 0, 1)) / d
+            far = np.linalg.norm(pts[:, None, :] - places[None, :, :], axis=2) / d  # N x 9
             near, at = far.min(axis=1), far.argmin(axis=1)
             on = near <= GRID_ON
             taken = set(at[on].tolist())
