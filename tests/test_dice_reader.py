@@ -485,7 +485,7 @@ def test_a_die_sure_of_its_kind_takes_a_colour_its_kind_was_taught_in(monkeypatc
                             lambda *a: np.array(value, np.float32))
 
     def colour(kind):
-        return reader._colour(reader._colour_distances(frame, 1.0, blob), kind)
+        return reader._colour(reader._colour_distances(reader._body(frame, 1.0, blob)), kind)
 
     measured([0.4, 0, 0])  # nearer white, black near enough too
     assert colour(None) == "white"
@@ -501,6 +501,52 @@ def test_a_die_sure_of_its_kind_takes_a_colour_its_kind_was_taught_in(monkeypatc
     measured([0.4, 0, 0])
     (die,) = reader.read(frame)
     assert (die.kind, die.face, die.status, die.colour) == ("kotd", "HEART", "clean", "black")
+
+
+def test_a_die_whose_light_changed_its_shade_is_named_by_the_way_its_hue_leaves_grey(
+        monkeypatch, profile):
+    # the fourth renderer's tower d9161 taught its green D12s dark and saturated; on the tray
+    # their glossy tops caught the light, paler and less green, 250 spreads from the taught
+    # green and 21 from the pale yellow of the symbol dice: 28 were named yellow. Their hue
+    # still left grey 16 degrees from green's way, 55 from yellow's
+    reader = DiceReader(profile)
+    monkeypatch.setattr(profile.kinds["kotd"], "colours", ["green"])
+    monkeypatch.setattr(profile.kinds["d12"], "colours", ["yellow"])
+    reader._colours = {  # (mean, spread) of the body's measure as that tower taught them
+        "green": (np.array([-0.86, -0.75, -1.08], np.float32), np.full(3, 0.06, np.float32)),
+        "yellow": (np.array([0.52, -0.38, 0.11], np.float32),
+                   np.array([0.23, 0.10, 0.095], np.float32)),
+        "white": (np.array([0.6, -0.05, 0.03], np.float32), np.full(3, 0.06, np.float32))}
+    frame, _ = frame_of([SceneDie("kotd", "HEART", "black", 320, 240, 0.3)])
+    blob = reader.blobs(frame)[0][0]
+
+    def colour(body, kind):
+        monkeypatch.setattr(reader_module, "body_feature",
+                            lambda *a: np.array(body, np.float32))
+        b = reader._body(frame, 1.0, blob)
+        return reader._colour(reader._colour_distances(b), kind, b[1:])
+
+    pale_green = [-0.05, -0.4, -0.3]
+    far = reader._colour_distances(np.array(pale_green, np.float32))
+    assert far["green"] > 200 > reader_module.COLOUR_MAX_DISTANCE > far["yellow"]
+    assert colour(pale_green, "kotd") == "green"  # its kind's own colour, as its hue says
+    assert colour(pale_green, None) == "green"  # a die whose kind is not settled too
+    # a kind's own colour within reach is kept, whatever the hue (a black symbol die's large
+    # white symbol: the test above)
+    assert colour(pale_green, "d12") == "yellow"
+    # a die whose hue leaves grey the nearest colour's way keeps it
+    assert colour([0.4, -0.45, 0.05], "kotd") == "yellow"
+    # a near-grey die's hue has no way (nor has white's): named as the distances say
+    assert colour([0.6, -0.08, 0.05], "kotd") == "white"
+    # without the rule's reach (HUE_APART beyond any angle) the pale green is yellow again
+    monkeypatch.setattr(reader_module, "HUE_APART", 181.0)
+    assert colour(pale_green, "kotd") == "yellow"
+    monkeypatch.setattr(reader_module, "HUE_APART", 40.0)
+    # in a read: the die read clean as a symbol die is named green
+    monkeypatch.setattr(reader_module, "body_feature",
+                        lambda *a: np.array(pale_green, np.float32))
+    (die,) = reader.read(frame)
+    assert (die.kind, die.face, die.status, die.colour) == ("kotd", "HEART", "clean", "green")
 
 
 def _one_symbol_die(monkeypatch, profile, **colours):

@@ -183,6 +183,21 @@ COLOUR_MAX_DISTANCE = 40.0  # farther from every taught colour: colour unknown (
 # large white POWER)
 COLOUR_OWN_FAR = 4.0
 COLOUR_REFUTES = 3.0
+# A die whose nearest colour is none its kind was taught in (or whose kind is not settled) is
+# named by the way its hue leaves grey where that way and the nearest colour's lie HUE_APART
+# degrees or more apart and another taught colour's within HUE_NEAR (_by_hue); a hue under
+# HUE_CHROMA from grey (in log B/G, log R/G) has no way. A light that changes a die's shading
+# (a glossy top face lit differently on the tray than where it was taught) moves its body's
+# measure far from its taught colour but keeps the way of its hue: on the fourth renderer's
+# tuning tower d9161, green D12s were measured 250 from their taught green and 21 from the
+# yellow of the symbol dice, 16 and 55 degrees away, and 28 were named yellow. Chosen on the
+# 36 tuning towers of bench/tower_sets.py (5,379 flat dice named a colour): 29 named wrong
+# were named right, none named right changed, for any HUE_APART 30 to 40 and HUE_NEAR 20 to
+# 25 at HUE_CHROMA 0.3 (at 0.2 one to three right ones turned wrong where HUE_NEAR was 25 to
+# 30; from 0.4 it changed one die or none: the symbol dice's pale yellow is 0.40 from grey)
+HUE_CHROMA = 0.3
+HUE_APART = 40.0
+HUE_NEAR = 25.0
 # A die like none of its kind's taught colours is of a colour its kind was not
 # taught in, and its colour says nothing... unless it is the colour of the dice of other
 # kinds: then it is likely one of those (red pip dice and blue D12s read as a purple and black
@@ -569,9 +584,11 @@ class DiceReader:
         kind, face, conf, likely = reading
         # the kind's own colours only where the kind is sure (a face read clean enough) and
         # its colour does not belie it
-        far = self._colour_distances(frame, gain, b, raw)
+        body = self._body(frame, gain, b, raw)
+        far = self._colour_distances(body)
         refuted = _settled(reading) and self._colour_refutes(kind, far)
-        colour = self._colour(far, kind if _settled(reading) and not refuted else None)
+        colour = self._colour(far, kind if _settled(reading) and not refuted else None,
+                              None if body is None else body[1:])
 
         def result(status, face=None, conf=0.0, kind=kind):
             # the ranking is kept whatever the verdict: a person picks from it; a die not
@@ -947,17 +964,24 @@ class DiceReader:
         likely = tuple(f for (k, f), _ in ranked if k == kind)[:MAX_LIKELY]
         return kind, face, conf, likely
 
-    def _colour_distances(self, frame, gain, b: Blob, raw: np.ndarray | None = None
-                          ) -> dict[str, float]:
-        """How far the die's body lies from each taught colour (in their spreads; empty where
-        no colour was taught). ``raw``: the frame as the camera gave it (where the die's top
-        face is saturated, its colour is read beside it: features.BLOWN)."""
+    def _body(self, frame, gain, b: Blob, raw: np.ndarray | None = None) -> np.ndarray | None:
+        """The die's body as its colours are measured (features.body_feature: log brightness,
+        log B/G, log R/G), or None where no colour was taught. ``raw``: the frame as the
+        camera gave it (where the die's top face is saturated, its colour is read beside it:
+        features.BLOWN)."""
         background = self.profile.background
         if not self._colours or background is None:
+            return None
+        return body_feature(frame, background, gain, b, raw, self.profile.own_hue)
+
+    def _colour_distances(self, body: np.ndarray | None) -> dict[str, float]:
+        """How far the die's body (:meth:`_body`) lies from each taught colour (in their
+        spreads; empty where no colour was taught)."""
+        if body is None:
             return {}
-        f = body_feature(frame, background, gain, b, raw, self.profile.own_hue)
         w = np.array([0.5, 1.0, 1.0], np.float32)
-        return {c: float((((f - mu) / sd * w) ** 2).sum()) for c, (mu, sd) in self._colours.items()}
+        return {c: float((((body - mu) / sd * w) ** 2).sum())
+                for c, (mu, sd) in self._colours.items()}
 
     def _kind_of_colour(self, kind: str | None, colour: str | None,
                         far: dict[str, float]) -> str | None:
@@ -993,20 +1017,50 @@ class DiceReader:
             return min(others) * COLOUR_REFUTES <= COLOUR_MAX_DISTANCE
         return COLOUR_OWN_FAR <= nearest and COLOUR_REFUTES * min(others) < nearest
 
-    def _colour(self, far: dict[str, float], kind: str | None = None) -> str | None:
+    def _colour(self, far: dict[str, float], kind: str | None = None,
+                hue: np.ndarray | None = None) -> str | None:
         """The taught colour nearest the die's body (``far``: :meth:`_colour_distances`),
         within COLOUR_MAX_DISTANCE. A colour its kind was taught in is preferred where one is
         that near: a black symbol die's large white symbol takes its body towards the white
         of the pip dice, but no white symbol die was ever taught. A colour taught only with
         other kinds is still named where none of its kind's is near (a red symbol die in a
-        tower taught only red pip dice)."""
-        own = self._taught_colours(kind)
-        for pool in ([c for c in own if c in far], list(far)):
+        tower taught only red pip dice), unless the die's ``hue`` (log B/G, log R/G of its
+        body) points elsewhere (:meth:`_by_hue`)."""
+        own = [c for c in self._taught_colours(kind) if c in far]
+        for pool in (own, list(far)):
             if pool:
                 best = min(pool, key=far.__getitem__)
                 if far[best] <= COLOUR_MAX_DISTANCE:
-                    return best
+                    return best if pool is own else self._by_hue(best, hue, own, far)
         return None
+
+    def _by_hue(self, best: str, hue: np.ndarray | None, own: list[str],
+                far: dict[str, float]) -> str:
+        """``best``, the colour nearest a die that is not one its kind was taught in (or of
+        a die whose kind is not settled), unless the die's hue points HUE_APART degrees or
+        more away from ``best``'s while within HUE_NEAR of another taught colour's: then that
+        colour, the kind's own (``own``) first, the nearest (``far``) of them. A hue's way is
+        the way it leaves grey (0, 0): where it is under HUE_CHROMA from grey (a white,
+        ivory, grey or black die, the die's or a colour's) it says nothing."""
+        if hue is None or float(np.hypot(*hue)) < HUE_CHROMA:
+            return best
+        way = math.atan2(float(hue[1]), float(hue[0]))
+
+        def apart(colour: str) -> float | None:  # degrees, None for a colour near grey
+            mu = self._colours[colour][0][1:]
+            if float(np.hypot(*mu)) < HUE_CHROMA:
+                return None
+            turn = math.atan2(float(mu[1]), float(mu[0])) - way
+            return abs(math.degrees(math.atan2(math.sin(turn), math.cos(turn))))
+
+        off = apart(best)
+        if off is None or off < HUE_APART:
+            return best
+        for pool in (own, list(far)):
+            near = [c for c in pool if (a := apart(c)) is not None and a <= HUE_NEAR]
+            if near:
+                return min(near, key=far.__getitem__)
+        return best
 
 
 # A die whose outline looks round (a D12, a well-rounded pip die, a cube seen from the side)
