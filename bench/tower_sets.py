@@ -18,6 +18,9 @@ The sets (docs/vision.md, "Clean that is right" and later sections):
   2026-12-03 (a fault was found there): say so where it is used to decide.
 - ``unseen``: six towers rendered on 2026-12-04 after the choices of that day, nobody looked at
   (a8976, b235, c91, d9148, e322, e323). Read only to report a change once it is chosen.
+- ``unseen2``: ten towers, two of each renderer, rendered on 2026-12-06 (eleventh session) after
+  the hue rule was chosen, and read only to report it (a8977, a8978, b236, b237, c92, c93,
+  d9149, d9150, e324, e325): read them so, not to choose.
 
 Towers missing from ``--work`` are rendered there (bench/tray_*renderer*.py, 40 trays each,
 10 to 30 s a tower); each tower's profile is taught there once, as `dice background` and `dice
@@ -67,6 +70,8 @@ SETS: dict[str, list[tuple[str, int]]] = {
     "fresh": [("a", 8975), ("b", 234), ("c", 90), ("d", 9147), ("e", 317)],
     "e": [("e", s) for s in range(318, 322)],
     "unseen": [("a", 8976), ("b", 235), ("c", 91), ("d", 9148), ("e", 322), ("e", 323)],
+    "unseen2": [("a", 8977), ("a", 8978), ("b", 236), ("b", 237), ("c", 92), ("c", 93),
+                ("d", 9149), ("d", 9150), ("e", 324), ("e", 325)],
 }
 TRAYS = 40
 KEYS = ("flat_clean_right", "wrong_clean", "tilted_flagged", "colour")
