@@ -106,6 +106,35 @@ def _blob_at_100(L, mask, area, cx, cy):
                 L, np.full_like(L, 40.0))
 
 
+def _ivory_die(pips, pip_bgr=(205, 215, 230)):
+    """A frame (200x200, BGR) and the die in it whose box starts at (100, 100): its top face
+    (60x60) a peach ivory, its pips at ``pips`` (x, y in the box) ``pip_bgr``: by default
+    whitish, 7 lighter than the face (CIE L 87 and 80) and 20 apart from it in colour."""
+    frame = np.full((200, 200, 3), 60, np.uint8)
+    box = frame[100:180, 100:180]
+    box[10:70, 10:70] = (150, 190, 235)
+    for x, y in pips:
+        cv2.circle(box, (x, y), 4, pip_bgr, -1)
+    L = cv2.cvtColor(box.astype(np.float32) / 255, cv2.COLOR_BGR2Lab)[:, :, 0].copy()
+    top = np.zeros((80, 80), np.uint8)
+    top[10:70, 10:70] = 255
+    return frame, _blob_at_100(L, top, 3600.0, 140.0, 140.0)
+
+
+def test_pale_pips_on_an_ivory_face_are_counted_by_their_colour():
+    five = [(25, 25), (55, 25), (40, 40), (25, 55), (55, 55)]
+    frame, blob = _ivory_die(five)
+    assert F.read_pips(blob) == (None, 0.0)  # hardly lighter than their face: no count
+    face, conf = F.colour_pips(blob, frame)
+    assert face == "5" and conf > 0.6
+    # marks of the face's own colour are no pips
+    frame, blob = _ivory_die(five, pip_bgr=(150, 190, 235))
+    assert F.colour_pips(blob, frame) == (None, 0.0)
+    # dark pips stand apart by their colour as by their lightness
+    frame, blob = _ivory_die(five[:2] + five[3:], pip_bgr=(40, 40, 40))
+    assert F.colour_pips(blob, frame)[0] == F.read_pips(blob)[0] == "4"
+
+
 def test_a_side_face_seen_with_the_top_is_no_pip():
     four = [(25, 25), (55, 25), (25, 55), (55, 55)]
     assert F.read_pips(_face_blob(four))[0] == "4"

@@ -728,7 +728,8 @@ def test_a_pip_face_the_classifier_reads_under_pips_clean_is_not_clean(monkeypat
     frame, _ = frame_of([SceneDie("d6pips", "5", "white", 320, 240, 0.2)])
     monkeypatch.setattr(reader_module, "read_pips", lambda b: ("5", 0.3))  # counted, unsure
     monkeypatch.setattr(reader_module, "_learned", lambda: _Classifier([("5", says)]))
-    monkeypatch.setattr(reader_module, "grid_pips", lambda b: None)  # (no pips on a grid)
+    monkeypatch.setattr(reader_module, "grid_pips", lambda b: None)  # (no pips on a grid,
+    monkeypatch.setattr(reader_module, "colour_pips", lambda b, f: (None, 0.0))  # nor by colour)
     assert reader_module.PIPS_CLEAN == 0.6
     (die,) = reader.read(frame)
     assert (die.kind, die.likely[0]) == ("d6pips", "5")
@@ -738,34 +739,42 @@ def test_a_pip_face_the_classifier_reads_under_pips_clean_is_not_clean(monkeypat
         assert die.status == "unreadable"
 
 
-@pytest.mark.parametrize("says, no_die, grid, clean", [
-    (0.3, 0.01, "5", True),     # the classifier unsure, its likeliest face on the grid
-    (0.55, 0.01, "5", True),    # clean by its own threshold, under PIPS_CLEAN: the same
-    (0.3, 0.01, "4", False),    # the grid names another face
-    (0.3, 0.01, None, False),   # no pips on a grid
-    (0.3, 0.5, "5", False),     # the classifier takes it for no pip die rather
+@pytest.mark.parametrize("face, says, no_die, grid, colour, clean", [
+    ("5", 0.3, 0.01, "5", None, True),    # the classifier unsure, its likeliest face on the grid
+    ("5", 0.55, 0.01, "5", None, True),   # clean by its own threshold, under PIPS_CLEAN: the same
+    ("5", 0.3, 0.01, "4", None, False),   # the grid names another face
+    ("5", 0.3, 0.01, None, None, False),  # no pips on a grid, none counted by their colour
+    ("5", 0.3, 0.5, "5", None, False),    # the classifier takes it for no pip die rather
+    ("5", 0.3, 0.01, None, "5", True),    # the pips counted by their colour show its face
+    ("5", 0.3, 0.01, "4", "5", True),     # ... whatever the grid says
+    ("5", 0.3, 0.01, None, "4", False),   # they count another face
+    ("5", 0.3, 0.5, None, "5", False),    # no pip die to the classifier
+    ("1", 0.3, 0.01, None, "1", False),   # one mark of another colour: a symbol's, a numeral's
 ])
-def test_a_pip_face_the_classifier_is_unsure_of_is_clean_where_its_pips_lie_on_that_faces_grid(
-        monkeypatch, reader, says, no_die, grid, clean):
+def test_a_pip_face_the_classifier_is_unsure_of_is_clean_where_its_pips_show_that_face(
+        monkeypatch, reader, face, says, no_die, grid, colour, clean):
     # pip dice whose top face was not found apart from their side faces (a close camera, a
-    # pale die): the pips are not counted, the classifier is unsure; where the pips found on
-    # their grid (features.grid_pips) show the face the classifier finds likeliest, two
+    # pale die), or whose pips are hardly lighter or darker than their face (an ivory die's
+    # pale pips under a lamp): the pips are not counted by their lightness, the classifier is
+    # unsure; where the pips found on their grid (features.grid_pips) or counted by their
+    # colour (features.colour_pips) show the face the classifier finds likeliest, two
     # readings that look at the die apart agree
     from vision.dice.pips import PipReading
 
     class Unsure(_Classifier):
         def classify(self, frame, found):
-            return [PipReading(f, (("5", says), ("4", 0.1), ("6", 0.05)), no_die)
+            return [PipReading(f, ((face, says), ("4", 0.1), ("6", 0.05)), no_die)
                     for f in found]
 
     frame, _ = frame_of([SceneDie("d6pips", "5", "white", 320, 240, 0.2)])
     monkeypatch.setattr(reader_module, "read_pips", lambda b: (None, 0.0))  # no count
     monkeypatch.setattr(reader_module, "_learned", lambda: Unsure([]))
     monkeypatch.setattr(reader_module, "grid_pips", lambda b: grid)
+    monkeypatch.setattr(reader_module, "colour_pips", lambda b, f: (colour, 0.5))
     (die,) = reader.read(frame)
-    assert die.likely[:2] == ("5", "4")
+    assert die.likely[:2] == (face, "4")
     if clean:
-        assert (die.status, die.kind, die.face) == ("clean", "d6pips", "5")
+        assert (die.status, die.kind, die.face) == ("clean", "d6pips", face)
         assert die.confidence == pytest.approx(max(says, reader_module.PIPS_CLEAN))
     else:
         assert die.status != "clean" and die.face is None

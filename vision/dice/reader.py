@@ -29,6 +29,7 @@ import numpy as np
 from . import tilt
 from .features import (
     body_feature,
+    colour_pips,
     face_crop,
     fine_features,
     fine_likeness,
@@ -772,7 +773,7 @@ class DiceReader:
                 kept.setdefault(i, Ranks()).pips = r.likeliest()
             clean = r.clean(pips.clean_confidence, pips.above)
             if clean is None or clean[1] < PIPS_CLEAN:  # (under it: never clean)
-                clean = _on_grid(blobs[i], r) or clean
+                clean = _pips_agree(blobs[i], r, frame) or clean
             kind, counted, _, _ = best[i]
             if clean is None:
                 if (square is None or i in square) and kind in round_kinds \
@@ -1110,15 +1111,21 @@ def _pip_faces(frame: np.ndarray, b: Blob) -> tuple[str, ...]:
     return r.likeliest()
 
 
-def _on_grid(b: Blob, r: PipReading) -> tuple[str, float] | None:
+def _pips_agree(b: Blob, r: PipReading, frame: np.ndarray) -> tuple[str, float] | None:
     """(face, PIPS_CLEAN or the classifier's probability) where the classifier's likeliest
-    face for die ``b`` (``r``), unsure, is the one its pips show on their grid
-    (features.grid_pips, which needs no top face) and it takes the die for a pip die rather
-    than none; else None. Two readings that look at the die apart (a network over the whole
-    crop, a count of marks on a grid) and agree: on the 36 tuning towers of
-    bench/tower_sets.py no such face was wrong (docs/vision.md, "Pips on their grid")."""
+    face for die ``b`` of ``frame`` (``r``), unsure, is the one its pips show on their grid
+    (features.grid_pips, which needs no top face), or, a face of more than one pip, the one
+    they count by their colour (features.colour_pips: pale pips on an ivory face), and it
+    takes the die for a pip die rather than none; else None. Two readings that look at the
+    die apart (a network over the whole crop, a count of marks) and agree: on the 36 tuning
+    towers of bench/tower_sets.py no such face was wrong (docs/vision.md, "Pips on their
+    grid", "Pips of another colour than their face"). A lone mark counted by its colour is
+    not asked: it is what a symbol or a numeral of that colour looks like too (LONE_PIP; on
+    those towers it read one flat die more and two tilted ones clean)."""
     face, p = r.faces[0]
-    if p <= r.no_die or grid_pips(b) != face:
+    if p <= r.no_die:
+        return None
+    if grid_pips(b) != face and (face == LONE_PIP or colour_pips(b, frame)[0] != face):
         return None
     return face, max(PIPS_CLEAN, p)
 
