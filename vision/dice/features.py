@@ -8,7 +8,7 @@ import math
 import cv2
 import numpy as np
 
-from .segment import Blob, quantiles  # noqa: F401  (quantiles: features.quantiles as before)
+from .segment import Blob, _lab, quantiles  # noqa: F401  (quantiles: features.quantiles as before)
 
 PATCH_SIDE = 64  # a taught example is kept as a 64x64 crop around the top face's centre
 PATCH_MARGIN = 1.25  # the crop covers the patch radius times this
@@ -473,8 +473,7 @@ def colour_pips(blob: Blob, frame: np.ndarray) -> tuple[str | None, float]:
     if cv2.countNonZero(inner) < 50:
         return None, 0.0
     h, w = blob.top.shape
-    box = frame[blob.y0:blob.y0 + h, blob.x0:blob.x0 + w].astype(np.float32) * np.float32(1 / 255)
-    lab = cv2.cvtColor(box, cv2.COLOR_BGR2Lab)
+    lab = _lab(frame[blob.y0:blob.y0 + h, blob.x0:blob.x0 + w])
     d = lab - np.median(lab[inner > 0], axis=0).astype(np.float32)
     d[..., 0] *= np.float32(PIP_LIGHTNESS)
     return read_pips(blob, np.sqrt((d * d).sum(axis=2)))
