@@ -331,6 +331,53 @@ def test_a_kind_whose_taught_pictures_of_a_face_are_unlike_asks_more_to_be_clean
     assert reader._taught_clean("kotd") == TAUGHT_CLEAN_CONFIDENCE
 
 
+def test_two_comparisons_agreeing_do_not_make_a_face_clean_in_a_kind_whose_pictures_are_unlike(
+        monkeypatch):
+    # the vectors and the edges, each unsure alone, both name CLAW first: in a kind whose
+    # pictures of a face are alike that makes the face clean; where they are unlike (a tower
+    # whose camera shows a face differently from picture to picture) the two were wrong one
+    # time in ten on the tuning towers (mostly a D12's numerals alike at that size): the die
+    # is left for a player to set, CLAW offered first, its kind (and so its colour) standing
+    colour = KINDS["kotd"].colours[0]
+    profile = Profile()
+    profile.add_background(empty_tray(STYLE, seed=0))
+    for i, face in enumerate(SYMBOLS):
+        for j in range(3):
+            shown, _ = single_die("kotd", face, colour, 30 + 7 * i + j, STYLE)
+            profile.add_example("kotd", face, shown, colour=colour)
+    m = profile.kinds["kotd"]
+    reader = DiceReader(profile)
+    frame, _ = single_die("kotd", "CLAW", KINDS["kotd"].colours[0], 321, STYLE)
+    vectors = [(AGREED_LIKENESS + 0.02, "kotd", "CLAW"),
+               (AGREED_LIKENESS + 0.02 - AGREED_VECTOR_LEAD - 0.01, "kotd", "HEART")]
+    edges = [(0.8, "kotd", "CLAW"), (0.8 - AGREED_EDGE_LEAD - 0.005, "kotd", "ENERGY")]
+    assert not reader_module._vectors_sure(vectors)
+    monkeypatch.setattr(reader, "_vector_ranks", lambda crops, todo: {i: vectors for i in todo})
+    monkeypatch.setattr(reader, "_gradient_ranks", lambda crops, todo: {i: edges for i in todo})
+    # the comparison upright and the closer look find nothing either way
+    monkeypatch.setattr(reader, "_decide", lambda cands: None)
+    monkeypatch.setattr(reader, "_confirmed", lambda b, ranked: False)
+
+    def read():
+        (r,) = reader.read(frame)
+        return r.status, r.face, r.kind, r.colour, r.likely[:1]
+
+    assert reader._agreed_sureness("kotd") == TAUGHT_CLEAN_CONFIDENCE
+    assert read() == ("clean", "CLAW", "kotd", colour, ("CLAW",))
+    monkeypatch.setattr(type(m), "pictures_alike", lambda self: 0.6)
+    assert reader._taught_clean("kotd") == UNALIKE_CLEAN
+    assert reader._agreed_sureness("kotd") == TAUGHT_CLEAN_CONFIDENCE < UNALIKE_CLEAN
+    assert read() == ("unreadable", None, "kotd", colour, ("CLAW",))
+    # the reader before (AGREED_IN_UNALIKE): the two agreeing made it clean at UNALIKE_CLEAN
+    monkeypatch.setattr(reader_module, "AGREED_IN_UNALIKE", 1)
+    assert reader._agreed_sureness("kotd") == UNALIKE_CLEAN
+    assert read() == ("clean", "CLAW", "kotd", colour, ("CLAW",))
+    # the agreement makes no reading less sure than it was
+    surer = [("kotd", "CLAW", 0.93, ("CLAW",))]
+    _agreement(surer, [0], {0: vectors}, {0: edges}, lambda kind: TAUGHT_CLEAN_CONFIDENCE)
+    assert surer == [("kotd", "CLAW", 0.93, ("CLAW",))]
+
+
 def test_towers_to_learn_from_are_named_by_renderer_and_never_those_that_measure():
     assert taught.towers_of("a:8600-8601, b:200,c:300,d:9040") == [
         ("a", 8600), ("a", 8601), ("b", 200), ("c", 300), ("d", 9040)]

@@ -305,6 +305,15 @@ VECTOR_LEAD_SCALE = 0.08
 AGREED_LIKENESS = 0.8
 AGREED_VECTOR_LEAD = 0.04
 AGREED_EDGE_LEAD = 0.02
+# ... but in a kind whose taught pictures are unlike each other (PICTURES_ALIKE) the two
+# agreeing make the die's kind sure (TAUGHT_CLEAN_CONFIDENCE: its colour is named among its
+# kind's), not its face (UNALIKE_CLEAN is that kind's bar): there the two were right 38 times
+# in 42 on the 36 tuning towers of five renderers (bench/tower_sets.py tuning, tuning2; 46
+# times in 47 in the other kinds), mostly a D12's numerals alike at that size, where a clean
+# face must be right 99 times in 100, and no bound on the vectors' or the edges' lead told
+# those four from the 38 (docs/vision.md, "Two comparisons agreeing in a kind whose pictures
+# are unlike"). 1: the face is clean there too (the reader before)
+AGREED_IN_UNALIKE = 0
 
 # A die the reader is not sure of whose colour belies the kind it read (_colour_refutes), and
 # that only one kind was taught in, is offered to a player as that kind (_kind_of_colour). On
@@ -628,10 +637,22 @@ class DiceReader:
         """How sure a taught face of ``kind`` must be to be clean: TAUGHT_CLEAN_CONFIDENCE,
         or UNALIKE_CLEAN where the kind's taught pictures of a face are unlike each other
         (PICTURES_ALIKE)."""
+        return UNALIKE_CLEAN if self._unalike(kind) else TAUGHT_CLEAN_CONFIDENCE
+
+    def _unalike(self, kind: str | None) -> bool:
+        """Whether ``kind``'s taught pictures of a face are unlike each other (PICTURES_ALIKE:
+        the tower's camera or light shows a face differently from picture to picture)."""
         m = self.profile.kinds.get(kind) if kind else None
         alike = m.pictures_alike() if m is not None else None
-        return UNALIKE_CLEAN if alike is not None and alike < PICTURES_ALIKE \
-            else TAUGHT_CLEAN_CONFIDENCE
+        return alike is not None and alike < PICTURES_ALIKE
+
+    def _agreed_sureness(self, kind: str) -> float:
+        """How sure two comparisons agreeing make a face of ``kind`` (:func:`_agreement`): as
+        sure as the kind's faces must be to be clean (:meth:`_taught_clean`) where its
+        pictures are alike; where they are unlike, as sure as a face of a kind whose pictures
+        are alike (TAUGHT_CLEAN_CONFIDENCE): the kind stands, the face is not clean
+        (AGREED_IN_UNALIKE)."""
+        return self._taught_clean(kind) if AGREED_IN_UNALIKE else TAUGHT_CLEAN_CONFIDENCE
 
     def _alone(self, blobs: list[Blob], i: int, shape: tuple[int, ...]) -> bool:
         """Nothing near die ``i`` that it could lean on: no other die (its centre within
@@ -732,7 +753,7 @@ class DiceReader:
             self._second_look(frame, blobs, todo, best, rounds,
                               square={i for i in todo if shapes[i] == "square"},
                               counts=counts, kept=kept)
-        _agreement(best, todo, vectors, grads, self._taught_clean)
+        _agreement(best, todo, vectors, grads, self._agreed_sureness)
         return best
 
     @staticmethod
@@ -1188,20 +1209,21 @@ def _agreed(vectors: list[tuple[float, str, str]] | None,
 def _agreement(best: list[Reading], dice: list[int],
                vectors: dict[int, list[tuple[float, str, str]]],
                edges: dict[int, list[tuple[float, str, str]]],
-               clean_from: Callable[[str], float] = lambda kind: TAUGHT_CLEAN_CONFIDENCE
+               sure_as: Callable[[str], float] = lambda kind: TAUGHT_CLEAN_CONFIDENCE
                ) -> None:
     """The last step of reading the faces: a die that nothing settled (not the pips counted,
     nor the vectors or the edges alone, nor the face classifier's second look), read as a
     taught face that the vectors and the edges both name first (:func:`_agreed`), is read
-    that face as sure as its kind's faces must be to be clean (``clean_from``: by kind;
-    :meth:`DiceReader._taught_clean`), in ``best``, by index (``dice``: those looked at).
-    It changes no reading: it only settles one."""
+    that face as sure as ``sure_as`` says for its kind (:meth:`DiceReader._agreed_sureness`:
+    clean where the kind's pictures are alike; where they are unlike, its kind settled and
+    its face not clean), in ``best``, by index (``dice``: those looked at). It changes no
+    reading, and makes none less sure: it only settles one."""
     for i in dice:
         kind, face, conf, likely = best[i]
         ranked = vectors.get(i)
         if kind not in (None, PIPS) and ranked and (kind, face) == ranked[0][1:] \
-                and conf < clean_from(kind) and _agreed(ranked, edges.get(i)):
-            best[i] = (kind, face, clean_from(kind), likely)
+                and conf < sure_as(kind) and _agreed(ranked, edges.get(i)):
+            best[i] = (kind, face, sure_as(kind), likely)
 
 
 def _vectors_sure(ranked: list[tuple[float, str, str]] | None) -> bool:
