@@ -215,8 +215,9 @@ def test_a_face_the_vectors_and_the_edges_both_name_first_is_clean():
     assert settled(("kotd", "CLAW", 0.5, ("CLAW",))) == ("kotd", "CLAW", 0.5, ("CLAW",))
     sure = ("kotd", "HEART", 0.97, ("HEART",))
     assert settled(sure) == sure
-    # in a kind whose taught pictures are unlike each other, the two agreeing make the face
-    # as sure as that kind's faces must be to be clean (UNALIKE_CLEAN), not more
+    # the face is made as sure as the reader says the two agreeing make that kind's faces
+    # (DiceReader._agreed_sureness; UNALIKE_CLEAN is what the reader before said for a kind
+    # whose taught pictures are unlike each other), not more
     unalike = [unsure]
     _agreement(unalike, [0], {0: vectors}, {0: edges}, lambda kind: UNALIKE_CLEAN)
     assert unalike[0][:3] == ("kotd", "HEART", UNALIKE_CLEAN)
@@ -347,7 +348,7 @@ def test_two_comparisons_agreeing_do_not_make_a_face_clean_in_a_kind_whose_pictu
             profile.add_example("kotd", face, shown, colour=colour)
     m = profile.kinds["kotd"]
     reader = DiceReader(profile)
-    frame, _ = single_die("kotd", "CLAW", KINDS["kotd"].colours[0], 321, STYLE)
+    frame, _ = single_die("kotd", "CLAW", colour, 321, STYLE)
     vectors = [(AGREED_LIKENESS + 0.02, "kotd", "CLAW"),
                (AGREED_LIKENESS + 0.02 - AGREED_VECTOR_LEAD - 0.01, "kotd", "HEART")]
     edges = [(0.8, "kotd", "CLAW"), (0.8 - AGREED_EDGE_LEAD - 0.005, "kotd", "ENERGY")]
