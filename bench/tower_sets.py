@@ -21,6 +21,9 @@ The sets (docs/vision.md, "Clean that is right" and later sections):
 - ``unseen2``: ten towers, two of each renderer, rendered on 2026-12-06 (eleventh session) after
   the hue rule was chosen, and read only to report it (a8977, a8978, b236, b237, c92, c93,
   d9149, d9150, e324, e325): read them so, not to choose.
+- ``unseen3``: twenty towers, four of each renderer, rendered on 2026-12-06 (thirteenth
+  session) after that session's change, and read once to report the head on more dice nobody
+  looked at (a8979-a8982, b238-b241, c94-c97, d9151-d9154, e326-e329): not to choose.
 
 Towers missing from ``--work`` are rendered there (bench/tray_*renderer*.py, 40 trays each,
 10 to 30 s a tower); each tower's profile is taught there once, as `dice background` and `dice
@@ -72,6 +75,9 @@ SETS: dict[str, list[tuple[str, int]]] = {
     "unseen": [("a", 8976), ("b", 235), ("c", 91), ("d", 9148), ("e", 322), ("e", 323)],
     "unseen2": [("a", 8977), ("a", 8978), ("b", 236), ("b", 237), ("c", 92), ("c", 93),
                 ("d", 9149), ("d", 9150), ("e", 324), ("e", 325)],
+    "unseen3": [("a", s) for s in range(8979, 8983)] + [("b", s) for s in range(238, 242)]
+    + [("c", s) for s in range(94, 98)] + [("d", s) for s in range(9151, 9155)]
+    + [("e", s) for s in range(326, 330)],
 }
 TRAYS = 40
 KEYS = ("flat_clean_right", "wrong_clean", "tilted_flagged", "colour")
