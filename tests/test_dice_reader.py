@@ -956,6 +956,42 @@ def test_one_pip_counted_sure_that_the_taught_faces_read_as_a_symbol_is_not_clea
     assert (die.kind, die.face, die.status) == ("d6pips", "2", "clean")
 
 
+def test_one_pip_counted_sure_that_looks_as_like_another_kinds_face_as_its_pictures_is_not_clean(
+        monkeypatch, profile):
+    # a symbol die's blob (another renderer's teal DESTRUCTION and ENERGY, an orange ENERGY)
+    # and a red D12's 4 counted as one pip, sure, reported clean: the taught faces did not
+    # read them clean, but the taught-face vectors found that kind's face 0.86 to 0.90 alike,
+    # where a pip die's 1 lies at 0.63 at the median (0.86 at the 99th percentile)
+    reader = DiceReader(profile)
+    reader._colours = {}  # (its colour, taught with the symbol dice, would belie a pip die)
+    frame, _ = frame_of([SceneDie("kotd", "HEART", "black", 320, 240, 0.3)])
+    monkeypatch.setattr(reader_module, "read_pips", lambda b: ("1", 1.0))  # one mark, sure
+    # no comparison reads a taught face clean: the edges and the upright one find nothing
+    monkeypatch.setattr(reader, "_gradient_ranks", lambda crops, todo: {})
+    monkeypatch.setattr(reader, "_decide", lambda cands: None)
+
+    def vectors_find(likeness, kind="kotd"):
+        ranked = [(likeness, kind, "HEART"), (likeness - 0.01, kind, "CLAW")]  # no lead
+        assert not reader_module._vectors_sure(ranked)
+        monkeypatch.setattr(reader, "_vector_ranks", lambda crops, todo: {i: ranked for i in todo})
+        (die,) = reader.read(frame)
+        return die.kind, die.face, die.status, die.likely[:1]
+
+    assert reader_module.LONE_PIP_LIKENESS == reader_module.PICTURES_ALIKE
+    like = reader_module.LONE_PIP_LIKENESS
+    assert vectors_find(like - 0.01) == ("d6pips", "1", "clean", ("1",))  # as before
+    assert vectors_find(like) == ("d6pips", None, "unreadable", ("1",))  # the 1 offered first
+    assert vectors_find(like + 0.03, "d12") == ("d6pips", None, "unreadable", ("1",))
+    # ... unless the face classifier of the reader without a profile reads a 1 clean too (as
+    # where the taught faces read another kind's face clean)
+    with monkeypatch.context() as m:
+        m.setattr(reader_module, "_learned", lambda: _SureOfOne())
+        assert vectors_find(like + 0.03) == ("d6pips", "1", "clean", ("1",))
+    # a sure count of any other face is not compared with the taught faces at all
+    monkeypatch.setattr(reader_module, "read_pips", lambda b: ("2", 1.0))
+    assert vectors_find(0.99) == ("d6pips", "2", "clean", ("2",))
+
+
 @pytest.mark.parametrize("colour, x, y, turn", [("white", 320, 240, 0.2), ("red", 420, 300, 1.1),
                                                  ("blue", 200, 300, 0.7)])
 def test_a_pip_dies_one_the_taught_faces_do_not_read_as_another_kind_stays_clean(

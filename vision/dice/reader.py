@@ -228,6 +228,16 @@ ROUND_PIPS = frozenset("3456")
 # it is not clean: the player sets it (e314, looked at: wrong faces 5 -> 3 of 184; on 57
 # tuning, fresh and later towers of five renderers no reading changed)
 LONE_PIP = "1"
+# ... nor where a taught face of another kind is LONE_PIP_LIKENESS alike to it by the taught-face
+# vectors, clean or not: as alike as a kind's own pictures of one face must be to count alike
+# (PICTURES_ALIKE). A symbol's or a numeral's blob counts as one mark as surely as a pip does,
+# and then the vectors still see the symbol. Chosen on the 36 tuning towers (2026-12-07): the
+# pip dice read clean as a 1 were at most 0.91 like another kind's face (0.63 at the median,
+# 0.86 at the 99th percentile); the one that was no pip die, c11's red D12 showing 4, was 0.90
+# like that kind's 5. Through the reader that D12 and one pip die's 1 (c22) go to the player,
+# nothing else changes (as before, the face classifier's own clean 1 outvotes the taught
+# faces). Asked of every 1, sure or not, it caught no other die there and lost four pip 1s more
+LONE_PIP_LIKENESS = 0.85
 # the edge-direction match (features.gradient_scores) decides a taught face: its best face
 # is clean alone when it beats every other face, of every taught kind, by GRAD_SURE; by
 # GRAD_AGREED when the upright comparison names the same face with confidence at least
@@ -741,9 +751,11 @@ class DiceReader:
                                       self._confirmed(blobs[i], grads.get(i)))
             found = self._by_vectors(vectors.get(i), found, _edges_alone(grads.get(i)))
             if i in lone:
-                if found is not None and found[0] not in (None, PIPS) \
-                        and found[2] >= self._taught_clean(found[0]):
-                    # one mark, and a taught face of another kind read clean: not clean
+                if (found is not None and found[0] not in (None, PIPS)
+                        and found[2] >= self._taught_clean(found[0])) \
+                        or _like_another_kind(vectors.get(i)):
+                    # one mark, and a taught face of another kind read clean, or as alike as
+                    # pictures of one face are: not clean
                     best[i] = (PIPS, LONE_PIP, min(best[i][2], 0.99 * PIPS_CLEAN), best[i][3])
                 continue
             if found is not None and (found[2] > best[i][2] or best[i][0] is None):
@@ -1271,6 +1283,15 @@ def network_problems() -> list[str]:
     if leaning is not None:
         out.append(f"{leaning}: a die's tilt is judged by the tilt rules alone")
     return out
+
+
+def _like_another_kind(ranked: list[tuple[float, str, str]] | None) -> bool:
+    """Whether a die's taught-face vectors (:meth:`DiceReader._vector_ranks`: likeness, kind,
+    face, best first) find a face of a taught kind LONE_PIP_LIKENESS alike or more."""
+    if not ranked:
+        return False
+    like, kind, _ = ranked[0]
+    return like >= LONE_PIP_LIKENESS and kind != PIPS
 
 
 def _tilted_by(rules: bool, leaning: float | None, confirms: float = TILT_NET_CONFIRMS,
