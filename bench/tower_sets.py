@@ -24,6 +24,9 @@ The sets (docs/vision.md, "Clean that is right" and later sections):
 - ``unseen3``: twenty towers, four of each renderer, rendered on 2026-12-06 (thirteenth
   session) after that session's change, and read once to report the head on more dice nobody
   looked at (a8979-a8982, b238-b241, c94-c97, d9151-d9154, e326-e329): not to choose.
+- ``unseen4``: twenty towers more, four of each renderer, rendered on 2026-12-07 (fourteenth
+  session) after that session's choice, read once to report it (a8983-a8986, b242-b245,
+  c98-c101, d9155-d9158, e330-e333): not to choose.
 
 Towers missing from ``--work`` are rendered there (bench/tray_*renderer*.py, 40 trays each,
 10 to 30 s a tower); each tower's profile is taught there once, as `dice background` and `dice
@@ -78,6 +81,9 @@ SETS: dict[str, list[tuple[str, int]]] = {
     "unseen3": [("a", s) for s in range(8979, 8983)] + [("b", s) for s in range(238, 242)]
     + [("c", s) for s in range(94, 98)] + [("d", s) for s in range(9151, 9155)]
     + [("e", s) for s in range(326, 330)],
+    "unseen4": [("a", s) for s in range(8983, 8987)] + [("b", s) for s in range(242, 246)]
+    + [("c", s) for s in range(98, 102)] + [("d", s) for s in range(9155, 9159)]
+    + [("e", s) for s in range(330, 334)],
 }
 TRAYS = 40
 KEYS = ("flat_clean_right", "wrong_clean", "tilted_flagged", "colour")
