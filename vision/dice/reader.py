@@ -308,8 +308,9 @@ VECTOR_LEAD_SCALE = 0.08
 # AGREED_LIKENESS like the die, AGREED_VECTOR_LEAD ahead of every other face of every kind) is
 # the edges' best face too (AGREED_EDGE_LEAD ahead), and the die is read that face as sure as
 # its kind's faces must be to be clean (TAUGHT_CLEAN_CONFIDENCE; UNALIKE_CLEAN in a kind whose
-# pictures are unlike). Two comparisons made differently (a network's vectors; the directions
-# of the crop's edges) seldom lead to the same wrong face. On the 16 tuning towers
+# pictures are unlike; since 2026-12-07 settled, not clean: AGREED_CLEAN). Two comparisons
+# made differently (a network's vectors; the directions of the crop's edges) seldom lead to
+# the same wrong face. On the 16 tuning towers
 # (bench/tower_sets.py) it reads 34 flat dice more clean and right (73.09 -> 74.50 %), no wrong
 # face more, no tilted die flagged less (docs/vision.md, "Two comparisons that agree")
 AGREED_LIKENESS = 0.8
@@ -1238,10 +1239,10 @@ def _agreement(best: list[Reading], dice: list[int],
     nor the vectors or the edges alone, nor the face classifier's second look), read as a
     taught face that the vectors and the edges both name first (:func:`_agreed`), is read
     that face as sure as ``sure_as`` says for its kind (:meth:`DiceReader._agreed_sureness`:
-    clean where the kind's pictures are alike; where they are unlike, its kind settled and
-    its face not clean), in ``best``, by index (``dice``: those looked at). It changes no
-    reading, and makes none less sure: it only settles one. Returns the dice it settled (whose
-    face is not clean for that: AGREED_CLEAN, :meth:`DiceReader._read_one`)."""
+    its kind settled, its colour named among its kind's), in ``best``, by index (``dice``:
+    those looked at); its face is not clean for that (AGREED_CLEAN). It changes no
+    reading, and makes none less sure: it only settles one. Returns the dice it settled
+    (:meth:`DiceReader._faces` marks them, ``Ranks.agreed``, for :meth:`DiceReader._read_one`)."""
     settled = []
     for i in dice:
         kind, face, conf, likely = best[i]
