@@ -39,6 +39,13 @@ dice flagged, colour right.
 try it without editing the code; the names set are in the output. ``--dump FILE`` writes one
 JSON line per true die: its tower, tray, truth and the reading paired with it (None: missed).
 
+    python bench/tower_sets.py --compare BEFORE.jsonl AFTER.jsonl
+
+reads nothing: it lists each die whose verdict differs between two dumps of the same sets (a
+change read die by die against the code before it: its status, kind, face, colour or first
+face offered), then how many moved from what to what (right, wrong, not clean, missed; flat or
+tilted) as one JSON object on the last line.
+
 Prints each tower's figures, then the sets' totals as one JSON object on the last line.
 """
 
@@ -161,6 +168,69 @@ def read_tower(tower: Path, profile: Path, dump) -> dict:
     return score(truth, results)
 
 
+def load_dump(path: Path) -> list[dict]:
+    """A ``--dump`` file's lines; a file that is not one is named, with its line."""
+    rows = []
+    try:
+        text = path.read_text()
+    except OSError as exc:
+        raise SystemExit(f"{path}: cannot read it ({exc.strerror or exc})") from None
+    for n, line in enumerate(text.splitlines(), 1):
+        try:
+            row = json.loads(line)
+            if not {"tower", "tray", "truth", "read"} <= set(row):
+                raise ValueError("no tower, tray, truth and read")
+        except (ValueError, TypeError) as exc:
+            raise SystemExit(f"{path}: line {n}: not a line of --dump ({exc})") from None
+        rows.append(row)
+    return rows
+
+
+def verdict(row: dict) -> str:
+    """A dumped die's verdict: 'right' or 'wrong' (read clean), 'not clean', 'missed'."""
+    read, truth = row["read"], row["truth"]
+    if read is None:
+        return "missed"
+    if read.get("status") != "clean":
+        return "not clean"
+    return "right" if (read.get("kind"), read.get("face")) == (truth["kind"], truth["face"]) \
+        else "wrong"
+
+
+def _shown(read: dict | None) -> tuple:
+    """What a player sees of a reading: status, kind, face, colour, first face offered."""
+    if read is None:
+        return (None,)
+    return (read.get("status"), read.get("kind"), read.get("face"), read.get("colour"),
+            (read.get("likely") or [None])[0])
+
+
+def compare(before: list[dict], after: list[dict]) -> tuple[list[str], dict[str, int]]:
+    """(a line for each die whose reading a player sees differs, the count of each move
+    'flat right -> not clean' ..., with 'colour changed' and 'kind changed'). The two dumps
+    must hold the same dice in the same order (the same sets, towers and trays)."""
+    if len(before) != len(after):
+        raise ValueError(f"{len(before)} dice against {len(after)}: not the same sets")
+    lines, tally = [], {}
+    for n, (a, b) in enumerate(zip(before, after), 1):
+        if (a["tower"], a["tray"], a["truth"]) != (b["tower"], b["tray"], b["truth"]):
+            raise ValueError(f"line {n}: {a['tower']} {a['tray']} against {b['tower']} "
+                             f"{b['tray']}: not the same dice")
+        if _shown(a["read"]) == _shown(b["read"]):
+            continue
+        truth = a["truth"]
+        lie = "tilted" if truth.get("tilted") else "flat"
+        moves = [f"{lie} {verdict(a)} -> {verdict(b)}"]
+        if a["read"] and b["read"]:
+            moves += [f"{what} changed" for what in ("kind", "colour")
+                      if a["read"].get(what) != b["read"].get(what)]
+        for move in moves:
+            tally[move] = tally.get(move, 0) + 1
+        lines.append(f"{a['tower']} {a['tray']} {lie} {truth['kind']} {truth['face']} "
+                     f"{truth.get('colour')}: {_shown(a['read'])} -> {_shown(b['read'])}")
+    return lines, dict(sorted(tally.items()))
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sets", default="tuning", help=f"of {', '.join(SETS)}, comma-separated")
@@ -171,7 +241,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--trays", type=int, default=TRAYS,
                     help="trays a tower is rendered with (a tower already rendered keeps its own)")
     ap.add_argument("--towers", type=int, default=0, help="the first N towers of each set only")
+    ap.add_argument("--compare", nargs=2, type=Path, default=None, metavar=("BEFORE", "AFTER"),
+                    help="two --dump files of the same sets: the dice whose reading differs")
     args = ap.parse_args(argv)
+    if args.compare is not None:
+        before, after = (load_dump(path) for path in args.compare)
+        try:
+            lines, tally = compare(before, after)
+        except ValueError as exc:
+            raise SystemExit(f"{args.compare[0]}, {args.compare[1]}: {exc}") from None
+        for line in lines:
+            print(line)
+        print(json.dumps({"benchmark": "tower_sets_compare", "dice": len(before),
+                          "changed": len(lines), **tally}))
+        return 0
     names = parse_sets(args.sets)
     constants = set_constants(args.set)
     (args.work / "profiles").mkdir(parents=True, exist_ok=True)

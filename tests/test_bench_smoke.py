@@ -131,6 +131,48 @@ def test_tower_sets_renders_teaches_reads_and_dumps_one_line_per_die(tmp_path):
     assert "Traceback" not in proc.stderr and not (tmp_path / "none").exists()
 
 
+def test_tower_sets_compares_two_dumps_die_by_die(tmp_path):
+    """bench/tower_sets.py --compare: the dice whose reading a player sees differs between two
+    dumps of the same towers, and how many moved from what to what; dumps of other dice, or
+    a file that is no dump, are refused, named, without a traceback."""
+    def die(face, status="clean", read_face=None, colour="red", tilted=False, likely=None):
+        truth = {"kind": "d12", "colour": "red", "face": face, "x": 1.0, "y": 2.0,
+                 "tilted": tilted}
+        read = None if status is None else {
+            "kind": "d12", "face": read_face, "colour": colour, "status": status,
+            "confidence": 0.9, "x": 1.0, "y": 2.0, "likely": likely or [read_face or face]}
+        return {"tower": "tower-c11", "tray": "tray-0001.png", "truth": truth, "read": read}
+
+    before = [die("4", read_face="4"), die("5", read_face="8"), die("6", read_face="6"),
+              die("7", read_face="7", tilted=True), die("9", status=None)]
+    after = [die("4", "unreadable", likely=["4"]), die("5", "unreadable", likely=["8"]),
+             die("6", read_face="6", colour="black"), die("7", read_face="7", tilted=True),
+             die("9", "unreadable", likely=["9"])]
+    paths = []
+    for name, rows in (("before", before), ("after", after)):
+        paths.append(tmp_path / f"{name}.jsonl")
+        paths[-1].write_text("".join(json.dumps(r) + "\n" for r in rows))
+    proc = subprocess.run([sys.executable, str(BENCH / "tower_sets.py"), "--compare",
+                           *map(str, paths)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    *lines, last = proc.stdout.strip().splitlines()
+    assert json.loads(last) == {"benchmark": "tower_sets_compare", "dice": 5, "changed": 4,
+                                "flat right -> not clean": 1, "flat wrong -> not clean": 1,
+                                "flat right -> right": 1, "colour changed": 1,
+                                "flat missed -> not clean": 1}
+    assert len(lines) == 4 and all(line.startswith("tower-c11 tray-0001.png flat d12") for line in lines)
+    # dumps of other dice, and a file that is no dump, are named
+    paths[1].write_text("".join(json.dumps(r) + "\n" for r in after[:4]))
+    proc = subprocess.run([sys.executable, str(BENCH / "tower_sets.py"), "--compare",
+                           *map(str, paths)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode != 0 and "5 dice against 4: not the same sets" in proc.stderr
+    paths[1].write_text(json.dumps(after[0]) + "\n{not json\n")
+    proc = subprocess.run([sys.executable, str(BENCH / "tower_sets.py"), "--compare",
+                           *map(str, paths)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode != 0 and f"{paths[1]}: line 2: not a line of --dump" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
 def test_camera_tower_bench_small():
     figures = last_json([str(BENCH / "camera_tower_bench.py"), "2"], target_may_be_missed=True)
     assert figures["benchmark"] == "camera_tower" and figures["throws"] == 2
